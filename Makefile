@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# profile: a CO-RE eBPF CPU profiler.  `make V=1` shows the commands.
+
+OUTPUT ?= build
+prefix ?= /usr/local
+DESTDIR ?=
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+VERSION := 0.1.0
+WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+	-Wundef -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+SAN_FLAGS ?=
+ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
+	-DPROFILE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ibpf -Isrc \
+	$(shell $(PKG_CONFIG) --cflags libbpf libelf zlib 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+LDFLAGS ?=
+
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
+	-Ivmlinux/$(ARCH) -Ibpf
+
+# Everything but main.o goes into a library the unit tests link against.
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all clean install test unit e2e vmlinux check-asan bench
+
+all: $(OUTPUT)/profile
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/profile.bpf.o: bpf/profile.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/profile.skel.h: $(OUTPUT)/profile.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name profile_bpf > $@
+
+$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The loader includes the skeleton; make that edge explicit.
+$(OUTPUT)/bpf_session.o: $(OUTPUT)/profile.skel.h
+
+$(OUTPUT)/libprofile.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+
+$(OUTPUT)/profile: $(OUTPUT)/main.o $(OUTPUT)/libprofile.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUTPUT)/libprofile.a | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(OUTPUT)/libprofile.a $(LIBS) -o $@
+
+unit-bins: $(UNIT_BINS)
+
+# The whole suite: unit tests, then the end-to-end tests (root and BPF).
+test: all $(UNIT_BINS)
+	$(Q)tests/run
+
+check-asan:
+	$(MAKE) OUTPUT=build-asan SAN_FLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer' all unit-bins
+	PROFILE_BUILD=build-asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run
+
+bench: all
+	bench/run
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+
+install: all
+	install -d $(DESTDIR)$(prefix)/sbin $(DESTDIR)$(prefix)/share/man/man8
+	install -m 0755 $(OUTPUT)/profile $(DESTDIR)$(prefix)/sbin/profile
+	install -m 0644 man/profile.8 $(DESTDIR)$(prefix)/share/man/man8/profile.8
+
+clean:
+	rm -rf $(OUTPUT) build-asan
+
+-include $(wildcard $(OUTPUT)/*.d)

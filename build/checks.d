@@ -1,0 +1,2 @@
+build/checks.o: src/checks.c src/opts.h
+src/opts.h:

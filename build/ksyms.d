@@ -1,0 +1,2 @@
+build/ksyms.o: src/ksyms.c src/ksyms.h
+src/ksyms.h:

@@ -1,0 +1,2 @@
+build/perf.o: src/perf.c src/perf.h
+src/perf.h:

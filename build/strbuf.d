@@ -1,0 +1,2 @@
+build/strbuf.o: src/strbuf.c src/strbuf.h
+src/strbuf.h:

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Options.  The set and spelling follow bcc's profile(8) so that users can
+ * switch without retraining; every number is range-checked and every
+ * conflict is a usage error, reported before anything is loaded.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "opts.h"
+#include "profile.h"
+
+enum {
+	OPT_STACK_STORAGE = 256,
+	OPT_HASH_STORAGE,
+	OPT_MAX_STACK_DEPTH,
+	OPT_CGROUP,
+	OPT_CGROUPMAP,
+	OPT_MNTNSMAP,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 'L' },
+	{ "user-stacks-only", no_argument, NULL, 'U' },
+	{ "kernel-stacks-only", no_argument, NULL, 'K' },
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "delimited", no_argument, NULL, 'd' },
+	{ "annotations", no_argument, NULL, 'a' },
+	{ "include-idle", no_argument, NULL, 'I' },
+	{ "folded", no_argument, NULL, 'f' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
+	{ "hash-storage-size", required_argument, NULL, OPT_HASH_STORAGE },
+	{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_STACK_DEPTH },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "cgroupmap", required_argument, NULL, OPT_CGROUPMAP },
+	{ "mntnsmap", required_argument, NULL, OPT_MNTNSMAP },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{},
+};
+
+static const char short_opts[] = "p:L:UKF:c:daIfC:vhV";
+
+void options_usage(FILE *out)
+{
+	fprintf(out,
+"Usage: profile [OPTIONS] [duration]\n"
+"Profile CPU usage by sampling stack traces at a timed interval.\n"
+"\n"
+"  -p, --pid PID[,PID...]      profile these processes only\n"
+"  -L, --tid TID[,TID...]      profile these threads only\n"
+"  -U, --user-stacks-only      show user space stacks only (no kernel)\n"
+"  -K, --kernel-stacks-only    show kernel space stacks only (no user)\n"
+"  -F, --frequency HZ          sample frequency in Hertz (default %d)\n"
+"  -c, --count PERIOD          sample once every PERIOD events (cpu-clock ns)\n"
+"  -d, --delimited             insert delimiters between kernel and user stacks\n"
+"  -a, --annotations           add _[k] annotations to kernel frames\n"
+"  -I, --include-idle          include CPU idle stacks\n"
+"  -f, --folded                output folded format, one line per stack\n"
+"  -C, --cpu CPU               profile this CPU only\n"
+"      --stack-storage-size N  number of unique stack traces stored (default %d)\n"
+"      --hash-storage-size N   number of unique counted keys (default %d)\n"
+"      --perf-max-stack-depth N  deepest stack recorded (default %d)\n"
+"      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
+"      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
+"      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
+"  -v, --verbose               print counters, addresses and modules; -vv adds libbpf debug output\n"
+"  -h, --help                  show this help and exit\n"
+"  -V, --version               show the version and exit\n"
+"  duration                    seconds to profile (default: until Ctrl-C)\n",
+		DEFAULT_FREQ, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
+		MAX_STACK_DEPTH);
+}
+
+/* Parse a decimal number in [min, max]: no sign, no spaces, no trailing text. */
+int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static bool id_listed(const __u32 *ids, size_t nr, __u32 id)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* "1,2,3" into a fresh array; empty items and duplicates are errors. */
+int parse_id_list(const char *s, __u32 **ids, size_t *nr)
+{
+	__u32 *out = NULL, *tmp;
+	size_t n = 0;
+	const char *p = s;
+	char buf[32];
+	int err = -EINVAL;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		__u64 v;
+
+		if (len == 0 || len >= sizeof(buf))
+			goto fail;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		err = parse_u64(buf, 1, INT_MAX, &v);
+		if (err)
+			goto fail;
+		err = -EINVAL;
+		if (id_listed(out, n, v))
+			goto fail;
+		tmp = realloc(out, (n + 1) * sizeof(*out));
+		if (!tmp) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		out = tmp;
+		out[n++] = v;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	*ids = out;
+	*nr = n;
+	return 0;
+fail:
+	free(out);
+	return err;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "profile: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see --help)\n");
+	return -EINVAL;
+}
+
+static int parse_num_opt(const char *name, const char *arg, __u64 min,
+			 __u64 max, __u64 *out)
+{
+	int err = parse_u64(arg, min, max, out);
+
+	if (err == -ERANGE) {
+		fprintf(stderr, "profile: %s '%s' is out of range [%llu, %llu] (see --help)\n",
+			name, arg, (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	if (err) {
+		fprintf(stderr, "profile: %s '%s' is not a valid number (see --help)\n",
+			name, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_list_opt(const char *name, const char *arg, __u32 **ids,
+			  size_t *nr)
+{
+	if (*ids) {
+		fprintf(stderr, "profile: %s given twice (see --help)\n", name);
+		return -EINVAL;
+	}
+	if (parse_id_list(arg, ids, nr)) {
+		fprintf(stderr, "profile: %s '%s' is not a comma-separated list of distinct positive ids (see --help)\n",
+			name, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_path_opt(const char *name, const char *arg, const char **out)
+{
+	if (!arg[0]) {
+		fprintf(stderr, "profile: %s needs a non-empty path (see --help)\n", name);
+		return -EINVAL;
+	}
+	*out = arg;
+	return 0;
+}
+
+static int parse_one(struct options *o, int c, const char *arg)
+{
+	__u64 v;
+	int err = 0;
+
+	switch (c) {
+	case 'p':
+		o->pids_arg = arg;
+		return parse_list_opt("-p/--pid", arg, &o->pids, &o->nr_pids);
+	case 'L':
+		o->tids_arg = arg;
+		return parse_list_opt("-L/--tid", arg, &o->tids, &o->nr_tids);
+	case 'U': o->user_only = true; break;
+	case 'K': o->kernel_only = true; break;
+	case 'F':
+		err = parse_num_opt("-F/--frequency", arg, 1, UINT_MAX, &o->freq);
+		break;
+	case 'c':
+		err = parse_num_opt("-c/--count", arg, 1, (1ULL << 63) - 1, &o->period);
+		break;
+	case 'd': o->delimited = true; break;
+	case 'a': o->annotations = true; break;
+	case 'I': o->include_idle = true; break;
+	case 'f': o->folded = true; break;
+	case 'C':
+		err = parse_num_opt("-C/--cpu", arg, 0, INT_MAX, &v);
+		o->cpu = v;
+		break;
+	case OPT_STACK_STORAGE:
+		err = parse_num_opt("--stack-storage-size", arg, 1, 1U << 24, &v);
+		o->stack_storage = v;
+		break;
+	case OPT_HASH_STORAGE:
+		err = parse_num_opt("--hash-storage-size", arg, 1, 1U << 24, &v);
+		o->hash_storage = v;
+		break;
+	case OPT_MAX_STACK_DEPTH:
+		err = parse_num_opt("--perf-max-stack-depth", arg, 1, MAX_STACK_DEPTH, &v);
+		o->max_stack_depth = v;
+		break;
+	case OPT_CGROUP: return parse_path_opt("--cgroup", arg, &o->cgroup);
+	case OPT_CGROUPMAP: return parse_path_opt("--cgroupmap", arg, &o->cgroupmap);
+	case OPT_MNTNSMAP: return parse_path_opt("--mntnsmap", arg, &o->mntnsmap);
+	case 'v': o->verbose++; break;
+	case 'h': o->help = true; break;
+	case 'V': o->version = true; break;
+	default:
+		/* getopt has already named the option. */
+		fprintf(stderr, "profile: see --help for the options\n");
+		return -EINVAL;
+	}
+	return err;
+}
+
+static int check_conflicts(const struct options *o)
+{
+	if (o->pids && o->tids)
+		return usage_error("%s: -p and -L cannot be used together", "conflicting options");
+	if (o->user_only && o->kernel_only)
+		return usage_error("%s: -U and -K cannot be used together", "conflicting options");
+	if (o->freq && o->period)
+		return usage_error("%s: -F and -c cannot be used together", "conflicting options");
+	return 0;
+}
+
+static int parse_positional(struct options *o, int argc, char **argv)
+{
+	__u64 v;
+
+	if (optind >= argc)
+		return 0;
+	if (argc - optind > 1)
+		return usage_error("too many arguments: '%s' after the duration", argv[optind + 1]);
+	if (parse_num_opt("duration", argv[optind], 1, 1ULL << 32, &v))
+		return -EINVAL;
+	o->duration = v;
+	return 0;
+}
+
+int options_parse(struct options *o, int argc, char **argv)
+{
+	int c, err;
+
+	memset(o, 0, sizeof(*o));
+	o->cpu = -1;
+	o->stack_storage = DEFAULT_STACK_STORAGE;
+	o->hash_storage = DEFAULT_HASH_STORAGE;
+	o->max_stack_depth = MAX_STACK_DEPTH;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		err = parse_one(o, c, optarg);
+		if (err)
+			return err;
+	}
+	if (o->help || o->version)
+		return 0;
+	err = parse_positional(o, argc, argv);
+	if (err)
+		return err;
+	if (!o->freq && !o->period)
+		o->freq = DEFAULT_FREQ;
+	return check_conflicts(o);
+}
+
+void options_free(struct options *o)
+{
+	free(o->pids);
+	free(o->tids);
+	o->pids = o->tids = NULL;
+}

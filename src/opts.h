@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Command-line options: parsing and validation. */
+#ifndef OPTS_H
+#define OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#define DEFAULT_FREQ 49
+#define DEFAULT_STACK_STORAGE 16384
+#define DEFAULT_HASH_STORAGE 40960
+
+/* Exit statuses. */
+#define EXIT_USAGE 2
+
+struct options {
+	__u32 *pids;			/* -p, NULL when absent */
+	size_t nr_pids;
+	const char *pids_arg;		/* as typed, for the header */
+	__u32 *tids;			/* -L */
+	size_t nr_tids;
+	const char *tids_arg;
+	bool user_only;			/* -U */
+	bool kernel_only;		/* -K */
+	__u64 freq;			/* -F; 0 when a period is used */
+	__u64 period;			/* -c */
+	bool delimited;			/* -d */
+	bool annotations;		/* -a */
+	bool include_idle;		/* -I */
+	bool folded;			/* -f */
+	__u32 stack_storage;
+	__u32 hash_storage;
+	__u32 max_stack_depth;
+	int cpu;			/* -C, -1 for all */
+	const char *cgroup;
+	const char *cgroupmap;
+	const char *mntnsmap;
+	int verbose;
+	__u64 duration;			/* seconds; 0 means until signalled */
+	bool help;
+	bool version;
+};
+
+/* What the running system allows; read by limits_read(), faked in tests. */
+struct limits {
+	__u64 max_sample_rate;		/* kernel.perf_event_max_sample_rate */
+	__u32 max_stack;		/* kernel.perf_event_max_stack */
+	bool *cpu_online;		/* indexed by CPU number */
+	int nr_cpus;			/* entries in cpu_online */
+};
+
+/*
+ * Parse argv into opts.  On a usage error, prints one line to stderr and
+ * returns -EINVAL; the caller exits EXIT_USAGE.
+ */
+int options_parse(struct options *opts, int argc, char **argv);
+
+/* Checks that need the system: rates, depth, CPUs, PIDs, cgroup paths. */
+int options_check(const struct options *opts, const struct limits *lim);
+
+void options_free(struct options *opts);
+void options_usage(FILE *out);
+
+int limits_read(struct limits *lim);
+void limits_free(struct limits *lim);
+
+/* Parsers shared with tests. */
+int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
+int parse_id_list(const char *s, __u32 **ids, size_t *nr);
+int parse_cpu_list(const char *s, bool **online, int *nr);
+
+#endif /* OPTS_H */

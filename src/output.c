@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Plain and folded output in bcc's formats.  Each record is rendered once
+ * into one shared text buffer; records are then merged by text and sorted,
+ * and the result goes out in a single write.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "strbuf.h"
+#include "symbolize.h"
+
+struct rendered {
+	size_t off, len;
+	__u64 count;
+};
+
+static void put_name(struct strbuf *sb, const struct frame *f,
+		     const struct output_opts *o)
+{
+	sb_puts(sb, f->name ? f->name : "[unknown]");
+	if (f->kernel && o->annotations)
+		sb_puts(sb, "_[k]");
+}
+
+/* "    ffffffff81001234 name+0x1f [module]" */
+static void put_verbose(struct strbuf *sb, const struct frame *f,
+			const struct output_opts *o)
+{
+	sb_hex(sb, f->addr);
+	sb_putc(sb, ' ');
+	put_name(sb, f, o);
+	if (f->name) {
+		sb_puts(sb, "+0x");
+		sb_hex(sb, f->offset);
+	}
+	if (f->module || f->kernel) {
+		sb_puts(sb, " [");
+		sb_puts(sb, f->module ? f->module : "kernel.kallsyms");
+		sb_putc(sb, ']');
+	}
+}
+
+/* The comm is the root frame in folded output: keep it one frame. */
+static void put_comm(struct strbuf *sb, const char *comm)
+{
+	for (const char *c = comm; *c; c++)
+		sb_putc(sb, *c == ';' || *c == '\n' ? '_' : *c);
+}
+
+static bool both_stacks(const struct record *r, const struct output_opts *o)
+{
+	return o->delimited && o->want_user && o->want_kernel &&
+	       r->user_state == STATE_OK && r->kern_state == STATE_OK;
+}
+
+static void folded_part(struct strbuf *sb, const struct stack *st, __u8 state,
+			const char *missed, const struct output_opts *o)
+{
+	if (state == STATE_MISSED) {
+		sb_putc(sb, ';');
+		sb_puts(sb, missed);
+		return;
+	}
+	if (state != STATE_OK)
+		return;
+	for (int i = st->nr - 1; i >= 0; i--) {
+		sb_putc(sb, ';');
+		put_name(sb, &st->frames[i], o);
+	}
+}
+
+/* comm;user_root;...;user_leaf;-;kernel_root;...;kernel_leaf */
+static void render_folded(struct strbuf *sb, const struct record *r,
+			  const struct output_opts *o)
+{
+	put_comm(sb, r->comm);
+	if (o->want_user)
+		folded_part(sb, r->user, r->user_state, "[Missed User Stack]", o);
+	if (both_stacks(r, o))
+		sb_puts(sb, ";-");
+	if (o->want_kernel)
+		folded_part(sb, r->kern, r->kern_state, "[Missed Kernel Stack]", o);
+}
+
+static void plain_part(struct strbuf *sb, const struct stack *st, __u8 state,
+		       const char *missed, const struct output_opts *o)
+{
+	if (state == STATE_MISSED) {
+		sb_puts(sb, "    ");
+		sb_puts(sb, missed);
+		sb_putc(sb, '\n');
+		return;
+	}
+	if (state != STATE_OK)
+		return;
+	for (__u32 i = 0; i < st->nr; i++) {
+		sb_puts(sb, "    ");
+		if (o->verbose)
+			put_verbose(sb, &st->frames[i], o);
+		else
+			put_name(sb, &st->frames[i], o);
+		sb_putc(sb, '\n');
+	}
+}
+
+/* Kernel frames leaf first, "--", user frames leaf first, "- comm (pid)". */
+static void render_plain(struct strbuf *sb, const struct record *r,
+			 const struct output_opts *o)
+{
+	if (o->want_kernel)
+		plain_part(sb, r->kern, r->kern_state, "[Missed Kernel Stack]", o);
+	if (both_stacks(r, o))
+		sb_puts(sb, "    --\n");
+	if (o->want_user)
+		plain_part(sb, r->user, r->user_state, "[Missed User Stack]", o);
+	sb_puts(sb, "    -                ");
+	sb_puts(sb, r->comm);
+	sb_puts(sb, " (");
+	sb_u64(sb, r->pid);
+	sb_puts(sb, ")\n");
+}
+
+static int cmp_text(const struct rendered *a, const struct rendered *b,
+		    const char *base)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(base + a->off, base + b->off, n);
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int by_text(const void *a, const void *b, void *base)
+{
+	return cmp_text(a, b, base);
+}
+
+static int by_count_then_text(const void *pa, const void *pb, void *base)
+{
+	const struct rendered *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count < b->count ? -1 : 1;
+	return cmp_text(a, b, base);
+}
+
+/* Sort by text, fold equal texts together; returns the new length. */
+static size_t merge(struct rendered *rs, size_t nr, char *base)
+{
+	size_t out = 0;
+
+	qsort_r(rs, nr, sizeof(*rs), by_text, base);
+	for (size_t i = 0; i < nr; i++) {
+		if (out && !cmp_text(&rs[out - 1], &rs[i], base))
+			rs[out - 1].count += rs[i].count;
+		else
+			rs[out++] = rs[i];
+	}
+	return out;
+}
+
+static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
+		size_t nr, const struct output_opts *o)
+{
+	struct strbuf sb = {};
+	int err = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		sb_add(&sb, text->buf + rs[i].off, rs[i].len);
+		sb_puts(&sb, o->folded ? " " : "        ");
+		sb_u64(&sb, rs[i].count);
+		sb_puts(&sb, o->folded ? "\n" : "\n\n");
+	}
+	if (sb.err)
+		err = sb.err;
+	else if (sb.len && fwrite(sb.buf, 1, sb.len, out) != sb.len)
+		err = -errno;
+	if (!err && fflush(out))
+		err = -errno;
+	sb_free(&sb);
+	return err;
+}
+
+int output_stacks(FILE *out, const struct profile *p, const struct output_opts *o)
+{
+	struct strbuf text = {};
+	struct rendered *rs;
+	size_t nr;
+	int err;
+
+	rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
+	if (!rs)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr; i++) {
+		rs[i].off = text.len;
+		if (o->folded)
+			render_folded(&text, &p->recs[i], o);
+		else
+			render_plain(&text, &p->recs[i], o);
+		rs[i].len = text.len - rs[i].off;
+		rs[i].count = p->recs[i].count;
+	}
+	err = text.err;
+	if (!err) {
+		nr = merge(rs, p->nr, text.buf);
+		qsort_r(rs, nr, sizeof(*rs), by_count_then_text, text.buf);
+		err = emit(out, &text, rs, nr, o);
+	}
+	sb_free(&text);
+	free(rs);
+	return err;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* bcc-compatible plain and folded stack output. */
+#ifndef OUTPUT_H
+#define OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct profile;
+
+struct output_opts {
+	bool folded;
+	bool delimited;		/* -d: "--" / "-" between kernel and user */
+	bool annotations;	/* -a: "_[k]" after kernel frames */
+	bool verbose;		/* addresses, offsets and modules */
+	bool want_user;
+	bool want_kernel;
+};
+
+/*
+ * Print every record, coldest first.  Records that render to the same text
+ * are merged; ties in count are ordered by the text.  Returns 0 or a
+ * negative errno (a failed write keeps its errno, e.g. -EPIPE, -ENOSPC).
+ */
+int output_stacks(FILE *out, const struct profile *p, const struct output_opts *o);
+
+#endif /* OUTPUT_H */

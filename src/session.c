@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * BPF lifecycle.  The skeleton is opened, configured (read-only data and
+ * map sizes), loaded and attached in separate steps, so that each failure
+ * can be reported for what it is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+
+#include "session.h"
+#include "perf.h"
+#include "profile.skel.h"
+
+/* The inode number of the initial PID namespace (include/linux/proc_ns.h). */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
+
+struct session {
+	struct profile_bpf *skel;
+	struct bpf_link **links;
+	int *pfds;
+	int nr_links;
+	int nr_cpus;		/* possible CPUs: per-CPU map value count */
+	__u32 depth;
+};
+
+static const char *load_hint(int err)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		return "loading BPF needs root, or CAP_BPF and CAP_PERFMON: run as root";
+	case ENOMEM:
+	case E2BIG:
+		return "not enough memory for the maps: lower --stack-storage-size or --hash-storage-size";
+	case ENOENT:
+	case ESRCH:
+		return "the kernel lacks a needed BPF feature or BTF (/sys/kernel/btf/vmlinux)";
+	default:
+		return "run with -vv to see libbpf's log";
+	}
+}
+
+struct session *session__open(const struct options *o)
+{
+	struct session *s;
+	int n;
+
+	n = libbpf_num_possible_cpus();
+	if (n <= 0) {
+		fprintf(stderr, "profile: cannot count possible CPUs: %s\n", strerror(-n));
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto nomem;
+	s->nr_cpus = n;
+	s->depth = o->max_stack_depth;
+	s->links = calloc(n, sizeof(*s->links));
+	s->pfds = calloc(n, sizeof(*s->pfds));
+	if (!s->links || !s->pfds)
+		goto nomem;
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		fprintf(stderr, "profile: cannot open the BPF object: %s\n", strerror(errno));
+		session__destroy(s);
+		return NULL;
+	}
+	return s;
+nomem:
+	fprintf(stderr, "profile: out of memory\n");
+	session__destroy(s);
+	return NULL;
+}
+
+static int configure_pidns(struct profile_bpf *skel)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st)) {
+		fprintf(stderr, "profile: cannot stat /proc/self/ns/pid: %s; is /proc mounted?\n",
+			strerror(errno));
+		return -errno;
+	}
+	if (st.st_ino == PROC_PID_INIT_INO)
+		return 0;
+	skel->rodata->use_pidns = true;
+	skel->rodata->pidns_dev = st.st_dev;
+	skel->rodata->pidns_ino = st.st_ino;
+	return 0;
+}
+
+/* Size a pinned bcc-style map's twin so that libbpf can reuse its fd. */
+static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		fprintf(stderr, "profile: %s '%s': %s\n", opt, path, strerror(errno));
+		return -errno;
+	}
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (!err && (info.type != BPF_MAP_TYPE_HASH || info.key_size != 8)) {
+		fprintf(stderr, "profile: %s '%s' must be a hash map with 8-byte keys\n",
+			opt, path);
+		err = -EINVAL;
+	}
+	if (!err)
+		err = bpf_map__set_value_size(map, info.value_size);
+	if (!err)
+		err = bpf_map__set_max_entries(map, info.max_entries);
+	if (!err)
+		err = bpf_map__set_map_flags(map, info.map_flags);
+	if (!err)
+		err = bpf_map__reuse_fd(map, fd);
+	close(fd);
+	if (err && err != -EINVAL)
+		fprintf(stderr, "profile: cannot use %s '%s': %s\n", opt, path, strerror(-err));
+	return err;
+}
+
+static void configure_filters(struct profile_bpf *skel, const struct options *o)
+{
+	struct profile_bpf__rodata *rd = skel->rodata;
+
+	rd->filter_pids = o->nr_pids > 0;
+	rd->filter_tids = o->nr_tids > 0;
+	rd->filter_cgroup = o->cgroup != NULL;
+	rd->filter_cgroupmap = o->cgroupmap != NULL;
+	rd->filter_mntns = o->mntnsmap != NULL;
+	rd->include_idle = o->include_idle;
+	rd->want_user = !o->kernel_only;
+	rd->want_kernel = !o->user_only;
+	rd->self_tgid = getpid();
+	if (o->nr_pids)
+		bpf_map__set_max_entries(skel->maps.pid_set, o->nr_pids);
+	if (o->nr_tids)
+		bpf_map__set_max_entries(skel->maps.tid_set, o->nr_tids);
+}
+
+int session__configure(struct session *s, const struct options *o)
+{
+	struct profile_bpf *skel = s->skel;
+	int err;
+
+	configure_filters(skel, o);
+	skel->rodata->stack_bytes = o->max_stack_depth * sizeof(__u64);
+	err = configure_pidns(skel);
+	if (err)
+		return err;
+	err = bpf_map__set_value_size(skel->maps.stacks, o->max_stack_depth * sizeof(__u64));
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.stacks, o->stack_storage);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.spilled, o->stack_storage);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.counts, o->hash_storage);
+	if (err) {
+		fprintf(stderr, "profile: cannot size the maps: %s\n", strerror(-err));
+		return err;
+	}
+	if (o->cgroupmap && (err = reuse_pinned(skel->maps.cgroupmap, o->cgroupmap, "--cgroupmap")))
+		return err;
+	if (o->mntnsmap && (err = reuse_pinned(skel->maps.mntnsmap, o->mntnsmap, "--mntnsmap")))
+		return err;
+	return 0;
+}
+
+static int fill_set(struct bpf_map *map, const __u32 *ids, size_t nr)
+{
+	__u8 one = 1;
+
+	for (size_t i = 0; i < nr; i++)
+		if (bpf_map__update_elem(map, &ids[i], sizeof(ids[i]), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int fill_cgroup(struct profile_bpf *skel, const char *path)
+{
+	__u32 zero = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map__update_elem(skel->maps.cgroup_set, &zero, sizeof(zero), &fd,
+				 sizeof(fd), BPF_ANY))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int session__load(struct session *s, const struct options *o)
+{
+	struct profile_bpf *skel = s->skel;
+	int err;
+
+	err = profile_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "profile: cannot load the BPF program: %s; %s\n",
+			strerror(-err), load_hint(err));
+		return err;
+	}
+	err = fill_set(skel->maps.pid_set, o->pids, o->nr_pids);
+	if (!err)
+		err = fill_set(skel->maps.tid_set, o->tids, o->nr_tids);
+	if (!err && o->cgroup)
+		err = fill_cgroup(skel, o->cgroup);
+	if (err)
+		fprintf(stderr, "profile: cannot fill the filter maps: %s\n", strerror(-err));
+	return err;
+}
+
+static int attach_cpu(struct session *s, const struct perf_sampling *ps, int cpu)
+{
+	struct bpf_link *link;
+	int fd, err;
+
+	fd = perf_open_sampling(ps, cpu);
+	if (fd == -ENODEV)
+		return 0;	/* went offline meanwhile: nothing to sample */
+	if (fd < 0) {
+		fprintf(stderr, "profile: cannot open the cpu-clock event on CPU %d: %s; %s\n",
+			cpu, strerror(-fd),
+			fd == -EACCES || fd == -EPERM ?
+			"run as root, or with CAP_PERFMON, or lower kernel.perf_event_paranoid" :
+			"check that perf events work here (perf list)");
+		return fd;
+	}
+	link = bpf_program__attach_perf_event(s->skel->progs.do_sample, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		fprintf(stderr, "profile: cannot attach to CPU %d: %s\n", cpu, strerror(-err));
+		return err;
+	}
+	s->pfds[s->nr_links] = fd;
+	s->links[s->nr_links++] = link;
+	return 0;
+}
+
+int session__attach(struct session *s, const struct options *o,
+		    const struct limits *lim)
+{
+	struct perf_sampling ps = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = o->freq,
+		.period = o->period,
+	};
+	int err;
+
+	for (int cpu = 0; cpu < lim->nr_cpus && cpu < s->nr_cpus; cpu++) {
+		if (!lim->cpu_online[cpu] || (o->cpu >= 0 && cpu != o->cpu))
+			continue;
+		err = attach_cpu(s, &ps, cpu);
+		if (err)
+			return err;
+	}
+	if (!s->nr_links) {
+		fprintf(stderr, "profile: no online CPU to sample on\n");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int session__nr_attached(const struct session *s)
+{
+	return s->nr_links;
+}
+
+void session__detach(struct session *s)
+{
+	for (int i = 0; i < s->nr_links; i++) {
+		bpf_link__destroy(s->links[i]);
+		close(s->pfds[i]);
+	}
+	s->nr_links = 0;
+}
+
+void session__destroy(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->links)
+		session__detach(s);
+	profile_bpf__destroy(s->skel);
+	free(s->links);
+	free(s->pfds);
+	free(s);
+}
+
+int session__counters(struct session *s, __u64 out[NR_COUNTERS])
+{
+	size_t sz = NR_COUNTERS * sizeof(__u64);
+	__u32 zero = 0;
+	__u64 *vals;
+	int err = 0;
+
+	vals = calloc(s->nr_cpus, sz);
+	if (!vals)
+		return -ENOMEM;
+	memset(out, 0, sz);
+	if (bpf_map__lookup_elem(s->skel->maps.stats, &zero, sizeof(zero), vals,
+				 s->nr_cpus * sz, 0)) {
+		err = -errno;
+		goto out;
+	}
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		for (int i = 0; i < NR_COUNTERS; i++)
+			out[i] += vals[cpu * NR_COUNTERS + i];
+out:
+	free(vals);
+	return err;
+}
+
+/* Batched read: one syscall per few thousand keys instead of two per key. */
+static int drain_batch(int fd, struct sample *out, size_t cap, size_t *nr)
+{
+	size_t chunk = 4096, n = 0;
+	struct count_key *keys;
+	__u64 *vals, token;
+	void *in = NULL;
+	int err = 0;
+
+	keys = calloc(chunk, sizeof(*keys));
+	vals = calloc(chunk, sizeof(*vals));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		__u32 count = chunk;
+
+		err = bpf_map_lookup_batch(fd, in, &token, keys, vals, &count, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+		for (__u32 i = 0; i < count && n < cap; i++, n++) {
+			out[n].key = keys[i];
+			out[n].count = vals[i];
+		}
+		if (err) {	/* ENOENT: that was the last batch */
+			err = 0;
+			break;
+		}
+		in = &token;
+	}
+out:
+	free(keys);
+	free(vals);
+	*nr = n;
+	return err;
+}
+
+static int drain_iter(int fd, struct sample *out, size_t cap, size_t *nr)
+{
+	struct count_key key, next;
+	void *prev = NULL;
+	size_t n = 0;
+
+	while (n < cap && !bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &out[n].count)) {
+			out[n].key = next;
+			n++;
+		}
+		key = next;
+		prev = &key;
+	}
+	*nr = n;
+	return 0;
+}
+
+int session__drain(struct session *s, struct sample **samples, size_t *nr)
+{
+	int fd = bpf_map__fd(s->skel->maps.counts);
+	size_t cap = bpf_map__max_entries(s->skel->maps.counts);
+	struct sample *out;
+	int err;
+
+	out = calloc(cap ? cap : 1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	err = drain_batch(fd, out, cap, nr);
+	if (err == -EINVAL || err == -ENOTSUP || err == -524 /* ENOTSUPP */)
+		err = drain_iter(fd, out, cap, nr);
+	if (err) {
+		free(out);
+		return err;
+	}
+	*samples = out;
+	return 0;
+}
+
+int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips)
+{
+	struct hashed_stack hs;
+	__u32 id = ref->id;
+	int n = 0;
+
+	switch (ref->src) {
+	case STACK_MAP:
+		memset(ips, 0, s->depth * sizeof(*ips));
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips))
+			return -errno;
+		while (n < (int)s->depth && ips[n])
+			n++;
+		return n;
+	case STACK_HASHED:
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.spilled), &ref->id, &hs))
+			return -errno;
+		n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
+		memcpy(ips, hs.ips, n * sizeof(*ips));
+		return n;
+	default:
+		return -ENOENT;
+	}
+}
