@@ -188,7 +188,7 @@ static int check_rates(const struct options *o, const struct limits *lim)
 			(unsigned long long)lim->max_sample_rate);
 		return -EINVAL;
 	}
-	if (o->max_stack_depth > lim->max_stack) {
+	if (o->max_stack_depth_set && o->max_stack_depth > lim->max_stack) {
 		fprintf(stderr, "profile: --perf-max-stack-depth %u is above kernel.perf_event_max_stack (%u); lower it or raise the sysctl\n",
 			o->max_stack_depth, lim->max_stack);
 		return -EINVAL;
@@ -196,10 +196,13 @@ static int check_rates(const struct options *o, const struct limits *lim)
 	return 0;
 }
 
-int options_check(const struct options *o, const struct limits *lim)
+int options_check(struct options *o, const struct limits *lim)
 {
 	if (check_rates(o, lim))
 		return -EINVAL;
+	/* Unasked, follow a lowered sysctl instead of failing to load. */
+	if (!o->max_stack_depth_set && o->max_stack_depth > lim->max_stack && lim->max_stack)
+		o->max_stack_depth = lim->max_stack;
 	if (o->cpu >= 0 && (o->cpu >= lim->nr_cpus || !lim->cpu_online[o->cpu])) {
 		fprintf(stderr, "profile: -C %d is not an online CPU (see /sys/devices/system/cpu/online)\n",
 			o->cpu);

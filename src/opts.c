@@ -244,6 +244,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_MAX_STACK_DEPTH:
 		err = parse_num_opt("--perf-max-stack-depth", arg, 1, MAX_STACK_DEPTH, &v);
 		o->max_stack_depth = v;
+		o->max_stack_depth_set = true;
 		break;
 	case OPT_CGROUP: return parse_path_opt("--cgroup", arg, &o->cgroup);
 	case OPT_CGROUPMAP: return parse_path_opt("--cgroupmap", arg, &o->cgroupmap);

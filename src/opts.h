@@ -32,7 +32,8 @@ struct options {
 	bool folded;			/* -f */
 	__u32 stack_storage;
 	__u32 hash_storage;
-	__u32 max_stack_depth;
+	__u32 max_stack_depth;		/* effective after options_check() */
+	bool max_stack_depth_set;
 	int cpu;			/* -C, -1 for all */
 	const char *cgroup;
 	const char *cgroupmap;
@@ -57,8 +58,11 @@ struct limits {
  */
 int options_parse(struct options *opts, int argc, char **argv);
 
-/* Checks that need the system: rates, depth, CPUs, PIDs, cgroup paths. */
-int options_check(const struct options *opts, const struct limits *lim);
+/*
+ * Checks that need the system: rates, depth, CPUs, PIDs, cgroup paths.
+ * Also settles defaults that depend on it (the stack depth).
+ */
+int options_check(struct options *opts, const struct limits *lim);
 
 void options_free(struct options *opts);
 void options_usage(FILE *out);

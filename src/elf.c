@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Function symbols of an ELF file, read with libelf.
+ *
+ * The table is built in three steps: collect every function symbol into a
+ * scratch array, sort it and fold aliases, then copy the kept names into
+ * one string blob.  libelf checks that sections lie inside the file; what
+ * it does not check (symbol names, section indexes, note sizes) is checked
+ * here.  Files are read with ELF_C_READ, i.e. pread() into memory: an
+ * mmap() of a file that another process truncates would SIGBUS us.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf.h"
+
+/* Longest build-id we keep: SHA-1 ids are 20 bytes, allow some room. */
+#define BUILD_ID_MAX	64
+/* Sanity limits against crafted files: far above any real binary. */
+#define MAX_SYMS	(64u << 20)
+#define MAX_SEGS	4096
+
+/* One table entry: 16 bytes, no pointer. */
+struct esym {
+	__u64 addr;
+	__u32 size;		/* saturated at UINT32_MAX */
+	__u32 name;		/* offset in the names blob */
+};
+
+struct load_seg {
+	__u64 offset, filesz, vaddr;
+	__u32 flags;
+};
+
+struct elf_file {
+	struct esym *syms;
+	size_t nr_syms;
+	char *names;
+	struct load_seg *segs;
+	size_t nr_segs;
+	int type;
+	enum elf_sym_source source;
+	char build_id[BUILD_ID_MAX * 2 + 1];
+};
+
+/* A symbol while the table is built. */
+struct cand {
+	__u64 addr, size, sect_end;
+	const char *name;	/* inside the string table's Elf_Data */
+	__u32 name_len;
+	__u8 underscores, bind_rank, type_rank;
+};
+
+/* What we need of each section to place a symbol. */
+struct sect {
+	__u64 start, end;
+	bool alloc, exec;
+};
+
+/* The symbol table being read and what it refers to. */
+struct symtab_ctx {
+	Elf_Data *syms, *strs, *shndx;
+	struct sect *sects;
+	size_t nr_sects;
+};
+
+static int read_segments(struct elf_file *ef, Elf *elf)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;	/* no program headers: nothing to map */
+	if (n > MAX_SEGS)
+		return -ENOEXEC;
+	ef->segs = calloc(n ? n : 1, sizeof(*ef->segs));
+	if (!ef->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct load_seg *s = &ef->segs[ef->nr_segs];
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		s->offset = ph.p_offset;
+		s->filesz = ph.p_filesz;
+		s->vaddr = ph.p_vaddr;
+		s->flags = ph.p_flags;
+		ef->nr_segs++;
+	}
+	return 0;
+}
+
+static void hex_encode(char *out, const unsigned char *in, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+}
+
+/* gelf_getnote() checks that each note lies inside data. */
+static bool find_build_id(struct elf_file *ef, Elf_Data *data)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		const char *base = data->d_buf;
+
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp(base + name_off, "GNU", 4) &&
+		    nh.n_descsz > 0 && nh.n_descsz <= BUILD_ID_MAX) {
+			hex_encode(ef->build_id,
+				   (const unsigned char *)base + desc_off,
+				   nh.n_descsz);
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+/* Note sections first; a file stripped of its section headers has PT_NOTE. */
+static void read_build_id(struct elf_file *ef, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	Elf_Data *data;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf && find_build_id(ef, data))
+			return;
+	}
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (i = 0; i < n && i < MAX_SEGS; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+					    ph.p_filesz,
+					    ph.p_align == 8 ? ELF_T_NHDR8
+							    : ELF_T_NHDR);
+		if (data && data->d_buf && find_build_id(ef, data))
+			return;
+	}
+}
+
+static int read_sections(struct symtab_ctx *st, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t n;
+
+	if (elf_getshdrnum(elf, &n))
+		return -ENOEXEC;
+	st->sects = calloc(n ? n : 1, sizeof(*st->sects));
+	if (!st->sects)
+		return -ENOMEM;
+	st->nr_sects = n;
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t idx = elf_ndxscn(scn);
+		struct sect *s;
+
+		if (idx >= n || !gelf_getshdr(scn, &sh))
+			continue;
+		s = &st->sects[idx];
+		s->start = sh.sh_addr;
+		s->end = sh.sh_addr + sh.sh_size;
+		if (s->end < s->start)
+			s->end = UINT64_MAX;
+		s->alloc = sh.sh_flags & SHF_ALLOC;
+		s->exec = sh.sh_flags & SHF_EXECINSTR;
+	}
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, __u32 type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+/* The SHT_SYMTAB_SHNDX section that extends symtab's section indexes. */
+static Elf_Data *find_shndx(Elf *elf, size_t symtab_idx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
+		    sh.sh_link == symtab_idx)
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+static int load_symtab_data(struct symtab_ctx *st, Elf *elf, Elf_Scn *scn,
+			    const GElf_Shdr *sh)
+{
+	Elf_Scn *strscn;
+	GElf_Shdr strsh;
+
+	st->syms = elf_getdata(scn, NULL);
+	if (!st->syms || !st->syms->d_buf)
+		return -ENOENT;
+	strscn = elf_getscn(elf, sh->sh_link);
+	if (!strscn || !gelf_getshdr(strscn, &strsh) ||
+	    strsh.sh_type != SHT_STRTAB)
+		return -ENOENT;
+	st->strs = elf_getdata(strscn, NULL);
+	if (!st->strs || !st->strs->d_buf || !st->strs->d_size)
+		return -ENOENT;
+	st->shndx = find_shndx(elf, elf_ndxscn(scn));
+	return 0;
+}
+
+static __u8 bind_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	case STB_LOCAL:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* Fill c from symbol i if it is a function we can place; false if not. */
+static bool make_cand(const struct symtab_ctx *st, size_t i, struct cand *c)
+{
+	const char *strs = st->strs->d_buf;
+	size_t strs_len = st->strs->d_size, len;
+	const struct sect *sect;
+	GElf_Word xndx = 0;
+	GElf_Sym sym;
+	size_t shndx;
+	int type;
+
+	if (!gelf_getsymshndx(st->syms, st->shndx, (int)i, &sym, &xndx))
+		return false;
+	type = GELF_ST_TYPE(sym.st_info);
+	shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
+	if (shndx == SHN_UNDEF || shndx >= st->nr_sects ||
+	    (sym.st_shndx >= SHN_LORESERVE && sym.st_shndx != SHN_XINDEX))
+		return false;
+	sect = &st->sects[shndx];
+	/* Untyped symbols count only when sized and in code (asm). */
+	if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+	    !(type == STT_NOTYPE && sym.st_size && sect->exec))
+		return false;
+	if (!sect->alloc || sym.st_value < sect->start ||
+	    sym.st_value >= sect->end)
+		return false;
+	if (sym.st_name >= strs_len)
+		return false;
+	len = strnlen(strs + sym.st_name, strs_len - sym.st_name);
+	if (!len || len == strs_len - sym.st_name || len > UINT32_MAX / 2)
+		return false;	/* empty, or not NUL-terminated in the table */
+
+	c->addr = sym.st_value;
+	c->size = sym.st_size;
+	c->sect_end = sect->end;
+	c->name = strs + sym.st_name;
+	c->name_len = (__u32)len;
+	c->underscores = 0;
+	while (c->underscores < len && c->underscores < 255 &&
+	       c->name[c->underscores] == '_')
+		c->underscores++;
+	c->bind_rank = bind_rank(GELF_ST_BIND(sym.st_info));
+	c->type_rank = type == STT_NOTYPE;
+	return true;
+}
+
+static int cmp_u64(__u64 a, __u64 b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* By address, then the preferred alias first (see elf_file__find()). */
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+	int r;
+
+	if ((r = cmp_u64(a->addr, b->addr)))
+		return r;
+	if ((r = cmp_u64(a->underscores, b->underscores)))
+		return r;
+	if ((r = cmp_u64(a->bind_rank, b->bind_rank)))
+		return r;
+	if ((r = cmp_u64(a->type_rank, b->type_rank)))
+		return r;
+	if ((r = cmp_u64(a->name_len, b->name_len)))
+		return r;
+	return strcmp(a->name, b->name);
+}
+
+/*
+ * Keep the first of each run of equal addresses, with the largest size of
+ * the run (an alias may carry the size the preferred name lacks), then let
+ * size-0 symbols reach the next symbol or the end of their section.
+ */
+static size_t fold_cands(struct cand *c, size_t n)
+{
+	size_t i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		if (out && c[out - 1].addr == c[i].addr) {
+			if (c[i].size > c[out - 1].size)
+				c[out - 1].size = c[i].size;
+			continue;
+		}
+		c[out++] = c[i];
+	}
+	for (i = 0; i < out; i++) {
+		__u64 end = c[i].sect_end;
+
+		if (c[i].size)
+			continue;
+		if (i + 1 < out && c[i + 1].addr < end)
+			end = c[i + 1].addr;
+		c[i].size = end - c[i].addr;
+	}
+	return out;
+}
+
+/* Copy the kept candidates into the final table and names blob. */
+static int build_table(struct elf_file *ef, const struct cand *c, size_t n)
+{
+	size_t i, blob = 0, pos = 0;
+
+	for (i = 0; i < n; i++)
+		blob += (size_t)c[i].name_len + 1;
+	if (blob > UINT32_MAX)
+		return -E2BIG;
+	ef->syms = malloc((n ? n : 1) * sizeof(*ef->syms));
+	ef->names = malloc(blob ? blob : 1);
+	if (!ef->syms || !ef->names)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ef->syms[i].addr = c[i].addr;
+		ef->syms[i].size = c[i].size > UINT32_MAX ? UINT32_MAX
+							  : (__u32)c[i].size;
+		ef->syms[i].name = (__u32)pos;
+		memcpy(ef->names + pos, c[i].name, c[i].name_len);
+		pos += c[i].name_len;
+		ef->names[pos++] = '\0';
+	}
+	ef->nr_syms = n;
+	return 0;
+}
+
+/* Read one symbol table; 0 with nr_syms == 0 if it has no function. */
+static int read_symtab(struct elf_file *ef, Elf *elf, Elf_Scn *scn,
+		       const GElf_Shdr *sh)
+{
+	struct symtab_ctx st = {};
+	struct cand *cands = NULL;
+	size_t i, n, nr = 0, entsize;
+	int err;
+
+	err = load_symtab_data(&st, elf, scn, sh);
+	if (err) {
+		err = 0;	/* an unreadable table is just no symbols */
+		goto cleanup;
+	}
+	err = read_sections(&st, elf);
+	if (err)
+		goto cleanup;
+	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	n = entsize ? st.syms->d_size / entsize : 0;
+	if (n > MAX_SYMS) {
+		err = -E2BIG;
+		goto cleanup;
+	}
+	cands = malloc((n ? n : 1) * sizeof(*cands));
+	if (!cands) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		if (make_cand(&st, i, &cands[nr]))
+			nr++;
+	}
+	qsort(cands, nr, sizeof(*cands), cand_cmp);
+	nr = fold_cands(cands, nr);
+	err = build_table(ef, cands, nr);
+
+cleanup:
+	free(cands);
+	free(st.sects);
+	return err;
+}
+
+static void drop_table(struct elf_file *ef)
+{
+	free(ef->syms);
+	free(ef->names);
+	ef->syms = NULL;
+	ef->names = NULL;
+	ef->nr_syms = 0;
+}
+
+/* .symtab if it has functions, else .dynsym. */
+static int read_symbols(struct elf_file *ef, Elf *elf)
+{
+	static const struct {
+		__u32 type;
+		enum elf_sym_source source;
+	} tables[] = {
+		{ SHT_SYMTAB, ELF_SYMS_SYMTAB },
+		{ SHT_DYNSYM, ELF_SYMS_DYNSYM },
+	};
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		scn = find_section(elf, tables[i].type, &sh);
+		if (!scn)
+			continue;
+		err = read_symtab(ef, elf, scn, &sh);
+		if (err)
+			return err;
+		if (ef->nr_syms) {
+			ef->source = tables[i].source;
+			return 0;
+		}
+		drop_table(ef);
+	}
+	ef->source = ELF_SYMS_NONE;
+	return 0;
+}
+
+static struct elf_file *elf_file__from_elf(Elf *elf)
+{
+	struct elf_file *ef;
+	GElf_Ehdr eh;
+	int err;
+
+	ef = calloc(1, sizeof(*ef));
+	if (!ef) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	ef->type = eh.e_type;
+	err = read_segments(ef, elf);
+	if (err)
+		goto cleanup;
+	read_build_id(ef, elf);
+	err = read_symbols(ef, elf);
+	if (err)
+		goto cleanup;
+	return ef;
+
+cleanup:
+	elf_file__free(ef);
+	errno = -err;
+	return NULL;
+}
+
+static bool libelf_ready(void)
+{
+	/* Idempotent; cheaper than keeping a global "initialized" flag. */
+	return elf_version(EV_CURRENT) != EV_NONE;
+}
+
+struct elf_file *elf_file__open_fd(int fd)
+{
+	struct elf_file *ef;
+	struct stat st;
+	Elf *elf;
+
+	if (fstat(fd, &st))
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!libelf_ready()) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	ef = elf_file__from_elf(elf);
+	elf_end(elf);
+	return ef;
+}
+
+struct elf_file *elf_file__open(const char *path)
+{
+	struct elf_file *ef;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	ef = elf_file__open_fd(fd);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ef;
+}
+
+struct elf_file *elf_file__open_mem(void *image, size_t size)
+{
+	struct elf_file *ef;
+	Elf *elf;
+
+	if (!libelf_ready()) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	elf = elf_memory(image, size);
+	if (!elf) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	ef = elf_file__from_elf(elf);
+	elf_end(elf);
+	return ef;
+}
+
+void elf_file__free(struct elf_file *ef)
+{
+	if (!ef)
+		return;
+	free(ef->syms);
+	free(ef->names);
+	free(ef->segs);
+	free(ef);
+}
+
+int elf_file__offset_to_vaddr(const struct elf_file *ef, __u64 offset,
+			      __u64 *vaddr)
+{
+	const struct load_seg *found = NULL;
+	size_t i;
+
+	/* Segments may share a page; prefer the executable one. */
+	for (i = 0; i < ef->nr_segs; i++) {
+		const struct load_seg *s = &ef->segs[i];
+
+		if (offset < s->offset || offset - s->offset >= s->filesz)
+			continue;
+		if (!found || (s->flags & PF_X && !(found->flags & PF_X)))
+			found = s;
+	}
+	if (!found)
+		return -ENOENT;
+	*vaddr = offset - found->offset + found->vaddr;
+	return 0;
+}
+
+const char *elf_file__find(const struct elf_file *ef, __u64 vaddr,
+			   __u64 *offset)
+{
+	size_t lo = 0, hi = ef->nr_syms;
+	const struct esym *s;
+
+	/* Find the last symbol starting at or below vaddr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ef->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &ef->syms[lo - 1];
+	if (vaddr - s->addr >= s->size)
+		return NULL;
+	if (offset)
+		*offset = vaddr - s->addr;
+	return ef->names + s->name;
+}
+
+const char *elf_file__build_id(const struct elf_file *ef)
+{
+	return ef->build_id[0] ? ef->build_id : NULL;
+}
+
+int elf_file__type(const struct elf_file *ef)
+{
+	return ef->type;
+}
+
+enum elf_sym_source elf_file__sym_source(const struct elf_file *ef)
+{
+	return ef->source;
+}
+
+size_t elf_file__nr_syms(const struct elf_file *ef)
+{
+	return ef->nr_syms;
+}
+
+int elf_file__sym(const struct elf_file *ef, size_t idx,
+		  struct elf_sym_info *out)
+{
+	if (idx >= ef->nr_syms)
+		return -ENOENT;
+	out->addr = ef->syms[idx].addr;
+	out->size = ef->syms[idx].size;
+	out->name = ef->names + ef->syms[idx].name;
+	return 0;
+}

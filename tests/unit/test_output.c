@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Plain and folded formatting on hand-built records. */
+#include <stdlib.h>
+#include "unit.h"
+#include "output.h"
+#include "symbolize.h"
+
+#define STACK(name, n) \
+	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
+
+static STACK(kst, 2);
+static STACK(ust, 2);
+static STACK(ust2, 2);
+
+static void setup(void)
+{
+	kst.frames[0] = (struct frame){ .name = "kleaf", .kernel = true, .addr = 0xffffffff81000010, .offset = 0x10 };
+	kst.frames[1] = (struct frame){ .name = "kroot", .kernel = true, .addr = 0xffffffff81000100, .module = "ext4", .offset = 4 };
+	ust.frames[0] = (struct frame){ .name = "func_b", .addr = 0x401000, .module = "/bin/burn", .offset = 0 };
+	ust.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn", .offset = 8 };
+	ust2.frames[0] = (struct frame){ .name = NULL, .addr = 0x7f0000 };
+	ust2.frames[1] = (struct frame){ .name = "main", .addr = 0x402000 };
+}
+
+static char *render(struct record *recs, size_t nr, struct output_opts *o)
+{
+	struct profile p = { .recs = recs, .nr = nr };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK_INT(output_stacks(f, &p, o), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct record rec(const char *comm, __u32 pid, __u64 count,
+			 const void *user, __u8 us, const void *kern, __u8 ks)
+{
+	struct record r = { .pid = pid, .count = count, .user = user,
+			    .kern = kern, .user_state = us, .kern_state = ks };
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	return r;
+}
+
+TEST(folded_basic)
+{
+	struct output_opts o = { .folded = true, .want_user = true, .want_kernel = true };
+	struct record r[] = {
+		rec("burn", 10, 5, &ust, STATE_OK, &kst, STATE_OK),
+		rec("burn", 11, 2, &ust, STATE_OK, &kst, STATE_OK),	/* merges: same text */
+		rec("idle", 0, 3, NULL, STATE_NONE, &kst, STATE_OK),
+		rec("lost", 12, 1, NULL, STATE_MISSED, NULL, STATE_MISSED),
+	};
+	char *out = render(r, 4, &o);
+
+	CHECK_STR(out,
+		  "lost;[Missed User Stack];[Missed Kernel Stack] 1\n"
+		  "idle;kroot;kleaf 3\n"
+		  "burn;main;func_b;kroot;kleaf 7\n");
+	free(out);
+}
+
+TEST(folded_delimiter_annotations)
+{
+	struct output_opts o = { .folded = true, .delimited = true, .annotations = true,
+				 .want_user = true, .want_kernel = true };
+	struct record r[] = {
+		rec("a", 1, 1, &ust, STATE_OK, &kst, STATE_OK),
+		rec("b", 2, 1, &ust, STATE_OK, NULL, STATE_NONE),	/* no "-": one stack */
+		rec("c", 3, 1, &ust2, STATE_OK, NULL, STATE_MISSED),
+	};
+	char *out = render(r, 3, &o);
+
+	CHECK_STR(out,
+		  "a;main;func_b;-;kroot_[k];kleaf_[k] 1\n"
+		  "b;main;func_b 1\n"
+		  "c;main;[unknown];[Missed Kernel Stack] 1\n");
+	free(out);
+}
+
+TEST(folded_user_only)
+{
+	struct output_opts o = { .folded = true, .delimited = true, .want_user = true };
+	struct record r[] = { rec("a;b", 1, 4, &ust, STATE_OK, NULL, STATE_NONE) };
+	char *out = render(r, 1, &o);
+
+	CHECK_STR(out, "a_b;main;func_b 4\n");
+	free(out);
+}
+
+TEST(plain_basic)
+{
+	struct output_opts o = { .delimited = true, .want_user = true, .want_kernel = true };
+	struct record r[] = {
+		rec("burn", 10, 9, &ust, STATE_OK, &kst, STATE_OK),
+		rec("burn", 11, 2, &ust, STATE_OK, NULL, STATE_MISSED),
+	};
+	char *out = render(r, 2, &o);
+
+	CHECK_STR(out,
+		  "    [Missed Kernel Stack]\n"
+		  "    func_b\n"
+		  "    main\n"
+		  "    -                burn (11)\n"
+		  "        2\n"
+		  "\n"
+		  "    kleaf\n"
+		  "    kroot\n"
+		  "    --\n"
+		  "    func_b\n"
+		  "    main\n"
+		  "    -                burn (10)\n"
+		  "        9\n"
+		  "\n");
+	free(out);
+}
+
+TEST(plain_verbose)
+{
+	struct output_opts o = { .verbose = true, .want_user = true, .want_kernel = true };
+	struct record r[] = { rec("x", 1, 1, &ust2, STATE_OK, &kst, STATE_OK) };
+	char *out = render(r, 1, &o);
+
+	CHECK_STR(out,
+		  "    ffffffff81000010 kleaf+0x10 [kernel.kallsyms]\n"
+		  "    ffffffff81000100 kroot+0x4 [ext4]\n"
+		  "    7f0000 [unknown]\n"
+		  "    402000 main+0x0\n"
+		  "    -                x (1)\n"
+		  "        1\n\n");
+	free(out);
+}
+
+TEST(ties_sorted_by_text)
+{
+	struct output_opts o = { .folded = true, .want_user = true, .want_kernel = true };
+	struct record r[] = {
+		rec("zz", 1, 3, NULL, STATE_NONE, &kst, STATE_OK),
+		rec("aa", 2, 3, NULL, STATE_NONE, &kst, STATE_OK),
+		rec("mm", 3, 1, NULL, STATE_NONE, &kst, STATE_OK),
+	};
+	char *out = render(r, 3, &o);
+
+	CHECK_STR(out, "mm;kroot;kleaf 1\naa;kroot;kleaf 3\nzz;kroot;kleaf 3\n");
+	free(out);
+}
+
+TEST(write_error_reported)
+{
+	struct output_opts o = { .folded = true, .want_kernel = true };
+	struct record r[] = { rec("a", 1, 1, NULL, STATE_NONE, &kst, STATE_OK) };
+	struct profile p = { .recs = r, .nr = 1 };
+	FILE *f = fopen("/dev/full", "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(output_stacks(f, &p, &o) < 0);
+		fclose(f);
+	}
+}
+
+int main(void)
+{
+	setup();
+	RUN(folded_basic);
+	RUN(folded_delimiter_annotations);
+	RUN(folded_user_only);
+	RUN(plain_basic);
+	RUN(plain_verbose);
+	RUN(ties_sorted_by_text);
+	RUN(write_error_reported);
+	return unit_summary();
+}
