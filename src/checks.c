@@ -217,5 +217,9 @@ int options_check(struct options *o, const struct limits *lim)
 		return -EINVAL;
 	if (o->mntnsmap && check_pinned("--mntnsmap", o->mntnsmap))
 		return -EINVAL;
+	if (o->format == FMT_PPROF && !o->output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "profile: pprof output is binary; use -o FILE.pb.gz or redirect stdout\n");
+		return -EINVAL;
+	}
 	return 0;
 }

@@ -48,29 +48,30 @@ static void set_signals(void (*handler)(int))
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static void print_header(const struct options *o)
+/* bcc's header, word for word. */
+static void print_header(FILE *out, const struct options *o)
 {
 	const char *stack = o->user_only ? "user" :
 			    o->kernel_only ? "kernel" : "user + kernel";
 
 	if (o->freq)
-		printf("Sampling at %llu Hertz of ", (unsigned long long)o->freq);
+		fprintf(out, "Sampling at %llu Hertz of ", (unsigned long long)o->freq);
 	else
-		printf("Sampling at every %llu events of ", (unsigned long long)o->period);
+		fprintf(out, "Sampling at every %llu events of ", (unsigned long long)o->period);
 	if (o->pids)
-		printf("PID %s", o->pids_arg);
+		fprintf(out, "PID %s", o->pids_arg);
 	else if (o->tids)
-		printf("TID %s", o->tids_arg);
+		fprintf(out, "TID %s", o->tids_arg);
 	else
-		printf("all threads");
-	printf(" by %s stack", stack);
+		fprintf(out, "all threads");
+	fprintf(out, " by %s stack", stack);
 	if (o->cpu >= 0)
-		printf(" on CPU#%d", o->cpu);
+		fprintf(out, " on CPU#%d", o->cpu);
 	if (o->duration)
-		printf(" for %llu secs.\n", (unsigned long long)o->duration);
+		fprintf(out, " for %llu secs.\n", (unsigned long long)o->duration);
 	else
-		printf("... Hit Ctrl-C to end.\n");
-	fflush(stdout);
+		fprintf(out, "... Hit Ctrl-C to end.\n");
+	fflush(out);
 }
 
 /* Sleep until the duration ends or a signal asks us to stop. */
@@ -145,13 +146,31 @@ static int write_error(int err)
 	return 1;
 }
 
+static int write_profile(FILE *out, const struct profile *prof,
+			 const struct options *o, const struct output_opts *oo)
+{
+	switch (o->format) {
+	case FMT_PLAIN:
+		if (fputc('\n', out) == EOF)
+			return -errno;
+		return output_stacks(out, prof, oo);
+	case FMT_FOLDED:
+		return output_stacks(out, prof, oo);
+	default:
+		fprintf(stderr, "profile: --format %s is not built in\n", format_name(o->format));
+		return -ENOTSUP;
+	}
+}
+
 /* Drain, symbolize and print.  Returns the exit status. */
-static int report(struct session *s, const struct options *o, struct ksyms *ks)
+static int report(struct session *s, const struct options *o, struct ksyms *ks,
+		  FILE *out)
 {
 	struct output_opts oo = {
 		.folded = o->folded, .delimited = o->delimited,
 		.annotations = o->annotations, .verbose = o->verbose > 0,
 		.want_user = !o->kernel_only, .want_kernel = !o->user_only,
+		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
 	};
 	struct symbolizer sym = { .session = s, .ksyms = ks };
 	struct profile prof = {};
@@ -175,10 +194,9 @@ static int report(struct session *s, const struct options *o, struct ksyms *ks)
 		fprintf(stderr, "profile: cannot symbolize: %s\n", strerror(-err));
 		goto out;
 	}
-	if (!o->folded && putchar('\n') == EOF)
+	err = write_profile(out, &prof, o, &oo);
+	if (!err && out != stdout && fclose(out))
 		err = -errno;
-	if (!err)
-		err = output_stacks(stdout, &prof, &oo);
 	if (err) {
 		status = write_error(err);
 		goto out;
@@ -196,14 +214,27 @@ out:
 	return status;
 }
 
-static int run(const struct options *o, const struct limits *lim)
+static FILE *open_output(const struct options *o)
+{
+	FILE *f;
+
+	if (!o->output)
+		return stdout;
+	f = fopen(o->output, "we");
+	if (!f)
+		fprintf(stderr, "profile: cannot open '%s' for writing: %s\n",
+			o->output, strerror(errno));
+	return f;
+}
+
+static int run(const struct options *o, const struct limits *lim, FILE *out)
 {
 	struct ksyms *ks = NULL;
 	struct session *s;
 	int status = 1;
 
-	if (!o->folded)
-		print_header(o);
+	if (o->format == FMT_PLAIN)
+		print_header(out, o);
 	s = session__open(o);
 	if (!s)
 		return 1;
@@ -216,7 +247,7 @@ static int run(const struct options *o, const struct limits *lim)
 	session__detach(s);
 	/* A second Ctrl-C while printing ends the process at once. */
 	signal(SIGINT, SIG_DFL);
-	status = report(s, o, ks);
+	status = report(s, o, ks, out);
 out:
 	ksyms__free(ks);
 	session__destroy(s);
@@ -227,6 +258,7 @@ int main(int argc, char **argv)
 {
 	struct limits lim = {};
 	struct options o;
+	FILE *out;
 	int status;
 
 	if (options_parse(&o, argc, argv)) {
@@ -251,11 +283,16 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	out = open_output(&o);
+	if (!out) {
+		status = 1;
+		goto out;
+	}
 	libbpf_verbosity = o.verbose;
 	libbpf_set_print(libbpf_print);
 	signal(SIGPIPE, SIG_IGN);
 	set_signals(on_signal);
-	status = run(&o, &lim);
+	status = run(&o, &lim, out);
 out:
 	limits_free(&lim);
 	options_free(&o);

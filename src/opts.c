@@ -27,6 +27,12 @@ enum {
 	OPT_CGROUP,
 	OPT_CGROUPMAP,
 	OPT_MNTNSMAP,
+	OPT_FORMAT,
+	OPT_TITLE,
+	OPT_INVERTED,
+	OPT_MIN_WIDTH,
+	OPT_PER_CPU,
+	OPT_PER_THREAD,
 };
 
 static const struct option long_opts[] = {
@@ -47,13 +53,20 @@ static const struct option long_opts[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "cgroupmap", required_argument, NULL, OPT_CGROUPMAP },
 	{ "mntnsmap", required_argument, NULL, OPT_MNTNSMAP },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
 };
 
-static const char short_opts[] = "p:L:UKF:c:daIfC:vhV";
+static const char short_opts[] = "p:L:UKF:c:daIfC:o:vhV";
 
 void options_usage(FILE *out)
 {
@@ -71,6 +84,12 @@ void options_usage(FILE *out)
 "  -a, --annotations           add _[k] annotations to kernel frames\n"
 "  -I, --include-idle          include CPU idle stacks\n"
 "  -f, --folded                output folded format, one line per stack\n"
+"      --format FMT            output format: plain, folded, svg or pprof\n"
+"  -o, --output FILE           write to FILE; the format follows its name (.svg,\n"
+"                              .pb.gz or .pprof, .folded) unless given\n"
+"      --title TEXT            title of the SVG flame graph\n"
+"      --inverted              SVG: draw an icicle graph (root at the top)\n"
+"      --min-width PCT         SVG: omit frames under PCT%% of samples (default 0.1)\n"
 "  -C, --cpu CPU               profile this CPU only\n"
 "      --stack-storage-size N  number of unique stack traces stored (default %d)\n"
 "      --hash-storage-size N   number of unique counted keys (default %d)\n"
@@ -78,6 +97,8 @@ void options_usage(FILE *out)
 "      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
+"      --per-cpu               break stacks down by CPU (folded: cpu_N;...)\n"
+"      --per-thread            break stacks down by thread (folded: comm-PID/TID;...)\n"
 "  -v, --verbose               print counters, addresses and modules; -vv adds libbpf debug output\n"
 "  -h, --help                  show this help and exit\n"
 "  -V, --version               show the version and exit\n"
@@ -205,6 +226,74 @@ static int parse_path_opt(const char *name, const char *arg, const char **out)
 	return 0;
 }
 
+static int parse_percent(const char *name, const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!isdigit((unsigned char)arg[0]) || errno || *end || v < 0 || v > 100) {
+		fprintf(stderr, "profile: %s '%s' is not a percentage in [0, 100] (see --help)\n",
+			name, arg);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static const char *const format_names[] = {
+	[FMT_PLAIN] = "plain",
+	[FMT_FOLDED] = "folded",
+	[FMT_SVG] = "svg",
+	[FMT_PPROF] = "pprof",
+};
+
+enum output_format format_from_name(const char *name)
+{
+	for (int f = FMT_PLAIN; f <= FMT_PPROF; f++)
+		if (!strcmp(name, format_names[f]))
+			return f;
+	return FMT_UNSET;
+}
+
+const char *format_name(enum output_format f)
+{
+	return f >= FMT_PLAIN && f <= FMT_PPROF ? format_names[f] : "?";
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The format a file name implies: "out.svg", "cpu.pb.gz", "x.folded". */
+enum output_format format_from_path(const char *path)
+{
+	if (ends_with(path, ".svg"))
+		return FMT_SVG;
+	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof"))
+		return FMT_PPROF;
+	if (ends_with(path, ".folded"))
+		return FMT_FOLDED;
+	return FMT_PLAIN;
+}
+
+/* -f is bcc's name for --format folded; an explicit format beats -o's name. */
+static int settle_format(struct options *o)
+{
+	if (o->folded && o->format != FMT_UNSET && o->format != FMT_FOLDED)
+		return usage_error("conflicting options: -f and --format %s", format_name(o->format));
+	if (o->folded)
+		o->format = FMT_FOLDED;
+	if (o->format == FMT_UNSET)
+		o->format = o->output ? format_from_path(o->output) : FMT_PLAIN;
+	o->folded = o->format == FMT_FOLDED;
+	return 0;
+}
+
 static int parse_one(struct options *o, int c, const char *arg)
 {
 	__u64 v;
@@ -249,6 +338,19 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_CGROUP: return parse_path_opt("--cgroup", arg, &o->cgroup);
 	case OPT_CGROUPMAP: return parse_path_opt("--cgroupmap", arg, &o->cgroupmap);
 	case OPT_MNTNSMAP: return parse_path_opt("--mntnsmap", arg, &o->mntnsmap);
+	case OPT_FORMAT:
+		o->format = format_from_name(arg);
+		if (o->format == FMT_UNSET)
+			return usage_error("--format '%s' is not one of plain, folded, svg, pprof", arg);
+		break;
+	case 'o':
+		return parse_path_opt("-o/--output", arg, &o->output);
+	case OPT_TITLE: o->title = arg; break;
+	case OPT_INVERTED: o->inverted = true; break;
+	case OPT_MIN_WIDTH:
+		return parse_percent("--min-width", arg, &o->min_width);
+	case OPT_PER_CPU: o->per_cpu = true; break;
+	case OPT_PER_THREAD: o->per_thread = true; break;
 	case 'v': o->verbose++; break;
 	case 'h': o->help = true; break;
 	case 'V': o->version = true; break;
@@ -294,6 +396,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->stack_storage = DEFAULT_STACK_STORAGE;
 	o->hash_storage = DEFAULT_HASH_STORAGE;
 	o->max_stack_depth = MAX_STACK_DEPTH;
+	o->min_width = 0.1;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		err = parse_one(o, c, optarg);
@@ -307,6 +410,9 @@ int options_parse(struct options *o, int argc, char **argv)
 		return err;
 	if (!o->freq && !o->period)
 		o->freq = DEFAULT_FREQ;
+	err = settle_format(o);
+	if (err)
+		return err;
 	return check_conflicts(o);
 }
 

@@ -15,6 +15,14 @@
 /* Exit statuses. */
 #define EXIT_USAGE 2
 
+enum output_format {
+	FMT_UNSET,
+	FMT_PLAIN,
+	FMT_FOLDED,
+	FMT_SVG,
+	FMT_PPROF,
+};
+
 struct options {
 	__u32 *pids;			/* -p, NULL when absent */
 	size_t nr_pids;
@@ -30,6 +38,11 @@ struct options {
 	bool annotations;		/* -a */
 	bool include_idle;		/* -I */
 	bool folded;			/* -f */
+	enum output_format format;	/* settled by options_parse() */
+	const char *output;		/* -o FILE, NULL for stdout */
+	const char *title;		/* --title, SVG */
+	bool inverted;			/* --inverted, SVG icicle graph */
+	double min_width;		/* --min-width, SVG, percent */
 	__u32 stack_storage;
 	__u32 hash_storage;
 	__u32 max_stack_depth;		/* effective after options_check() */
@@ -38,6 +51,8 @@ struct options {
 	const char *cgroup;
 	const char *cgroupmap;
 	const char *mntnsmap;
+	bool per_cpu;			/* --per-cpu */
+	bool per_thread;		/* --per-thread */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	bool help;
@@ -74,5 +89,8 @@ void limits_free(struct limits *lim);
 int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
 int parse_id_list(const char *s, __u32 **ids, size_t *nr);
 int parse_cpu_list(const char *s, bool **online, int *nr);
+enum output_format format_from_name(const char *name);
+enum output_format format_from_path(const char *path);
+const char *format_name(enum output_format f);
 
 #endif /* OPTS_H */

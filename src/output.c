@@ -72,11 +72,25 @@ static void folded_part(struct strbuf *sb, const struct stack *st, __u8 state,
 	}
 }
 
-/* comm;user_root;...;user_leaf;-;kernel_root;...;kernel_leaf */
+/*
+ * comm;user_root;...;user_leaf;-;kernel_root;...;kernel_leaf, with a
+ * cpu_N root and comm-PID/TID (stackcollapse-perf.pl --tid) when broken down.
+ */
 static void render_folded(struct strbuf *sb, const struct record *r,
 			  const struct output_opts *o)
 {
+	if (o->per_cpu) {
+		sb_puts(sb, "cpu_");
+		sb_u64(sb, r->cpu);
+		sb_putc(sb, ';');
+	}
 	put_comm(sb, r->comm);
+	if (o->per_thread) {
+		sb_putc(sb, '-');
+		sb_u64(sb, r->pid);
+		sb_putc(sb, '/');
+		sb_u64(sb, r->tid);
+	}
 	if (o->want_user)
 		folded_part(sb, r->user, r->user_state, "[Missed User Stack]", o);
 	if (both_stacks(r, o))
@@ -120,7 +134,16 @@ static void render_plain(struct strbuf *sb, const struct record *r,
 	sb_puts(sb, r->comm);
 	sb_puts(sb, " (");
 	sb_u64(sb, r->pid);
-	sb_puts(sb, ")\n");
+	if (o->per_thread) {
+		sb_putc(sb, '/');
+		sb_u64(sb, r->tid);
+	}
+	sb_putc(sb, ')');
+	if (o->per_cpu) {
+		sb_puts(sb, " CPU#");
+		sb_u64(sb, r->cpu);
+	}
+	sb_putc(sb, '\n');
 }
 
 static int cmp_text(const struct rendered *a, const struct rendered *b,

@@ -15,6 +15,8 @@ struct output_opts {
 	bool verbose;		/* addresses, offsets and modules */
 	bool want_user;
 	bool want_kernel;
+	bool per_cpu;		/* records carry a CPU: cpu_N root frame */
+	bool per_thread;	/* records carry a TID: comm-PID/TID */
 };
 
 /*

@@ -142,6 +142,8 @@ static void configure_filters(struct profile_bpf *skel, const struct options *o)
 	rd->want_user = !o->kernel_only;
 	rd->want_kernel = !o->user_only;
 	rd->self_tgid = getpid();
+	rd->per_cpu = o->per_cpu;
+	rd->per_thread = o->per_thread;
 	if (o->nr_pids)
 		bpf_map__set_max_entries(skel->maps.pid_set, o->nr_pids);
 	if (o->nr_tids)

@@ -161,6 +161,26 @@ TEST(write_error_reported)
 	}
 }
 
+TEST(per_cpu_per_thread)
+{
+	struct output_opts o = { .folded = true, .want_user = true, .per_cpu = true,
+				 .per_thread = true };
+	struct record r[] = { rec("burn", 10, 4, &ust, STATE_OK, NULL, STATE_NONE),
+			      rec("burn", 10, 2, &ust, STATE_OK, NULL, STATE_NONE) };
+	char *out;
+
+	r[0].tid = 11;
+	r[0].cpu = 1;
+	r[1].tid = 12;
+	out = render(r, 2, &o);
+	CHECK_STR(out, "cpu_0;burn-10/12;main;func_b 2\ncpu_1;burn-10/11;main;func_b 4\n");
+	free(out);
+	o.folded = false;
+	out = render(r, 1, &o);
+	CHECK_STR(out, "    func_b\n    main\n    -                burn (10/11) CPU#1\n        4\n\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -171,5 +191,6 @@ int main(void)
 	RUN(plain_verbose);
 	RUN(ties_sorted_by_text);
 	RUN(write_error_reported);
+	RUN(per_cpu_per_thread);
 	return unit_summary();
 }
