@@ -60,7 +60,7 @@ $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The loader includes the skeleton; make that edge explicit.
-$(OUTPUT)/bpf_session.o: $(OUTPUT)/profile.skel.h
+$(OUTPUT)/session.o: $(OUTPUT)/profile.skel.h
 
 $(OUTPUT)/libprofile.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -72,7 +72,7 @@ $(OUTPUT)/profile: $(OUTPUT)/main.o $(OUTPUT)/libprofile.a
 
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUTPUT)/libprofile.a | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(OUTPUT)/libprofile.a $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit $< $(OUTPUT)/libprofile.a $(LIBS) -o $@
 
 unit-bins: $(UNIT_BINS)
 
@@ -98,4 +98,4 @@ install: all
 clean:
 	rm -rf $(OUTPUT) build-asan
 
--include $(wildcard $(OUTPUT)/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)

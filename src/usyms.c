@@ -13,16 +13,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "elf.h"
+#include "elf_file.h"
 #include "procmaps.h"
 #include "usyms.h"
 
@@ -77,16 +79,21 @@ static struct hent *htab_slot(const struct htab *h, __u64 k1, __u64 k2,
 static int htab_grow(struct htab *h)
 {
 	struct htab bigger = { .cap = h->cap ? h->cap * 2 : 64 };
-	size_t i;
+	size_t i, j, mask = bigger.cap - 1;
 
 	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
 	if (!bigger.slots)
 		return -ENOMEM;
+	/* Entries are distinct: no need to compare, just find room. */
 	for (i = 0; i < h->cap; i++) {
 		struct hent *e = &h->slots[i];
 
-		if (e->val)
-			*htab_slot(&bigger, e->k1, e->k2, NULL, NULL) = *e;
+		if (!e->val)
+			continue;
+		j = hash_u64(e->k1, e->k2) & mask;
+		while (bigger.slots[j].val)
+			j = (j + 1) & mask;
+		bigger.slots[j] = *e;
 	}
 	bigger.nr = h->nr;
 	free(h->slots);
@@ -277,18 +284,17 @@ static int umap_cmp(const void *pa, const void *pb)
 }
 
 /*
- * Open name under dirfd for reading only if it is a regular file: O_PATH
- * does not call into a driver or wait on a FIFO, and reopening the O_PATH
- * descriptor through /proc/self/fd gets exactly the file we checked.
+ * Open pfd, an O_PATH descriptor, for reading if it is a regular file, and
+ * close it.  O_PATH did not call into a driver or wait on a FIFO, and
+ * reopening it through /proc/self/fd gets exactly the file we checked.
  */
-static int open_regular_at(int dirfd, const char *name, struct stat *st)
+static int reopen_regular(int pfd, struct stat *st)
 {
 	char self[64];
-	int pfd, fd, err;
+	int fd, err;
 
-	pfd = openat(dirfd, name, O_PATH | O_CLOEXEC);
 	if (pfd < 0)
-		return -errno;
+		return pfd;
 	if (fstat(pfd, st)) {
 		err = -errno;
 		goto cleanup;
@@ -306,17 +312,51 @@ cleanup:
 	return err;
 }
 
+static int open_path_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /*
- * The other ways in are by name, and the name may since point to another
- * file (a library upgraded under a running process): check the inode.
- * Only the inode: on overlayfs the device differs from the one in maps.
+ * PATH inside the process's root directory.  Through "root/PATH" an
+ * absolute symlink in the process's tree would resolve in ours: let the
+ * kernel keep the walk inside (RESOLVE_IN_ROOT, Linux 5.6).
  */
-static int open_checked_at(int dirfd, const char *name, const struct vma *vma)
+static int open_in_root(int dirfd, const struct vma *vma)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char path[PATH_MAX];
+	int rootfd, fd;
+
+	if (vma->path_len >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, vma->path, vma->path_len);
+	path[vma->path_len] = '\0';
+	rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	fd = fd < 0 ? -errno : fd;
+	close(rootfd);
+	return fd;
+}
+
+/*
+ * By name, the file may since have been replaced (a library upgraded under
+ * a running process): check the inode.  Only the inode: on overlayfs the
+ * device differs from the one in maps.
+ */
+static int reopen_checked(int pfd, const struct vma *vma)
 {
 	struct stat st;
 	int fd;
 
-	fd = open_regular_at(dirfd, name, &st);
+	fd = reopen_regular(pfd, &st);
 	if (fd >= 0 && (__u64)st.st_ino != vma->inode) {
 		close(fd);
 		return -ESTALE;
@@ -324,27 +364,26 @@ static int open_checked_at(int dirfd, const char *name, const struct vma *vma)
 	return fd;
 }
 
+/* -EINVAL: not a regular file; other errors: could not get at it. */
 static int open_mapped_file(int dirfd, const struct vma *vma)
 {
-	char name[PATH_MAX + 8];
+	char name[64];
 	struct stat st;
 	int fd;
 
 	/* Needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); root has it. */
 	snprintf(name, sizeof(name), "map_files/%llx-%llx",
 		 (unsigned long long)vma->start, (unsigned long long)vma->end);
-	fd = open_regular_at(dirfd, name, &st);
+	fd = reopen_regular(open_path_at(dirfd, name), &st);
 	if (fd >= 0 || fd == -EINVAL)
 		return fd;
-	if (!vma->deleted && vma->path_len < PATH_MAX) {
-		snprintf(name, sizeof(name), "root%.*s", (int)vma->path_len,
-			 vma->path);
-		fd = open_checked_at(dirfd, name, vma);
+	if (!vma->deleted) {
+		fd = reopen_checked(open_in_root(dirfd, vma), vma);
 		if (fd >= 0 || fd == -EINVAL)
 			return fd;
 	}
 	/* Works unprivileged for our own processes, even deleted. */
-	return open_checked_at(dirfd, "exe", vma);
+	return reopen_checked(open_path_at(dirfd, "exe"), vma);
 }
 
 static struct ufile *new_ufile(struct elf_file *elf)

@@ -6,8 +6,10 @@
  * /proc/PID/maps, and per file (by device and inode, so libc is parsed once
  * per run however many processes map it) the file's function symbols.
  * Files are opened through /proc/PID/map_files/ (deleted files, other mount
- * namespaces), else /proc/PID/root/PATH, else /proc/PID/exe, never through
- * the path as seen from the profiler, and only if they are regular files.
+ * namespaces; needs CAP_SYS_ADMIN), else PATH resolved inside
+ * /proc/PID/root (openat2 RESOLVE_IN_ROOT, Linux 5.6), else /proc/PID/exe,
+ * never through the path as seen from the profiler, and only if they are
+ * regular files.
  *
  * Lookups do no allocation and no I/O once a process is known: a hash
  * lookup of the pid, a binary search of its mappings, one of the symbols.

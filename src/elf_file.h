@@ -8,16 +8,10 @@
  * or mapping is held afterwards, and the file may be crafted: every size and
  * offset is checked, a broken file gives an error, never a crash.
  */
-/*
- * With -Isrc this file shadows the system <elf.h> that <libelf.h> includes,
- * so pass that include on to the real one.  (Building with -iquote src
- * instead of -Isrc would make this unnecessary.)
- */
-#include_next <elf.h>
-
 #ifndef PROFILE_ELF_H
 #define PROFILE_ELF_H
 
+#include <elf.h>
 #include <stddef.h>
 #include <linux/types.h>
 

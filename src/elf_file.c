@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf.h"
+#include "elf_file.h"
 
 /* Longest build-id we keep: SHA-1 ids are 20 bytes, allow some room. */
 #define BUILD_ID_MAX	64

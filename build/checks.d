@@ -1,2 +1,0 @@
-build/checks.o: src/checks.c src/opts.h
-src/opts.h:

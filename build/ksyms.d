@@ -1,2 +1,0 @@
-build/ksyms.o: src/ksyms.c src/ksyms.h
-src/ksyms.h:

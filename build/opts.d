@@ -1,3 +1,0 @@
-build/opts.o: src/opts.c src/opts.h bpf/profile.h
-src/opts.h:
-bpf/profile.h:

@@ -1,2 +1,0 @@
-build/perf.o: src/perf.c src/perf.h
-src/perf.h:

@@ -1,2 +1,0 @@
-build/strbuf.o: src/strbuf.c src/strbuf.h
-src/strbuf.h:

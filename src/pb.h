@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A tiny protocol-buffers writer: just what profile.proto needs (varints,
+ * length-delimited fields, packed repeated varints, nested messages).  It
+ * appends to one growable buffer; an allocation failure is sticky in
+ * pb->err, so encoders write on and check once at the end.
+ */
+#ifndef PB_H
+#define PB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/* Wire types, as in the protobuf encoding spec. */
+enum pb_wire {
+	PB_VARINT = 0,
+	PB_I64 = 1,
+	PB_LEN = 2,
+	PB_I32 = 5,
+};
+
+struct pb {
+	__u8 *buf;
+	size_t len, cap;
+	int err;		/* sticky: -ENOMEM after a failed growth */
+};
+
+/* Raw pieces. */
+void pb_raw(struct pb *b, const void *data, size_t n);
+void pb_varint(struct pb *b, __u64 v);
+void pb_tag(struct pb *b, __u32 field, enum pb_wire wire);
+
+/*
+ * Scalar fields, always written (even when zero: callers that want proto3's
+ * "absent means zero" just skip the call).  int64 is a plain two's-complement
+ * varint, as proto's int64 (not sint64) is.
+ */
+void pb_uint64(struct pb *b, __u32 field, __u64 v);
+void pb_int64(struct pb *b, __u32 field, __s64 v);
+void pb_bool(struct pb *b, __u32 field, bool v);
+void pb_bytes(struct pb *b, __u32 field, const void *data, size_t n);
+void pb_string(struct pb *b, __u32 field, const char *s);
+
+/* A packed repeated uint64/int64 field; nothing at all when n == 0. */
+void pb_packed_u64(struct pb *b, __u32 field, const __u64 *v, size_t n);
+
+/*
+ * Nested messages: pb_open() writes the tag and returns a mark; the message
+ * body follows; pb_close() inserts the body's length in front of it.  The
+ * body is moved by the size of that varint, so keep big bodies top-level.
+ * Opens and closes nest like parentheses.
+ */
+size_t pb_open(struct pb *b, __u32 field);
+void pb_close(struct pb *b, size_t mark);
+
+/* Number of bytes pb_varint() writes for v. */
+size_t pb_varint_size(__u64 v);
+
+void pb_free(struct pb *b);
+
+#endif /* PB_H */

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pprof output.  Records become Samples as they are read; the strings,
+ * Functions, Mappings and Locations they refer to are interned into tables
+ * on the way and written after the samples (protobuf does not care about
+ * field order, and pprof resolves ids only once everything is read).  The
+ * whole message is built in memory and deflated in one pass.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pprof.h"
+#include "pb.h"
+#include "output.h"
+#include "symbolize.h"
+#include "usyms.h"
+
+/* Field numbers from profile.proto. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+};
+enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3 };
+enum {
+	MAPPING_ID = 1,
+	MAPPING_MEMORY_START = 2,
+	MAPPING_MEMORY_LIMIT = 3,
+	MAPPING_FILE_OFFSET = 4,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+};
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
+enum { LINE_FUNCTION_ID = 1 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
+
+#define KERNEL_MAPPING "[kernel.kallsyms]"
+
+/* Open-addressing table of ids into one of the arrays below; id 0: free. */
+struct hslot {
+	__u64 hash;
+	__u32 id;		/* index + 1 */
+};
+
+struct htab {
+	struct hslot *slots;
+	size_t cap, used;
+};
+
+struct pp_mapping {
+	__u64 start, limit, pgoff;
+	__u32 file, build_id;	/* string table indices */
+	/*
+	 * Known only by file name (kernel, or no usyms): its range is grown
+	 * to cover the addresses seen, and it is keyed by the name alone.
+	 */
+	bool synthetic;
+	bool named, unnamed;	/* has locations with, without a function */
+};
+
+struct pp_location {
+	__u64 addr;
+	__u32 mapping, function;	/* ids; 0: none */
+};
+
+struct pp {
+	struct pb out;			/* the Profile message */
+	struct usyms *us;
+	const struct output_opts *oo;
+	__u64 period;
+	int err;			/* sticky, like out.err */
+
+	const char **strs;
+	size_t nr_strs, cap_strs;
+	struct htab str_ht;
+
+	__u32 *funcs;			/* function id - 1 -> name index */
+	size_t nr_funcs, cap_funcs;
+	struct htab func_ht;
+
+	struct pp_mapping *maps;
+	size_t nr_maps, cap_maps;
+	struct htab map_ht;
+
+	struct pp_location *locs;
+	size_t nr_locs, cap_locs;
+	struct htab loc_ht;
+
+	__u64 *ids;			/* one sample's location ids */
+	size_t nr_ids, cap_ids;
+};
+
+typedef bool (*ht_eq_fn)(const struct pp *pp, __u32 id, const void *key);
+
+static __u64 mix(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* FNV-1a: short strings, no need for more. */
+static __u64 hash_str(const char *s)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Room for *cap >= need elements of size bytes each at *arr. */
+static int grow_array(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *tmp;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	tmp = realloc(*arr, n * size);
+	if (!tmp)
+		return -ENOMEM;
+	*arr = tmp;
+	*cap = n;
+	return 0;
+}
+
+static struct hslot *ht_free_slot(const struct htab *h, __u64 hash)
+{
+	size_t mask = h->cap - 1, i = hash & mask;
+
+	while (h->slots[i].id)
+		i = (i + 1) & mask;
+	return &h->slots[i];
+}
+
+/* Keep the load at most one half, so that probe runs stay short. */
+static int ht_reserve(struct htab *h)
+{
+	struct hslot *old = h->slots;
+	size_t old_cap = h->cap, cap;
+
+	if (h->cap && (h->used + 1) * 2 <= h->cap)
+		return 0;
+	cap = h->cap ? h->cap * 2 : 256;
+	h->slots = calloc(cap, sizeof(*h->slots));
+	if (!h->slots) {
+		h->slots = old;
+		return -ENOMEM;
+	}
+	h->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].id)
+			*ht_free_slot(h, old[i].hash) = old[i];
+	free(old);
+	return 0;
+}
+
+/* The slot that holds key, or the free one where it would go. */
+static struct hslot *ht_lookup(const struct htab *h, __u64 hash, ht_eq_fn eq,
+			       const struct pp *pp, const void *key)
+{
+	size_t mask = h->cap - 1, i = hash & mask;
+
+	while (h->slots[i].id &&
+	       (h->slots[i].hash != hash || !eq(pp, h->slots[i].id, key)))
+		i = (i + 1) & mask;
+	return &h->slots[i];
+}
+
+static void ht_fill(struct htab *h, struct hslot *slot, __u64 hash, __u32 id)
+{
+	slot->hash = hash;
+	slot->id = id;
+	h->used++;
+}
+
+static __u32 fail(struct pp *pp, int err)
+{
+	if (!pp->err)
+		pp->err = err;
+	return 0;
+}
+
+static bool str_eq(const struct pp *pp, __u32 id, const void *key)
+{
+	return !strcmp(pp->strs[id - 1], key);
+}
+
+/* Index of s in the string table; s must outlive pprof_write(). */
+static __u32 intern_string(struct pp *pp, const char *s)
+{
+	__u64 hash = hash_str(s);
+	struct hslot *slot;
+
+	if (pp->err)
+		return 0;
+	if (ht_reserve(&pp->str_ht) ||
+	    grow_array((void **)&pp->strs, &pp->cap_strs, pp->nr_strs + 1, sizeof(*pp->strs)))
+		return fail(pp, -ENOMEM);
+	slot = ht_lookup(&pp->str_ht, hash, str_eq, pp, s);
+	if (slot->id)
+		return slot->id - 1;
+	pp->strs[pp->nr_strs++] = s;
+	ht_fill(&pp->str_ht, slot, hash, pp->nr_strs);
+	return pp->nr_strs - 1;
+}
+
+static bool func_eq(const struct pp *pp, __u32 id, const void *key)
+{
+	return pp->funcs[id - 1] == *(const __u32 *)key;
+}
+
+/*
+ * Functions are told apart by name only: pprof merges same-named functions
+ * in its reports anyway, and without source files there is nothing else.
+ */
+static __u32 intern_function(struct pp *pp, const char *name)
+{
+	__u32 idx = intern_string(pp, name);
+	__u64 hash = mix(idx);
+	struct hslot *slot;
+
+	if (pp->err)
+		return 0;
+	if (ht_reserve(&pp->func_ht) ||
+	    grow_array((void **)&pp->funcs, &pp->cap_funcs, pp->nr_funcs + 1, sizeof(*pp->funcs)))
+		return fail(pp, -ENOMEM);
+	slot = ht_lookup(&pp->func_ht, hash, func_eq, pp, &idx);
+	if (slot->id)
+		return slot->id;
+	pp->funcs[pp->nr_funcs++] = idx;
+	ht_fill(&pp->func_ht, slot, hash, pp->nr_funcs);
+	return pp->nr_funcs;
+}
+
+static bool map_eq(const struct pp *pp, __u32 id, const void *key)
+{
+	const struct pp_mapping *a = &pp->maps[id - 1], *b = key;
+
+	if (a->synthetic || b->synthetic)
+		return a->synthetic == b->synthetic && a->file == b->file;
+	return a->start == b->start && a->limit == b->limit &&
+	       a->pgoff == b->pgoff && a->file == b->file &&
+	       a->build_id == b->build_id;
+}
+
+static __u64 map_hash(const struct pp_mapping *m)
+{
+	if (m->synthetic)
+		return mix(m->file ^ 0x5bd1e995ULL << 32);
+	return mix(m->start ^ mix(m->limit ^ mix(m->pgoff ^ mix(m->file ^ (__u64)m->build_id << 32))));
+}
+
+/* Id of the mapping equal to key, added if new; *added says which. */
+static __u32 intern_mapping(struct pp *pp, const struct pp_mapping *key, bool *added)
+{
+	__u64 hash = map_hash(key);
+	struct hslot *slot;
+
+	*added = false;
+	if (pp->err)
+		return 0;
+	if (ht_reserve(&pp->map_ht) ||
+	    grow_array((void **)&pp->maps, &pp->cap_maps, pp->nr_maps + 1, sizeof(*pp->maps)))
+		return fail(pp, -ENOMEM);
+	slot = ht_lookup(&pp->map_ht, hash, map_eq, pp, key);
+	if (slot->id)
+		return slot->id;
+	pp->maps[pp->nr_maps++] = *key;
+	ht_fill(&pp->map_ht, slot, hash, pp->nr_maps);
+	*added = true;
+	return pp->nr_maps;
+}
+
+static __u32 synthetic_mapping(struct pp *pp, const char *file, __u64 pc)
+{
+	struct pp_mapping key = {
+		.file = intern_string(pp, file),
+		.start = pc,
+		.limit = pc + 1,
+		.synthetic = true,
+	};
+	struct pp_mapping *m;
+	bool added;
+	__u32 id;
+
+	id = intern_mapping(pp, &key, &added);
+	if (!id || added)
+		return id;
+	m = &pp->maps[id - 1];
+	if (pc < m->start)
+		m->start = pc;
+	if (pc >= m->limit)
+		m->limit = pc + 1;
+	return id;
+}
+
+static __u32 user_mapping(struct pp *pp, __u32 pid, const struct frame *f, __u64 pc)
+{
+	struct pp_mapping key = {};
+	struct usym sym;
+	bool added;
+
+	if (!pp->us || usyms__resolve(pp->us, pid, pc, &sym))
+		return f->module ? synthetic_mapping(pp, f->module, pc) : 0;
+	key.start = sym.map_start;
+	key.limit = sym.map_end;
+	key.pgoff = sym.map_pgoff;
+	key.file = intern_string(pp, sym.module ? sym.module : "");
+	key.build_id = sym.build_id ? intern_string(pp, sym.build_id) : 0;
+	return intern_mapping(pp, &key, &added);
+}
+
+static bool loc_eq(const struct pp *pp, __u32 id, const void *key)
+{
+	const struct pp_location *a = &pp->locs[id - 1], *b = key;
+
+	return a->addr == b->addr && a->mapping == b->mapping &&
+	       a->function == b->function;
+}
+
+/*
+ * One location per (mapping, address); the function is part of the key only
+ * so that two processes' different JIT code at one address stays apart.
+ */
+static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 function)
+{
+	struct pp_location key = { .addr = addr, .mapping = mapping, .function = function };
+	__u64 hash = mix(addr ^ mix((__u64)mapping << 32 | function));
+	struct hslot *slot;
+
+	if (pp->err)
+		return 0;
+	if (ht_reserve(&pp->loc_ht) ||
+	    grow_array((void **)&pp->locs, &pp->cap_locs, pp->nr_locs + 1, sizeof(*pp->locs)))
+		return fail(pp, -ENOMEM);
+	slot = ht_lookup(&pp->loc_ht, hash, loc_eq, pp, &key);
+	if (slot->id)
+		return slot->id;
+	pp->locs[pp->nr_locs++] = key;
+	ht_fill(&pp->loc_ht, slot, hash, pp->nr_locs);
+	if (mapping) {
+		if (function)
+			pp->maps[mapping - 1].named = true;
+		else
+			pp->maps[mapping - 1].unnamed = true;
+	}
+	return pp->nr_locs;
+}
+
+/*
+ * Every frame but a stack's first is a return address; use the call
+ * instruction's address, as the symbolizer did to name it.
+ */
+static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f, bool first)
+{
+	__u64 pc = first || !f->addr ? f->addr : f->addr - 1;
+	__u32 mapping, function;
+
+	if (f->kernel)
+		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc);
+	else
+		mapping = user_mapping(pp, pid, f, pc);
+	function = f->name ? intern_function(pp, f->name) : 0;
+	return intern_location(pp, mapping, pc, function);
+}
+
+static void add_id(struct pp *pp, __u32 id)
+{
+	if (pp->err)
+		return;
+	if (grow_array((void **)&pp->ids, &pp->cap_ids, pp->nr_ids + 1, sizeof(*pp->ids))) {
+		fail(pp, -ENOMEM);
+		return;
+	}
+	pp->ids[pp->nr_ids++] = id;
+}
+
+static void add_stack(struct pp *pp, __u32 pid, const struct stack *st,
+		      __u8 state, const char *missed)
+{
+	if (state == STATE_MISSED) {
+		add_id(pp, intern_location(pp, 0, 0, intern_function(pp, missed)));
+		return;
+	}
+	if (state != STATE_OK)
+		return;
+	for (__u32 i = 0; i < st->nr; i++)
+		add_id(pp, frame_location(pp, pid, &st->frames[i], i == 0));
+}
+
+static void write_label(struct pp *pp, const char *key, const char *str, __u64 num)
+{
+	size_t mark = pb_open(&pp->out, SAMPLE_LABEL);
+
+	pb_int64(&pp->out, LABEL_KEY, intern_string(pp, key));
+	if (str)
+		pb_int64(&pp->out, LABEL_STR, intern_string(pp, str));
+	else
+		pb_int64(&pp->out, LABEL_NUM, num);
+	pb_close(&pp->out, mark);
+}
+
+/* Locations leaf first: the kernel stack (if any) sits on top of the user one. */
+static void write_sample(struct pp *pp, const struct record *r)
+{
+	__u64 values[2] = { r->count, r->count * pp->period };
+	size_t mark;
+
+	pp->nr_ids = 0;
+	if (pp->oo->want_kernel)
+		add_stack(pp, r->pid, r->kern, r->kern_state, "[Missed Kernel Stack]");
+	if (pp->oo->want_user)
+		add_stack(pp, r->pid, r->user, r->user_state, "[Missed User Stack]");
+	mark = pb_open(&pp->out, PROFILE_SAMPLE);
+	pb_packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
+	pb_packed_u64(&pp->out, SAMPLE_VALUE, values, 2);
+	write_label(pp, "pid", NULL, r->pid);
+	write_label(pp, "comm", r->comm, 0);
+	if (r->tid)
+		write_label(pp, "tid", NULL, r->tid);
+	pb_close(&pp->out, mark);
+}
+
+static void write_value_type(struct pp *pp, __u32 field, const char *type, const char *unit)
+{
+	size_t mark = pb_open(&pp->out, field);
+
+	pb_int64(&pp->out, VALUE_TYPE_TYPE, intern_string(pp, type));
+	pb_int64(&pp->out, VALUE_TYPE_UNIT, intern_string(pp, unit));
+	pb_close(&pp->out, mark);
+}
+
+static void write_header(struct pp *pp, const struct pprof_meta *m)
+{
+	const char *type = m->period_type ? m->period_type : "cpu";
+	const char *unit = m->period_unit ? m->period_unit : "nanoseconds";
+
+	write_value_type(pp, PROFILE_SAMPLE_TYPE, "samples", "count");
+	write_value_type(pp, PROFILE_SAMPLE_TYPE, type, unit);
+	write_value_type(pp, PROFILE_PERIOD_TYPE, type, unit);
+	pb_int64(&pp->out, PROFILE_PERIOD, m->period);
+	pb_int64(&pp->out, PROFILE_TIME_NANOS, m->time_nanos);
+	pb_int64(&pp->out, PROFILE_DURATION_NANOS, m->duration_nanos);
+}
+
+/*
+ * has_functions tells pprof not to symbolize the mapping again; as Go's own
+ * writer does, claim it only when every location in it has a name.
+ */
+static void write_mappings(struct pp *pp)
+{
+	for (size_t i = 0; i < pp->nr_maps; i++) {
+		const struct pp_mapping *m = &pp->maps[i];
+		size_t mark = pb_open(&pp->out, PROFILE_MAPPING);
+
+		pb_uint64(&pp->out, MAPPING_ID, i + 1);
+		pb_uint64(&pp->out, MAPPING_MEMORY_START, m->start);
+		pb_uint64(&pp->out, MAPPING_MEMORY_LIMIT, m->limit);
+		pb_uint64(&pp->out, MAPPING_FILE_OFFSET, m->pgoff);
+		pb_int64(&pp->out, MAPPING_FILENAME, m->file);
+		if (m->build_id)
+			pb_int64(&pp->out, MAPPING_BUILD_ID, m->build_id);
+		if (m->named && !m->unnamed)
+			pb_bool(&pp->out, MAPPING_HAS_FUNCTIONS, true);
+		pb_close(&pp->out, mark);
+	}
+}
+
+static void write_locations(struct pp *pp)
+{
+	for (size_t i = 0; i < pp->nr_locs; i++) {
+		const struct pp_location *l = &pp->locs[i];
+		size_t mark = pb_open(&pp->out, PROFILE_LOCATION), line;
+
+		pb_uint64(&pp->out, LOCATION_ID, i + 1);
+		if (l->mapping)
+			pb_uint64(&pp->out, LOCATION_MAPPING_ID, l->mapping);
+		pb_uint64(&pp->out, LOCATION_ADDRESS, l->addr);
+		if (l->function) {
+			line = pb_open(&pp->out, LOCATION_LINE);
+			pb_uint64(&pp->out, LINE_FUNCTION_ID, l->function);
+			pb_close(&pp->out, line);
+		}
+		pb_close(&pp->out, mark);
+	}
+}
+
+static void write_functions(struct pp *pp)
+{
+	for (size_t i = 0; i < pp->nr_funcs; i++) {
+		size_t mark = pb_open(&pp->out, PROFILE_FUNCTION);
+
+		pb_uint64(&pp->out, FUNCTION_ID, i + 1);
+		pb_int64(&pp->out, FUNCTION_NAME, pp->funcs[i]);
+		pb_int64(&pp->out, FUNCTION_SYSTEM_NAME, pp->funcs[i]);
+		pb_close(&pp->out, mark);
+	}
+}
+
+static void write_strings(struct pp *pp)
+{
+	for (size_t i = 0; i < pp->nr_strs; i++)
+		pb_string(&pp->out, PROFILE_STRING_TABLE, pp->strs[i]);
+}
+
+static int write_error(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+/* One gzip member (deflate with windowBits 15 + 16) of data, to out. */
+static int gzip_write(FILE *out, const __u8 *data, size_t len)
+{
+	unsigned char chunk[16384];
+	z_stream zs = {};
+	int ret, err = 0;
+
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	zs.next_in = (unsigned char *)data;
+	do {
+		/* avail_in is 32 bits wide: feed a huge buffer in slices. */
+		if (!zs.avail_in && len) {
+			zs.avail_in = len > UINT_MAX ? UINT_MAX : len;
+			len -= zs.avail_in;
+		}
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		ret = deflate(&zs, len ? Z_NO_FLUSH : Z_FINISH);
+		if (ret == Z_STREAM_ERROR) {
+			err = -EIO;
+			break;
+		}
+		if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
+		    sizeof(chunk) - zs.avail_out) {
+			err = write_error();
+			break;
+		}
+	} while (ret != Z_STREAM_END);
+	deflateEnd(&zs);
+	if (!err && fflush(out))
+		err = write_error();
+	return err;
+}
+
+static void pp_free(struct pp *pp)
+{
+	pb_free(&pp->out);
+	free(pp->strs);
+	free(pp->str_ht.slots);
+	free(pp->funcs);
+	free(pp->func_ht.slots);
+	free(pp->maps);
+	free(pp->map_ht.slots);
+	free(pp->locs);
+	free(pp->loc_ht.slots);
+	free(pp->ids);
+}
+
+int pprof_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+		struct usyms *us, const struct pprof_meta *m)
+{
+	struct pprof_meta none = {};
+	struct pp pp = { .us = us, .oo = oo };
+	int err;
+
+	if (!m)
+		m = &none;
+	pp.period = m->period;
+	intern_string(&pp, "");		/* index 0, as profile.proto requires */
+	write_header(&pp, m);
+	for (size_t i = 0; i < p->nr; i++)
+		if (p->recs[i].count)
+			write_sample(&pp, &p->recs[i]);
+	write_mappings(&pp);
+	write_locations(&pp);
+	write_functions(&pp);
+	write_strings(&pp);
+	err = pp.err ? pp.err : pp.out.err;
+	if (!err)
+		err = gzip_write(out, pp.out.buf, pp.out.len);
+	pp_free(&pp);
+	return err;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Interactive SVG flame graphs: one self-contained file (inline CSS and
+ * JavaScript, nothing fetched) that a browser opens directly.
+ */
+#ifndef SVG_H
+#define SVG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct profile;
+struct output_opts;
+
+/* The CLI's --min-width default, in percent of all samples. */
+#define SVG_MIN_WIDTH_DEFAULT 0.1
+
+struct svg_opts {
+	const char *title;	/* NULL: "CPU Flame Graph" ("Icicle Graph" inverted) */
+	const char *subtitle;	/* NULL: none */
+	bool inverted;		/* icicle graph: root at the top */
+	/*
+	 * Frames narrower than this percentage of all samples are not drawn,
+	 * nor anything above them, which keeps big profiles small.  0 draws
+	 * every frame: set it to SVG_MIN_WIDTH_DEFAULT for the usual default.
+	 */
+	double min_width;
+};
+
+/*
+ * Write p as a flame graph.  The stacks are the folded ones (see
+ * output.h): comm at the root, then user frames, "-" between user and
+ * kernel when oo->delimited, then kernel frames, leaf on top; oo's
+ * want_user, want_kernel and annotations apply as in folded output.  Frames
+ * with the same name under the same parent are merged, and siblings are
+ * ordered by name.  Hovering shows a frame's name, samples and percentage;
+ * clicking zooms into it; Ctrl-F or "Search" highlights the frames whose
+ * name matches a regular expression and shows the share of samples they
+ * cover (also given as ?s=REGEX in the file's URL).  so may be NULL.
+ *
+ * Colours tell kernel (orange), user native (red), JIT (green: module
+ * "[anon]", a perf map, or a named user frame with no module), and
+ * [unknown]/[Missed ...] (grey) apart; a name always gets the same shade.
+ *
+ * Returns 0 or a negative errno (-ENOMEM, or a failed write's errno).
+ */
+int svg_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+	      const struct svg_opts *so);
+
+#endif /* SVG_H */
