@@ -26,36 +26,65 @@ const volatile bool want_kernel = true;
 const volatile bool per_thread = false;
 const volatile bool per_cpu = false;
 const volatile bool use_pidns = false;
+const volatile bool notify_new = false;
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u32 self_tgid = 0;
 const volatile __u32 stack_bytes = MAX_STACK_DEPTH * sizeof(__u64);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));
-	__uint(max_entries, 16384);
-} stacks SEC(".maps");
+/*
+ * Two sets of count, stack and spill maps.  The program counts into the set
+ * that active_set selects; for -i, user space flips it, waits for programs
+ * still running on the old set, drains and empties that set, while sampling
+ * goes on in the other.  No sample is counted twice or lost at the boundary,
+ * and stack ids stay valid for as long as the counts that refer to them.
+ */
+__u32 active_set = 0;
+
+#define STACK_MAP(name)						\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);			\
+	__uint(key_size, sizeof(__u32));				\
+	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));		\
+	__uint(max_entries, 16384);					\
+} name SEC(".maps")
 
 /*
  * Not preallocated: it costs memory only for the stacks that actually
  * collided, about 1 KiB each, instead of 17 MiB up front.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);
-	__type(value, struct hashed_stack);
-	__uint(max_entries, 16384);
-} spilled SEC(".maps");
+#define SPILL_MAP(name)						\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_HASH);				\
+	__uint(map_flags, BPF_F_NO_PREALLOC);				\
+	__type(key, __u64);						\
+	__type(value, struct hashed_stack);				\
+	__uint(max_entries, 16384);					\
+} name SEC(".maps")
 
+#define COUNT_MAP(name)						\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_HASH);				\
+	__type(key, struct count_key);					\
+	__type(value, __u64);						\
+	__uint(max_entries, 40960);					\
+} name SEC(".maps")
+
+STACK_MAP(stacks0);
+STACK_MAP(stacks1);
+SPILL_MAP(spilled0);
+SPILL_MAP(spilled1);
+COUNT_MAP(counts0);
+COUNT_MAP(counts1);
+
+/* Per CPU: 1 + the set a running program uses, 0 when none runs. */
+#define INFLIGHT_UNKNOWN 3
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, struct count_key);
-	__type(value, __u64);
-	__uint(max_entries, 40960);
-} counts SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} inflight SEC(".maps");
 
 struct counters {
 	__u64 c[NR_COUNTERS];
@@ -111,6 +140,35 @@ struct {
 	__uint(value_size, sizeof(__u64));
 	__uint(max_entries, 1);
 } mntnsmap SEC(".maps");
+
+/*
+ * Side band to user space: the loader opens a perf ring buffer per CPU on
+ * this map, for the kernel's mmap/comm/fork/exit records, and we add one
+ * record the first time a process is sampled, so that its mappings can be
+ * read while it still lives.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} seen SEC(".maps");
+
+static __always_inline void note_process(void *ctx, __u32 pid)
+{
+	__u8 one = 1;
+
+	if (!notify_new || bpf_map_lookup_elem(&seen, &pid))
+		return;
+	bpf_map_update_elem(&seen, &pid, &one, BPF_ANY);
+	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &pid, sizeof(pid));
+}
 
 static __always_inline bool in_set(void *map, __u32 id)
 {
@@ -178,8 +236,14 @@ static __always_inline __u64 hash_stack(const struct hashed_stack *st, __u64 see
  * ran out of free entries): store this one by content instead, so that the
  * sample keeps a real stack.
  */
-static __always_inline void spill(void *ctx, struct stack_ref *ref, __u64 flags,
-				  __u64 *cnt)
+struct map_set {
+	void *counts;
+	void *stacks;
+	void *spilled;
+};
+
+static __always_inline void spill(void *ctx, const struct map_set *ms,
+				  struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
 	__u32 zero = 0;
 	struct hashed_stack *st = bpf_map_lookup_elem(&scratch, &zero);
@@ -196,7 +260,7 @@ static __always_inline void spill(void *ctx, struct stack_ref *ref, __u64 flags,
 	}
 	st->nr = len / sizeof(__u64);
 	h = hash_stack(st, flags);
-	err = bpf_map_update_elem(&spilled, &h, st, BPF_NOEXIST);
+	err = bpf_map_update_elem(ms->spilled, &h, st, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		/* No room left anywhere: report it as bcc reports -ENOMEM. */
 		cnt[CNT_SPILL_FULL]++;
@@ -210,10 +274,11 @@ static __always_inline void spill(void *ctx, struct stack_ref *ref, __u64 flags,
 }
 
 /* Index of the first of the four per-kind error counters. */
-static __always_inline void get_stack(void *ctx, struct stack_ref *ref,
-				      __u64 flags, int base, __u64 *cnt)
+static __always_inline void get_stack(void *ctx, const struct map_set *ms,
+				      struct stack_ref *ref, __u64 flags, int base,
+				      __u64 *cnt)
 {
-	long id = bpf_get_stackid(ctx, &stacks, flags);
+	long id = bpf_get_stackid(ctx, ms->stacks, flags);
 
 	if (id >= 0) {
 		ref->src = STACK_MAP;
@@ -237,25 +302,25 @@ static __always_inline void get_stack(void *ctx, struct stack_ref *ref,
 		cnt[base + 3]++;
 		return;
 	}
-	spill(ctx, ref, flags, cnt);
+	spill(ctx, ms, ref, flags, cnt);
 }
 
-static __always_inline void count(struct count_key *key, __u64 *cnt)
+static __always_inline void count(void *counts, struct count_key *key, __u64 *cnt)
 {
 	__u64 one = 1, *val;
 	long err;
 
-	val = bpf_map_lookup_elem(&counts, key);
+	val = bpf_map_lookup_elem(counts, key);
 	if (val) {
 		__sync_fetch_and_add(val, 1);
 		return;
 	}
-	err = bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST);
+	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
 	if (!err)
 		return;
 	if (err == -EEXIST) {
 		/* Another CPU inserted the same key first. */
-		val = bpf_map_lookup_elem(&counts, key);
+		val = bpf_map_lookup_elem(counts, key);
 		if (val) {
 			__sync_fetch_and_add(val, 1);
 			return;
@@ -264,33 +329,69 @@ static __always_inline void count(struct count_key *key, __u64 *cnt)
 	cnt[CNT_HASH_FULL]++;
 }
 
-SEC("perf_event")
-int do_sample(struct bpf_perf_event_data *ctx)
+static __always_inline void select_set(struct map_set *ms, __u32 set)
+{
+	if (set) {
+		ms->counts = &counts1;
+		ms->stacks = &stacks1;
+		ms->spilled = &spilled1;
+	} else {
+		ms->counts = &counts0;
+		ms->stacks = &stacks0;
+		ms->spilled = &spilled0;
+	}
+}
+
+static __always_inline void sample(struct bpf_perf_event_data *ctx,
+				   const struct map_set *ms, __u64 *cnt)
 {
 	struct count_key key = {};
-	struct counters *stat;
-	__u32 zero = 0;
 	__u32 pid, tid;
 
-	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (!stat)
-		return 0;
-	stat->c[CNT_TAKEN]++;
 	if (!wanted(&pid, &tid)) {
-		stat->c[CNT_FILTERED]++;
-		return 0;
+		cnt[CNT_FILTERED]++;
+		return;
 	}
 	key.pid = pid;
+	note_process(ctx, pid);
 	if (per_thread)
 		key.tid = tid;
 	if (per_cpu)
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user)
-		get_stack(ctx, &key.user, BPF_F_USER_STACK, CNT_USER_EEXIST, stat->c);
+		get_stack(ctx, ms, &key.user, BPF_F_USER_STACK, CNT_USER_EEXIST, cnt);
 	if (want_kernel)
-		get_stack(ctx, &key.kern, 0, CNT_KERN_EEXIST, stat->c);
-	count(&key, stat->c);
+		get_stack(ctx, ms, &key.kern, 0, CNT_KERN_EEXIST, cnt);
+	count(ms->counts, &key, cnt);
+}
+
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
+{
+	struct counters *stat;
+	struct map_set ms;
+	__u32 zero = 0, set;
+	__u32 *busy;
+
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	busy = bpf_map_lookup_elem(&inflight, &zero);
+	if (!stat || !busy)
+		return 0;
+	/*
+	 * Say "busy, set unknown" before reading active_set, with a full
+	 * barrier between (the locked add that counts the sample, on x86),
+	 * so that user space, which
+	 * flips active_set and then reads every CPU's flag, either sees us
+	 * busy or we see the new set.
+	 */
+	*busy = INFLIGHT_UNKNOWN;
+	__sync_fetch_and_add(&stat->c[CNT_TAKEN], 1);
+	set = active_set & 1;
+	*busy = set + 1;
+	select_set(&ms, set);
+	sample(ctx, &ms, stat->c);
+	*busy = 0;
 	return 0;
 }
 

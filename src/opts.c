@@ -53,6 +53,7 @@ static const struct option long_opts[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "cgroupmap", required_argument, NULL, OPT_CGROUPMAP },
 	{ "mntnsmap", required_argument, NULL, OPT_MNTNSMAP },
+	{ "interval", required_argument, NULL, 'i' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "title", required_argument, NULL, OPT_TITLE },
@@ -66,7 +67,7 @@ static const struct option long_opts[] = {
 	{},
 };
 
-static const char short_opts[] = "p:L:UKF:c:daIfC:o:vhV";
+static const char short_opts[] = "p:L:UKF:c:daIfC:o:i:vhV";
 
 void options_usage(FILE *out)
 {
@@ -85,8 +86,10 @@ void options_usage(FILE *out)
 "  -I, --include-idle          include CPU idle stacks\n"
 "  -f, --folded                output folded format, one line per stack\n"
 "      --format FMT            output format: plain, folded, svg or pprof\n"
+"  -i, --interval SECONDS      report every SECONDS, without losing samples between\n"
 "  -o, --output FILE           write to FILE; the format follows its name (.svg,\n"
-"                              .pb.gz or .pprof, .folded) unless given\n"
+"                              .pb.gz or .pprof, .folded) unless given; with -i,\n"
+"                              a strftime pattern gives a file per interval\n"
 "      --title TEXT            title of the SVG flame graph\n"
 "      --inverted              SVG: draw an icicle graph (root at the top)\n"
 "      --min-width PCT         SVG: omit frames under PCT%% of samples (default 0.1)\n"
@@ -345,6 +348,9 @@ static int parse_one(struct options *o, int c, const char *arg)
 		break;
 	case 'o':
 		return parse_path_opt("-o/--output", arg, &o->output);
+	case 'i':
+		err = parse_num_opt("-i/--interval", arg, 1, 1U << 31, &o->interval);
+		break;
 	case OPT_TITLE: o->title = arg; break;
 	case OPT_INVERTED: o->inverted = true; break;
 	case OPT_MIN_WIDTH:

@@ -55,6 +55,7 @@ struct options {
 	bool per_thread;		/* --per-thread */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
+	__u64 interval;			/* -i seconds between reports, 0: one report */
 	bool help;
 	bool version;
 };

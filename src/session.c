@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
@@ -19,11 +20,20 @@
 #include "perf.h"
 #include "profile.skel.h"
 
+/* bpf/profile.bpf.c: "busy, set not yet chosen". */
+#define INFLIGHT_UNKNOWN 3
+
 /* The inode number of the initial PID namespace (include/linux/proc_ns.h). */
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
 
+struct map_set {
+	struct bpf_map *counts, *stacks, *spilled;
+};
+
 struct session {
 	struct profile_bpf *skel;
+	struct map_set sets[2];
+	int read_set;		/* the set drained and read from */
 	struct bpf_link **links;
 	int *pfds;
 	int nr_links;
@@ -73,6 +83,10 @@ struct session *session__open(const struct options *o)
 		session__destroy(s);
 		return NULL;
 	}
+	s->sets[0] = (struct map_set){ s->skel->maps.counts0, s->skel->maps.stacks0,
+				       s->skel->maps.spilled0 };
+	s->sets[1] = (struct map_set){ s->skel->maps.counts1, s->skel->maps.stacks1,
+				       s->skel->maps.spilled1 };
 	return s;
 nomem:
 	fprintf(stderr, "profile: out of memory\n");
@@ -150,6 +164,21 @@ static void configure_filters(struct profile_bpf *skel, const struct options *o)
 		bpf_map__set_max_entries(skel->maps.tid_set, o->nr_tids);
 }
 
+/* Size one set; the second set is only used by -i, and stays tiny without. */
+static int size_set(const struct map_set *ms, const struct options *o, bool used)
+{
+	int err;
+
+	err = bpf_map__set_value_size(ms->stacks, o->max_stack_depth * sizeof(__u64));
+	if (!err)
+		err = bpf_map__set_max_entries(ms->stacks, used ? o->stack_storage : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(ms->spilled, used ? o->stack_storage : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(ms->counts, used ? o->hash_storage : 1);
+	return err;
+}
+
 int session__configure(struct session *s, const struct options *o)
 {
 	struct profile_bpf *skel = s->skel;
@@ -157,16 +186,13 @@ int session__configure(struct session *s, const struct options *o)
 
 	configure_filters(skel, o);
 	skel->rodata->stack_bytes = o->max_stack_depth * sizeof(__u64);
+	skel->rodata->notify_new = true;
 	err = configure_pidns(skel);
 	if (err)
 		return err;
-	err = bpf_map__set_value_size(skel->maps.stacks, o->max_stack_depth * sizeof(__u64));
+	err = size_set(&s->sets[0], o, true);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.stacks, o->stack_storage);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.spilled, o->stack_storage);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.counts, o->hash_storage);
+		err = size_set(&s->sets[1], o, o->interval > 0);
 	if (err) {
 		fprintf(stderr, "profile: cannot size the maps: %s\n", strerror(-err));
 		return err;
@@ -388,8 +414,9 @@ static int drain_iter(int fd, struct sample *out, size_t cap, size_t *nr)
 
 int session__drain(struct session *s, struct sample **samples, size_t *nr)
 {
-	int fd = bpf_map__fd(s->skel->maps.counts);
-	size_t cap = bpf_map__max_entries(s->skel->maps.counts);
+	struct bpf_map *counts = s->sets[s->read_set].counts;
+	int fd = bpf_map__fd(counts);
+	size_t cap = bpf_map__max_entries(counts);
 	struct sample *out;
 	int err;
 
@@ -409,6 +436,7 @@ int session__drain(struct session *s, struct sample **samples, size_t *nr)
 
 int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips)
 {
+	const struct map_set *ms = &s->sets[s->read_set];
 	struct hashed_stack hs;
 	__u32 id = ref->id;
 	int n = 0;
@@ -416,13 +444,13 @@ int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips)
 	switch (ref->src) {
 	case STACK_MAP:
 		memset(ips, 0, s->depth * sizeof(*ips));
-		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips))
+		if (bpf_map_lookup_elem(bpf_map__fd(ms->stacks), &id, ips))
 			return -errno;
 		while (n < (int)s->depth && ips[n])
 			n++;
 		return n;
 	case STACK_HASHED:
-		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.spilled), &ref->id, &hs))
+		if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &ref->id, &hs))
 			return -errno;
 		n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
 		memcpy(ips, hs.ips, n * sizeof(*ips));
@@ -430,4 +458,107 @@ int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips)
 	default:
 		return -ENOENT;
 	}
+}
+
+int session__events_fd(const struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.events);
+}
+
+/* Is any CPU still running the program on set `set`, or about to pick one? */
+static int set_busy(struct session *s, int set, bool *busy)
+{
+	__u32 zero = 0, *vals;
+	int err = 0;
+
+	vals = calloc(s->nr_cpus, sizeof(__u64));	/* per-CPU values are 8-byte aligned */
+	if (!vals)
+		return -ENOMEM;
+	*busy = false;
+	if (bpf_map__lookup_elem(s->skel->maps.inflight, &zero, sizeof(zero), vals,
+				 s->nr_cpus * sizeof(__u64), 0)) {
+		err = -errno;
+		goto out;
+	}
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		__u32 v = vals[cpu * 2];
+
+		if (v == (__u32)set + 1 || v == INFLIGHT_UNKNOWN)
+			*busy = true;
+	}
+out:
+	free(vals);
+	return err;
+}
+
+int session__flip(struct session *s)
+{
+	int old = s->skel->bss->active_set & 1;
+	struct timespec ms = { 0, 1000000 };
+	bool busy = true;
+	int err;
+
+	s->skel->bss->active_set = !old;
+	__sync_synchronize();
+	/* Programs run in interrupt context: this takes microseconds, unless
+	 * a virtual CPU was descheduled in the middle of one. */
+	for (int tries = 0; busy && tries < 1000; tries++) {
+		err = set_busy(s, old, &busy);
+		if (err)
+			return err;
+		if (busy)
+			nanosleep(&ms, NULL);
+	}
+	s->read_set = old;
+	return busy ? -EBUSY : 0;
+}
+
+/*
+ * Delete every entry: first collect the keys (a chain of get_next_key calls,
+ * one pass over the map), then delete them, so that deleting never restarts
+ * the walk from the first bucket.
+ */
+static int clear_map(struct bpf_map *map, size_t key_size)
+{
+	int fd = bpf_map__fd(map);
+	size_t n = 0, cap = 1024;
+	char *keys, *tmp;
+	void *prev = NULL;
+	int err = 0;
+
+	keys = malloc(cap * key_size);
+	if (!keys)
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, prev, keys + n * key_size)) {
+		prev = keys + n * key_size;
+		if (++n < cap)
+			continue;
+		tmp = realloc(keys, 2 * cap * key_size);
+		if (!tmp) {
+			err = -ENOMEM;
+			break;
+		}
+		keys = tmp;
+		cap *= 2;
+		prev = keys + (n - 1) * key_size;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, keys + i * key_size);
+	free(keys);
+	return err;
+}
+
+int session__clear(struct session *s, const struct sample *samples, size_t nr)
+{
+	const struct map_set *ms = &s->sets[s->read_set];
+	int fd = bpf_map__fd(ms->counts);
+	int err;
+
+	for (size_t i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &samples[i].key);
+	/* Stacks whose sample was dropped are referenced by no count: sweep. */
+	err = clear_map(ms->stacks, sizeof(__u32));
+	if (!err)
+		err = clear_map(ms->spilled, sizeof(__u64));
+	return err;
 }

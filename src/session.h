@@ -43,4 +43,17 @@ int session__drain(struct session *s, struct sample **samples, size_t *nr);
  */
 int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips);
 
+/*
+ * For -i: switch sampling to the other set of maps, wait until no program
+ * still runs on the old one, and make the old one the set that
+ * session__drain() and session__stack() read.  0, -EBUSY or -errno.
+ */
+int session__flip(struct session *s);
+
+/* Empty the read set after its samples were reported, for its next turn. */
+int session__clear(struct session *s, const struct sample *samples, size_t nr);
+
+/* The PERF_EVENT_ARRAY map for the side-band ring buffers. */
+int session__events_fd(const struct session *s);
+
 #endif /* SESSION_H */

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The run: load and attach, then wait for the end while the side-band ring
+ * buffers tell us about processes coming and going, then drain, symbolize
+ * and write.  With -i the maps are double-buffered and each interval is
+ * written while sampling goes on in the other set.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "session.h"
+#include "ksyms.h"
+#include "usyms.h"
+#include "symbolize.h"
+#include "output.h"
+#include "writer.h"
+
+struct run {
+	const struct options *o;
+	volatile sig_atomic_t *stop;
+	struct session *s;
+	struct ksyms *ks;
+	struct usyms *us;
+	struct writer w;
+	__u64 counted;		/* over all intervals */
+	__u64 missed_stacks;
+	bool missed_enomem;
+	unsigned int interval_no;
+	struct timespec interval_start;	/* wall clock */
+};
+
+static struct ksyms *load_ksyms(void)
+{
+	struct ksyms *ks = ksyms__load("/proc/kallsyms");
+
+	if (!ks) {
+		fprintf(stderr, "profile: cannot read /proc/kallsyms: %s; kernel frames will be [unknown]\n",
+			strerror(errno));
+		return NULL;
+	}
+	if (ksyms__hidden(ks))
+		fprintf(stderr, "profile: /proc/kallsyms shows only zero addresses (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will be [unknown]\n");
+	return ks;
+}
+
+static __u64 counted_samples(const struct sample *s, size_t nr)
+{
+	__u64 sum = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		sum += s[i].count;
+	return sum;
+}
+
+static void report_counters(const struct run *r, const __u64 *c)
+{
+	if (r->missed_stacks)
+		fprintf(stderr, "WARNING: %llu stack traces could not be displayed.%s\n",
+			(unsigned long long)r->missed_stacks,
+			r->missed_enomem ? " Consider increasing --stack-storage-size." : "");
+	if (c[CNT_HASH_FULL])
+		fprintf(stderr, "WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.\n",
+			(unsigned long long)c[CNT_HASH_FULL]);
+	if (!r->o->verbose)
+		return;
+	fprintf(stderr,
+		"profile: samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)\n"
+		"profile: user stacks: eexist %llu, enomem %llu, efault %llu, other %llu\n"
+		"profile: kernel stacks: eexist %llu, enomem %llu, efault %llu, other %llu\n"
+		"profile: spilled stacks: stored %llu, spill map full %llu, read errors %llu\n"
+		"profile: counted + filtered + dropped %s taken\n",
+		(unsigned long long)c[CNT_TAKEN], (unsigned long long)r->counted,
+		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL],
+		(unsigned long long)c[CNT_USER_EEXIST], (unsigned long long)c[CNT_USER_ENOMEM],
+		(unsigned long long)c[CNT_USER_EFAULT], (unsigned long long)c[CNT_USER_OTHER],
+		(unsigned long long)c[CNT_KERN_EEXIST], (unsigned long long)c[CNT_KERN_ENOMEM],
+		(unsigned long long)c[CNT_KERN_EFAULT], (unsigned long long)c[CNT_KERN_OTHER],
+		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
+		(unsigned long long)c[CNT_SPILL_ERR],
+		r->counted + c[CNT_FILTERED] + c[CNT_HASH_FULL] == c[CNT_TAKEN] ? "==" : "!=");
+}
+
+/* Drain the read set, symbolize it and write it: one report.  0 or -errno;
+ * a write error is returned as is, for the caller to judge. */
+static int report_set(struct run *r, bool clear)
+{
+	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us };
+	struct profile prof = {};
+	struct sample *samples = NULL;
+	struct timespec now;
+	size_t nr = 0;
+	int err;
+
+	err = session__drain(r->s, &samples, &nr);
+	if (err) {
+		fprintf(stderr, "profile: cannot read the BPF maps: %s\n", strerror(-err));
+		return err;
+	}
+	err = profile_build(&prof, &sym, samples, nr);
+	if (err) {
+		fprintf(stderr, "profile: cannot symbolize: %s\n", strerror(-err));
+		goto out;
+	}
+	r->counted += counted_samples(samples, nr);
+	r->missed_stacks += prof.missed_stacks;
+	r->missed_enomem |= prof.missed_enomem;
+	clock_gettime(CLOCK_REALTIME, &now);
+	err = writer_write(&r->w, &prof, r->interval_no, &r->interval_start, &now);
+	r->interval_start = now;
+	r->interval_no++;
+	if (clear && !err)
+		err = session__clear(r->s, samples, nr);
+out:
+	profile_free(&prof);
+	free(samples);
+	return err;
+}
+
+static int flip(struct session *s)
+{
+	int err = session__flip(s);
+
+	if (err)
+		fprintf(stderr, "profile: cannot switch map sets for the next interval: %s\n",
+			strerror(-err));
+	return err;
+}
+
+static void ts_add(struct timespec *t, __u64 sec)
+{
+	t->tv_sec += sec;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Sleep until deadline (monotonic) or a stop request. */
+static void wait_until(struct run *r, const struct timespec *deadline)
+{
+	while (!*r->stop) {
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, deadline, NULL) == 0)
+			return;
+	}
+}
+
+/* Sample until the duration ends or a signal comes; report every interval. */
+static int sample_loop(struct run *r)
+{
+	const struct options *o = r->o;
+	struct timespec start, end, next, now;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	end = next = start;
+	ts_add(&end, o->duration ? o->duration : (__u64)1 << 40);
+	ts_add(&next, o->interval ? o->interval : (__u64)1 << 41);
+	for (;;) {
+		wait_until(r, ts_before(&next, &end) ? &next : &end);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (*r->stop || !ts_before(&now, &end))
+			return 0;
+		if (!ts_before(&now, &next)) {
+			err = flip(r->s);
+			if (!err)
+				err = report_set(r, true);
+			if (err)
+				return err;
+			ts_add(&next, o->interval);
+		}
+	}
+}
+
+static int finish(struct run *r)
+{
+	__u64 counters[NR_COUNTERS];
+	int err;
+
+	session__detach(r->s);
+	/* A second Ctrl-C while printing ends the process at once. */
+	signal(SIGINT, SIG_DFL);
+	if (r->o->interval) {
+		err = flip(r->s);
+		if (err)
+			return err;
+	}
+	err = report_set(r, false);
+	if (!err)
+		err = writer_close(&r->w);
+	if (err)
+		return err;
+	err = session__counters(r->s, counters);
+	if (err) {
+		fprintf(stderr, "profile: cannot read the counters: %s\n", strerror(-err));
+		return err;
+	}
+	report_counters(r, counters);
+	return 0;
+}
+
+static int exit_status(int err)
+{
+	if (!err || err == -EPIPE)
+		return 0;	/* EPIPE: the reader has gone (| head), not our failure */
+	return 1;
+}
+
+int run_profile(const struct options *o, const struct limits *lim,
+		volatile sig_atomic_t *stop)
+{
+	struct run r = { .o = o, .stop = stop, .interval_no = 1 };
+	int err;
+
+	err = writer_open(&r.w, o);
+	if (err)
+		return 1;
+	r.s = session__open(o);
+	if (!r.s)
+		goto out;
+	err = session__configure(r.s, o);
+	if (!err)
+		err = session__load(r.s, o);
+	if (!err)
+		err = session__attach(r.s, o, lim);
+	if (err)
+		goto out;
+	clock_gettime(CLOCK_REALTIME, &r.interval_start);
+	/* Read kernel symbols while the samples come in, not after. */
+	r.ks = load_ksyms();
+	r.us = usyms__new();
+	if (!r.us)
+		fprintf(stderr, "profile: cannot set up user symbols: %s\n", strerror(errno));
+	err = sample_loop(&r);
+	if (!err)
+		err = finish(&r);
+out:
+	writer_abort(&r.w);
+	usyms__free(r.us);
+	ksyms__free(r.ks);
+	session__destroy(r.s);
+	return r.s ? exit_status(err) : 1;
+}

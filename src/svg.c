@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * SVG flame graphs.  Records are sorted by their stacks, frame by frame, so
+ * that stacks sharing a prefix are neighbours and siblings come in name
+ * order.  One pass over the sorted records then opens and closes frames
+ * as the prefix changes, which merges identical siblings without building
+ * a tree; a frame narrower than min_width is dropped when it closes (its
+ * children, narrower still, went before it).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svg.h"
+#include "output.h"
+#include "strbuf.h"
+#include "symbolize.h"
+
+#define IMAGE_WIDTH	1200	/* px */
+#define XPAD		10	/* left and right margins */
+#define FRAME_HEIGHT	16
+#define FONT_SIZE	12
+#define TITLE_SIZE	17
+/* An average Verdana glyph is about 0.59 em wide: labels are cut by it. */
+#define CHAR_WIDTH	(FONT_SIZE * 0.59)
+
+enum kind {
+	KIND_OTHER,		/* "all", the comm, the "-" delimiter */
+	KIND_USER,
+	KIND_KERNEL,
+	KIND_JIT,
+	KIND_UNKNOWN,		/* [unknown], [Missed ... Stack] */
+};
+
+/* One frame of a record's stack, as drawn. */
+struct elem {
+	const char *name;
+	__u8 kind;
+	bool suffix;		/* draw "_[k]" after the name (-a) */
+};
+
+/* How many frames each part of a record's stack has. */
+struct shape {
+	__u32 user, delim, kern;
+};
+
+struct item {
+	const struct record *r;
+	struct shape sh;
+};
+
+struct open_frame {
+	struct elem el;
+	__u64 start;
+};
+
+/* A frame to draw. */
+struct node {
+	struct elem el;
+	__u32 depth;		/* 0: the root, "all" */
+	__u64 start, width;	/* in samples */
+};
+
+struct flame {
+	struct node *nodes;
+	size_t nr, cap;
+	__u64 total;
+	double min_samples;	/* narrower frames are not drawn */
+	__u32 max_depth;
+	int err;
+};
+
+struct layout {
+	__u32 height;
+	__u32 top, bottom;	/* room for the title and for the details line */
+	bool inverted;
+	double scale;		/* px per sample */
+};
+
+/* ---- the stacks, as paths from the root ---- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Anonymous executable memory, or a perf map (/tmp/perf-PID.map) naming it. */
+static bool is_jit_module(const char *module)
+{
+	return !strcmp(module, "[anon]") ||
+	       (strstr(module, "perf-") && ends_with(module, ".map"));
+}
+
+static struct elem frame_elem(const struct frame *f, const struct output_opts *oo)
+{
+	struct elem e = { .name = f->name, .kind = KIND_USER };
+
+	if (!f->name) {
+		e.name = "[unknown]";
+		e.kind = KIND_UNKNOWN;
+	} else if (f->kernel || ends_with(f->name, "_[k]")) {
+		e.kind = KIND_KERNEL;
+	} else if (!f->module || is_jit_module(f->module)) {
+		e.kind = KIND_JIT;
+	}
+	e.suffix = f->kernel && oo->annotations;
+	return e;
+}
+
+static __u32 part_len(const struct stack *st, __u8 state, bool want)
+{
+	if (!want)
+		return 0;
+	if (state == STATE_MISSED)
+		return 1;
+	return state == STATE_OK ? st->nr : 0;
+}
+
+/* The same parts, and the same "-" rule, as folded output. */
+static struct shape record_shape(const struct record *r, const struct output_opts *oo)
+{
+	struct shape sh = {
+		.user = part_len(r->user, r->user_state, oo->want_user),
+		.kern = part_len(r->kern, r->kern_state, oo->want_kernel),
+	};
+
+	sh.delim = oo->delimited && oo->want_user && oo->want_kernel &&
+		   r->user_state == STATE_OK && r->kern_state == STATE_OK;
+	return sh;
+}
+
+static __u32 path_len(const struct shape *sh)
+{
+	return 1 + sh->user + sh->delim + sh->kern;
+}
+
+/* Frame i of one part, counted from its root end. */
+static struct elem part_elem(const struct stack *st, __u8 state, __u32 i,
+			     const char *missed, const struct output_opts *oo)
+{
+	if (state == STATE_MISSED)
+		return (struct elem){ .name = missed, .kind = KIND_UNKNOWN };
+	return frame_elem(&st->frames[st->nr - 1 - i], oo);
+}
+
+/* comm, user root..leaf, "-", kernel root..leaf */
+static struct elem path_elem(const struct item *it, __u32 i, const struct output_opts *oo)
+{
+	const struct record *r = it->r;
+
+	if (i == 0)
+		return (struct elem){ .name = r->comm, .kind = KIND_OTHER };
+	i--;
+	if (i < it->sh.user)
+		return part_elem(r->user, r->user_state, i, "[Missed User Stack]", oo);
+	i -= it->sh.user;
+	if (i < it->sh.delim)
+		return (struct elem){ .name = "-", .kind = KIND_OTHER };
+	i -= it->sh.delim;
+	return part_elem(r->kern, r->kern_state, i, "[Missed Kernel Stack]", oo);
+}
+
+static int cmp_elem(const struct elem *a, const struct elem *b)
+{
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return (int)a->suffix - (int)b->suffix;
+}
+
+static __u32 common_prefix(const struct item *a, const struct item *b,
+			   const struct output_opts *oo)
+{
+	__u32 la = path_len(&a->sh), lb = path_len(&b->sh);
+	__u32 n = la < lb ? la : lb, i;
+
+	for (i = 0; i < n; i++) {
+		struct elem ea = path_elem(a, i, oo), eb = path_elem(b, i, oo);
+
+		if (cmp_elem(&ea, &eb))
+			break;
+	}
+	return i;
+}
+
+static int by_path(const void *pa, const void *pb, void *ctx)
+{
+	const struct item *a = pa, *b = pb;
+	const struct output_opts *oo = ctx;
+	__u32 la = path_len(&a->sh), lb = path_len(&b->sh);
+	__u32 i = common_prefix(a, b, oo);
+	struct elem ea, eb;
+
+	if (i == la || i == lb)
+		return la < lb ? -1 : la > lb;
+	ea = path_elem(a, i, oo);
+	eb = path_elem(b, i, oo);
+	return cmp_elem(&ea, &eb);
+}
+
+/* ---- frames: merging and elision ---- */
+
+static void add_node(struct flame *fl, const struct elem *el, __u32 depth,
+		     __u64 start, __u64 width)
+{
+	struct node *tmp;
+
+	if (fl->err || !width || (double)width < fl->min_samples)
+		return;
+	if (fl->nr == fl->cap) {
+		size_t cap = fl->cap ? fl->cap * 2 : 1024;
+
+		tmp = realloc(fl->nodes, cap * sizeof(*tmp));
+		if (!tmp) {
+			fl->err = -ENOMEM;
+			return;
+		}
+		fl->nodes = tmp;
+		fl->cap = cap;
+	}
+	fl->nodes[fl->nr++] = (struct node){ .el = *el, .depth = depth,
+					     .start = start, .width = width };
+	if (depth > fl->max_depth)
+		fl->max_depth = depth;
+}
+
+/* Close the open frames at depths from down to to + 1; x is where they end. */
+static void close_frames(struct flame *fl, const struct open_frame *open,
+			 __u32 from, __u32 to, __u64 x)
+{
+	for (__u32 d = from; d > to; d--)
+		add_node(fl, &open[d].el, d, open[d].start, x - open[d].start);
+}
+
+/* items must be sorted by_path; open has room for the longest path + 1. */
+static void walk(struct flame *fl, const struct item *items, size_t nr,
+		 struct open_frame *open, const struct output_opts *oo)
+{
+	static const struct elem root = { .name = "all", .kind = KIND_OTHER };
+	__u32 prev_len = 0;
+	__u64 x = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		__u32 len = path_len(&items[i].sh);
+		__u32 c = i ? common_prefix(&items[i - 1], &items[i], oo) : 0;
+
+		close_frames(fl, open, prev_len, c, x);
+		for (__u32 d = c; d < len; d++) {
+			open[d + 1].el = path_elem(&items[i], d, oo);
+			open[d + 1].start = x;
+		}
+		x += items[i].r->count;
+		prev_len = len;
+	}
+	close_frames(fl, open, prev_len, 0, x);
+	add_node(fl, &root, 0, 0, x);
+}
+
+static int build_flame(struct flame *fl, const struct profile *p,
+		       const struct output_opts *oo, double min_width)
+{
+	struct open_frame *open = NULL;
+	struct item *items;
+	__u32 max_len = 0;
+	size_t nr = 0;
+
+	items = calloc(p->nr ? p->nr : 1, sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr; i++) {
+		if (!p->recs[i].count)
+			continue;
+		items[nr].r = &p->recs[i];
+		items[nr].sh = record_shape(&p->recs[i], oo);
+		if (path_len(&items[nr].sh) > max_len)
+			max_len = path_len(&items[nr].sh);
+		fl->total += p->recs[i].count;
+		nr++;
+	}
+	fl->min_samples = min_width > 0 ? fl->total * min_width / 100.0 : 0;
+	open = calloc(max_len + 1, sizeof(*open));
+	if (!open) {
+		fl->err = -ENOMEM;
+		goto cleanup;
+	}
+	qsort_r(items, nr, sizeof(*items), by_path, (void *)oo);
+	walk(fl, items, nr, open, oo);
+cleanup:
+	free(open);
+	free(items);
+	return fl->err;
+}
+
+/* ---- SVG text ---- */
+
+/* For short, numeric formats only: longer output is cut at 255 bytes. */
+__attribute__((format(printf, 2, 3)))
+static void put_fmt(struct strbuf *sb, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb_add(sb, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at s, 0 if there is none.  A
+ * browser refuses a whole SVG over one bad byte, and comms and symbol
+ * names are arbitrary bytes.
+ */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* At most max characters of s, escaped for XML text and attributes. */
+static void put_xml(struct strbuf *sb, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t chars = 0; *p && chars < max; chars++) {
+		int n = utf8_len(p);
+
+		switch (*p) {
+		case '<': sb_puts(sb, "&lt;"); break;
+		case '>': sb_puts(sb, "&gt;"); break;
+		case '&': sb_puts(sb, "&amp;"); break;
+		case '"': sb_puts(sb, "&quot;"); break;
+		case '\'': sb_puts(sb, "&apos;"); break;
+		default:
+			/* XML 1.0 allows no control characters but tab and newlines. */
+			if (!n || *p < 0x20)
+				sb_putc(sb, '?');
+			else
+				sb_add(sb, (const char *)p, n);
+		}
+		p += n ? n : 1;
+	}
+}
+
+static void put_name(struct strbuf *sb, const struct elem *el)
+{
+	put_xml(sb, el->name, SIZE_MAX);
+	if (el->suffix)
+		sb_puts(sb, "_[k]");
+}
+
+/* The name, cut with ".." to what fits in width px; nothing under 3 chars. */
+static void put_label(struct strbuf *sb, const struct elem *el, double width)
+{
+	size_t fit = width > 6 ? (size_t)((width - 6) / CHAR_WIDTH) : 0;
+	size_t len = utf8_chars(el->name), keep;
+
+	if (fit < 3)
+		return;
+	if (len + (el->suffix ? 4 : 0) <= fit) {
+		put_name(sb, el);
+		return;
+	}
+	keep = fit - 2;
+	put_xml(sb, el->name, keep);
+	if (el->suffix && keep > len)
+		sb_add(sb, "_[k]", keep - len);
+	sb_puts(sb, "..");
+}
+
+static __u32 hash32(const char *s)
+{
+	__u32 h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* A hue per kind, a shade per name: the same name always looks the same. */
+static void put_colour(struct strbuf *sb, const struct elem *el)
+{
+	__u32 h = hash32(el->name);
+	int a = h & 0xff, b = h >> 8 & 0xff, c = h >> 16 & 0xff;	/* 0..255 */
+	int r, g, bl;
+
+	switch (el->kind) {
+	case KIND_KERNEL:	/* orange */
+		r = 225 + 30 * a / 255, g = 125 + 60 * b / 255, bl = 10 + 50 * c / 255;
+		break;
+	case KIND_JIT:		/* green */
+		r = 50 + 70 * a / 255, g = 180 + 60 * b / 255, bl = 50 + 60 * c / 255;
+		break;
+	case KIND_UNKNOWN:	/* grey */
+		r = g = bl = 165 + 35 * a / 255;
+		break;
+	case KIND_OTHER:	/* pale blue-grey */
+		r = g = 190 + 20 * a / 255, bl = 215 + 25 * b / 255;
+		break;
+	default:		/* user native: red */
+		r = 200 + 55 * a / 255, g = 40 + 70 * b / 255, bl = 40 + 60 * c / 255;
+		break;
+	}
+	put_fmt(sb, "rgb(%d,%d,%d)", r, g, bl);
+}
+
+static double frame_y(const struct layout *lo, __u32 depth)
+{
+	if (lo->inverted)
+		return lo->top + (double)depth * FRAME_HEIGHT;
+	return lo->height - lo->bottom - (double)(depth + 1) * FRAME_HEIGHT;
+}
+
+/*
+ * data-x/-w are in samples and data-d is the depth: what the script zooms
+ * by.  The <title> is the tooltip, and "name (...)" is how the script
+ * gets the full name back.
+ */
+static void put_frame(struct strbuf *sb, const struct node *n,
+		      const struct layout *lo, __u64 total)
+{
+	double x = XPAD + n->start * lo->scale, w = n->width * lo->scale;
+	double y = frame_y(lo, n->depth);
+
+	put_fmt(sb, "<g data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\"><title>",
+		(unsigned long long)n->start, (unsigned long long)n->width, n->depth);
+	put_name(sb, &n->el);
+	put_fmt(sb, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)n->width,
+		n->width == 1 ? "" : "s", 100.0 * n->width / total);
+	put_fmt(sb, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"",
+		x, y, w, FRAME_HEIGHT - 1);
+	put_colour(sb, &n->el);
+	put_fmt(sb, "\"/><text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
+	put_label(sb, &n->el, w);
+	sb_puts(sb, "</text></g>\n");
+}
+
+static const char style[] =
+	"<style>\n"
+	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+	"#title { font-size: 17px; }\n"
+	"#subtitle { fill: #555; }\n"
+	"#unzoom, #search { cursor: pointer; fill: #336; }\n"
+	"#unzoom:hover, #search:hover { fill: #00c; text-decoration: underline; }\n"
+	"#frames > g { cursor: pointer; }\n"
+	"#frames > g:hover > rect { stroke: #222; stroke-width: 0.5; }\n"
+	"#frames text { pointer-events: none; }\n"
+	".hide { display: none; }\n"
+	".parent > rect { opacity: 0.5; }\n"
+	".hit > rect { fill: rgb(230,0,230); }\n"
+	"</style>\n"
+	"<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+	"<stop offset=\"5%\" stop-color=\"#f4f4f0\"/>"
+	"<stop offset=\"95%\" stop-color=\"#e2e4ee\"/>"
+	"</linearGradient></defs>\n";
+
+static void put_header(struct strbuf *sb, const struct layout *lo,
+		       const struct svg_opts *so, __u64 total)
+{
+	const char *title = so->title ? so->title :
+			    so->inverted ? "Icicle Graph" : "CPU Flame Graph";
+	__u32 bottom_y = lo->height - FONT_SIZE + 2;
+
+	sb_puts(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	put_fmt(sb, "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n",
+		IMAGE_WIDTH, lo->height, IMAGE_WIDTH, lo->height);
+	sb_puts(sb, style);
+	put_fmt(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"url(#background)\"/>\n",
+		IMAGE_WIDTH, lo->height);
+	put_fmt(sb, "<text id=\"title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+		IMAGE_WIDTH / 2, FONT_SIZE * 2);
+	put_xml(sb, title, SIZE_MAX);
+	sb_puts(sb, "</text>\n");
+	if (so->subtitle) {
+		put_fmt(sb, "<text id=\"subtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+			IMAGE_WIDTH / 2, FONT_SIZE * 2 + FONT_SIZE + 6);
+		put_xml(sb, so->subtitle, SIZE_MAX);
+		sb_puts(sb, "</text>\n");
+	}
+	put_fmt(sb, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n",
+		XPAD, FONT_SIZE * 2);
+	put_fmt(sb, "<text id=\"search\" x=\"%d\" y=\"%d\" text-anchor=\"end\">Search</text>\n",
+		IMAGE_WIDTH - XPAD, FONT_SIZE * 2);
+	put_fmt(sb, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", XPAD, bottom_y);
+	put_fmt(sb, "<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> </text>\n",
+		IMAGE_WIDTH - XPAD, bottom_y);
+	if (!total)
+		put_fmt(sb, "<text x=\"%d\" y=\"%u\" text-anchor=\"middle\">No samples</text>\n",
+			IMAGE_WIDTH / 2, lo->top + FRAME_HEIGHT);
+}
+
+/*
+ * Zoom: a frame's subtree is stretched to the full width, its ancestors
+ * span the width dimmed, the rest is hidden.  Search: the share of samples
+ * under matching frames, counting nested matches once.
+ */
+static const char script[] =
+	"(function () {\n"
+	"'use strict';\n"
+	"var frames = document.getElementById('frames');\n"
+	"var details = document.getElementById('details');\n"
+	"var unzoomBtn = document.getElementById('unzoom');\n"
+	"var searchBtn = document.getElementById('search');\n"
+	"var matched = document.getElementById('matched');\n"
+	"var full = fg.width - 2 * fg.pad;\n"
+	"var all = [], re = null;\n"
+	"\n"
+	"function label(name, w) {\n"
+	"	var fit = Math.floor((w - 6) / fg.charWidth);\n"
+	"	if (fit < 3) return '';\n"
+	"	return name.length <= fit ? name : name.slice(0, fit - 2) + '..';\n"
+	"}\n"
+	"function place(f, x, w) {\n"
+	"	f.rect.setAttribute('x', x.toFixed(2));\n"
+	"	f.rect.setAttribute('width', w.toFixed(2));\n"
+	"	f.text.setAttribute('x', (x + 3).toFixed(2));\n"
+	"	f.text.textContent = label(f.name, w);\n"
+	"}\n"
+	"function show(f, on, parent) {\n"
+	"	f.g.classList.toggle('hide', !on);\n"
+	"	f.g.classList.toggle('parent', parent);\n"
+	"}\n"
+	"function zoom(z) {\n"
+	"	var s = full / z.w;\n"
+	"	all.forEach(function (f) {\n"
+	"		if (f.d >= z.d && f.x >= z.x && f.x + f.w <= z.x + z.w) {\n"
+	"			show(f, true, false);\n"
+	"			place(f, fg.pad + (f.x - z.x) * s, f.w * s);\n"
+	"		} else if (f.d < z.d && f.x <= z.x && f.x + f.w >= z.x + z.w) {\n"
+	"			show(f, true, true);\n"
+	"			place(f, fg.pad, full);\n"
+	"		} else {\n"
+	"			show(f, false, false);\n"
+	"		}\n"
+	"	});\n"
+	"	unzoomBtn.classList.remove('hide');\n"
+	"}\n"
+	"function unzoom() {\n"
+	"	var s = full / fg.total;\n"
+	"	all.forEach(function (f) {\n"
+	"		show(f, true, false);\n"
+	"		place(f, fg.pad + f.x * s, f.w * s);\n"
+	"	});\n"
+	"	unzoomBtn.classList.add('hide');\n"
+	"}\n"
+	"function search(term) {\n"
+	"	var spans = [], sum = 0, end = -1;\n"
+	"	try {\n"
+	"		re = new RegExp(term);\n"
+	"	} catch (e) {\n"
+	"		matched.textContent = 'Bad regular expression: ' + term;\n"
+	"		return;\n"
+	"	}\n"
+	"	all.forEach(function (f) {\n"
+	"		var hit = re.test(f.name);\n"
+	"		f.g.classList.toggle('hit', hit);\n"
+	"		if (hit) spans.push([f.x, f.x + f.w]);\n"
+	"	});\n"
+	"	spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+	"	spans.forEach(function (sp) {\n"
+	"		if (sp[1] <= end) return;\n"
+	"		sum += sp[1] - Math.max(sp[0], end);\n"
+	"		end = sp[1];\n"
+	"	});\n"
+	"	matched.textContent = 'Matched: ' + (100 * sum / fg.total).toFixed(2) + '%';\n"
+	"	searchBtn.textContent = 'Reset Search';\n"
+	"}\n"
+	"function resetSearch() {\n"
+	"	re = null;\n"
+	"	all.forEach(function (f) { f.g.classList.remove('hit'); });\n"
+	"	matched.textContent = ' ';\n"
+	"	searchBtn.textContent = 'Search';\n"
+	"}\n"
+	"function askSearch() {\n"
+	"	var term = window.prompt('Search frames (regular expression):', re ? re.source : '');\n"
+	"	if (term) search(term);\n"
+	"}\n"
+	"function frameOf(el) {\n"
+	"	while (el && el.parentNode !== frames) el = el.parentNode;\n"
+	"	return el ? el.fgFrame : null;\n"
+	"}\n"
+	"\n"
+	"Array.prototype.forEach.call(frames.children, function (g) {\n"
+	"	var t = g.querySelector('title').textContent;\n"
+	"	var f = { g: g, title: t, name: t.slice(0, t.lastIndexOf(' (')),\n"
+	"		x: Number(g.getAttribute('data-x')), w: Number(g.getAttribute('data-w')),\n"
+	"		d: Number(g.getAttribute('data-d')),\n"
+	"		rect: g.querySelector('rect'), text: g.querySelector('text') };\n"
+	"	g.fgFrame = f;\n"
+	"	all.push(f);\n"
+	"});\n"
+	"frames.addEventListener('mouseover', function (e) {\n"
+	"	var f = frameOf(e.target);\n"
+	"	if (f) details.textContent = f.title;\n"
+	"});\n"
+	"frames.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"frames.addEventListener('click', function (e) {\n"
+	"	var f = frameOf(e.target);\n"
+	"	if (f) zoom(f);\n"
+	"});\n"
+	"unzoomBtn.addEventListener('click', unzoom);\n"
+	"searchBtn.addEventListener('click', function () {\n"
+	"	if (re) resetSearch(); else askSearch();\n"
+	"});\n"
+	"window.addEventListener('keydown', function (e) {\n"
+	"	if ((e.ctrlKey || e.metaKey) && e.key === 'f') {\n"
+	"		e.preventDefault();\n"
+	"		askSearch();\n"
+	"	} else if (e.key === 'Escape') {\n"
+	"		resetSearch();\n"
+	"	}\n"
+	"});\n"
+	"var q = new URLSearchParams(window.location.search).get('s');\n"
+	"if (q && fg.total) search(q);\n"
+	"})();\n";
+
+static void put_footer(struct strbuf *sb, __u64 total)
+{
+	sb_puts(sb, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
+	put_fmt(sb, "var fg = { total: %llu, width: %d, pad: %d, charWidth: %.3f };\n",
+		(unsigned long long)total, IMAGE_WIDTH, XPAD, CHAR_WIDTH);
+	sb_puts(sb, script);
+	sb_puts(sb, "]]></script>\n</svg>\n");
+}
+
+static void render(struct strbuf *sb, const struct flame *fl, const struct svg_opts *so)
+{
+	struct layout lo = {
+		.inverted = so->inverted,
+		.top = so->subtitle ? FONT_SIZE * 4 + 8 : FONT_SIZE * 3,
+		.bottom = FONT_SIZE * 2 + 6,
+		.scale = fl->total ? (double)(IMAGE_WIDTH - 2 * XPAD) / fl->total : 0,
+	};
+
+	lo.height = lo.top + (fl->max_depth + 1) * FRAME_HEIGHT + lo.bottom;
+	put_header(sb, &lo, so, fl->total);
+	sb_puts(sb, "<g id=\"frames\">\n");
+	for (size_t i = 0; i < fl->nr; i++)
+		put_frame(sb, &fl->nodes[i], &lo, fl->total);
+	put_footer(sb, fl->total);
+}
+
+int svg_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+	      const struct svg_opts *so)
+{
+	struct svg_opts defaults = { .min_width = SVG_MIN_WIDTH_DEFAULT };
+	struct flame fl = {};
+	struct strbuf sb = {};
+	int err;
+
+	if (!so)
+		so = &defaults;
+	err = build_flame(&fl, p, oo, so->min_width);
+	if (!err) {
+		render(&sb, &fl, so);
+		err = sb.err;
+	}
+	if (!err && fwrite(sb.buf, 1, sb.len, out) != sb.len)
+		err = errno ? -errno : -EIO;
+	if (!err && fflush(out))
+		err = errno ? -errno : -EIO;
+	sb_free(&sb);
+	free(fl.nodes);
+	return err;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "writer.h"
+#include "symbolize.h"
+
+/* bcc's header, word for word. */
+static void print_header(FILE *out, const struct options *o)
+{
+	const char *stack = o->user_only ? "user" :
+			    o->kernel_only ? "kernel" : "user + kernel";
+
+	if (o->freq)
+		fprintf(out, "Sampling at %llu Hertz of ", (unsigned long long)o->freq);
+	else
+		fprintf(out, "Sampling at every %llu events of ", (unsigned long long)o->period);
+	if (o->pids)
+		fprintf(out, "PID %s", o->pids_arg);
+	else if (o->tids)
+		fprintf(out, "TID %s", o->tids_arg);
+	else
+		fprintf(out, "all threads");
+	fprintf(out, " by %s stack", stack);
+	if (o->cpu >= 0)
+		fprintf(out, " on CPU#%d", o->cpu);
+	if (o->duration)
+		fprintf(out, " for %llu secs.\n", (unsigned long long)o->duration);
+	else
+		fprintf(out, "... Hit Ctrl-C to end.\n");
+}
+
+static int report_error(const char *what, int err)
+{
+	if (err != -EPIPE)
+		fprintf(stderr, "profile: cannot write %s: %s\n", what, strerror(-err));
+	return err;
+}
+
+static int open_file(struct writer *w, const char *path)
+{
+	w->f = fopen(path, "we");
+	if (!w->f) {
+		int err = -errno;
+
+		fprintf(stderr, "profile: cannot open '%s' for writing: %s; check the -o path\n",
+			path, strerror(-err));
+		return err;
+	}
+	if (w->o->format == FMT_PLAIN)
+		print_header(w->f, w->o);
+	return 0;
+}
+
+int writer_open(struct writer *w, const struct options *o)
+{
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	w->oo = (struct output_opts){
+		.folded = o->format == FMT_FOLDED, .delimited = o->delimited,
+		.annotations = o->annotations, .verbose = o->verbose > 0,
+		.want_user = !o->kernel_only, .want_kernel = !o->user_only,
+		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
+	};
+	w->per_interval = o->output && o->interval && strchr(o->output, '%');
+	if (w->per_interval)
+		return 0;
+	if (o->output)
+		return open_file(w, o->output);
+	w->f = stdout;
+	if (o->format == FMT_PLAIN) {
+		print_header(stdout, o);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static void rfc3339(char *buf, size_t sz, const struct timespec *t)
+{
+	struct tm tm;
+
+	localtime_r(&t->tv_sec, &tm);
+	strftime(buf, sz, "%Y-%m-%dT%H:%M:%S%z", &tm);
+	/* %z gives +0000; RFC 3339 wants +00:00. */
+	size_t n = strlen(buf);
+	if (n >= 5 && sz > n + 1) {
+		memmove(buf + n - 1, buf + n - 2, 3);
+		buf[n - 2] = ':';
+	}
+}
+
+static int interval_marker(struct writer *w, unsigned int n,
+			   const struct timespec *start, const struct timespec *end)
+{
+	char a[40], b[40];
+
+	if (!w->o->interval || w->per_interval)
+		return 0;
+	if (w->o->format != FMT_PLAIN && w->o->format != FMT_FOLDED)
+		return 0;
+	rfc3339(a, sizeof(a), start);
+	rfc3339(b, sizeof(b), end);
+	if (fprintf(w->f, "# interval %u start=%s end=%s\n", n, a, b) < 0)
+		return -errno;
+	return 0;
+}
+
+static int write_format(struct writer *w, const struct profile *p)
+{
+	switch (w->o->format) {
+	case FMT_PLAIN:
+		if (fputc('\n', w->f) == EOF)
+			return -errno;
+		return output_stacks(w->f, p, &w->oo);
+	case FMT_FOLDED:
+		return output_stacks(w->f, p, &w->oo);
+	default:
+		fprintf(stderr, "profile: --format %s is not built in\n", format_name(w->o->format));
+		return -ENOTSUP;
+	}
+}
+
+int writer_write(struct writer *w, const struct profile *p, unsigned int n,
+		 const struct timespec *start, const struct timespec *end)
+{
+	char path[4096];
+	struct tm tm;
+	int err;
+
+	if (w->per_interval) {
+		localtime_r(&start->tv_sec, &tm);
+		if (!strftime(path, sizeof(path), w->o->output, &tm)) {
+			fprintf(stderr, "profile: -o pattern '%s' expands to nothing\n", w->o->output);
+			return -EINVAL;
+		}
+		err = open_file(w, path);
+		if (err)
+			return err;
+	}
+	err = interval_marker(w, n, start, end);
+	if (!err)
+		err = write_format(w, p);
+	if (!err && fflush(w->f))
+		err = -errno;
+	if (err)
+		return err == -ENOTSUP ? err : report_error("the output", err);
+	if (w->per_interval)
+		return writer_close(w);
+	return 0;
+}
+
+int writer_close(struct writer *w)
+{
+	int err = 0;
+
+	if (!w->f)
+		return 0;
+	if (fflush(w->f))
+		err = -errno;
+	if (w->f != stdout && fclose(w->f) && !err)
+		err = -errno;
+	w->f = NULL;
+	return err ? report_error("the output", err) : 0;
+}
+
+void writer_abort(struct writer *w)
+{
+	if (w->f && w->f != stdout)
+		fclose(w->f);
+	w->f = NULL;
+}

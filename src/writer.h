@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Where reports go: stdout, one -o file, or with -i and a strftime pattern
+ * in -o, one file per interval; and in which format.
+ */
+#ifndef WRITER_H
+#define WRITER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+#include "opts.h"
+#include "output.h"
+
+struct profile;
+
+struct writer {
+	const struct options *o;
+	FILE *f;		/* the open stream, NULL between interval files */
+	bool per_interval;	/* -o is a strftime pattern: a file per report */
+	struct output_opts oo;
+};
+
+/* Open the destination and write the plain header.  0 or -errno (reported). */
+int writer_open(struct writer *w, const struct options *o);
+
+/* Write one report covering [start, end] (wall clock).  0 or -errno
+ * (reported, except -EPIPE: the reader went away). */
+int writer_write(struct writer *w, const struct profile *p, unsigned int n,
+		 const struct timespec *start, const struct timespec *end);
+
+/* Flush and close, checking for errors (a full disk shows here). */
+int writer_close(struct writer *w);
+
+/* Close without checks, after a failure. */
+void writer_abort(struct writer *w);
+
+#endif /* WRITER_H */
