@@ -12,6 +12,7 @@
 
 #include "opts.h"
 #include "run.h"
+#include "events.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -53,11 +54,13 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return EXIT_USAGE;
 	}
-	if (o.help || o.version) {
+	if (o.help || o.version || o.list_events) {
 		if (o.help)
 			options_usage(stdout);
-		else
+		else if (o.version)
 			printf("profile %s\n", PROFILE_VERSION);
+		else
+			events_list(stdout);
 		options_free(&o);
 		return 0;
 	}

@@ -31,6 +31,7 @@ enum {
 	OPT_TITLE,
 	OPT_INVERTED,
 	OPT_MIN_WIDTH,
+	OPT_LIST_EVENTS,
 	OPT_PER_CPU,
 	OPT_PER_THREAD,
 };
@@ -59,6 +60,8 @@ static const struct option long_opts[] = {
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "event", required_argument, NULL, 'e' },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -67,7 +70,7 @@ static const struct option long_opts[] = {
 	{},
 };
 
-static const char short_opts[] = "p:L:UKF:c:daIfC:o:i:vhV";
+static const char short_opts[] = "p:L:UKF:c:daIfC:e:o:i:vhV";
 
 void options_usage(FILE *out)
 {
@@ -80,7 +83,9 @@ void options_usage(FILE *out)
 "  -U, --user-stacks-only      show user space stacks only (no kernel)\n"
 "  -K, --kernel-stacks-only    show kernel space stacks only (no user)\n"
 "  -F, --frequency HZ          sample frequency in Hertz (default %d)\n"
-"  -c, --count PERIOD          sample once every PERIOD events (cpu-clock ns)\n"
+"  -c, --count PERIOD          sample once every PERIOD events (cpu-clock: ns)\n"
+"  -e, --event EVENT           sample on this perf event (default cpu-clock)\n"
+"      --list-events           list the events, marking those this machine supports\n"
 "  -d, --delimited             insert delimiters between kernel and user stacks\n"
 "  -a, --annotations           add _[k] annotations to kernel frames\n"
 "  -I, --include-idle          include CPU idle stacks\n"
@@ -355,6 +360,11 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_INVERTED: o->inverted = true; break;
 	case OPT_MIN_WIDTH:
 		return parse_percent("--min-width", arg, &o->min_width);
+	case 'e':
+		if (event_parse(arg, &o->event))
+			return usage_error("-e '%s' is not a known event; see --list-events", arg);
+		break;
+	case OPT_LIST_EVENTS: o->list_events = true; break;
 	case OPT_PER_CPU: o->per_cpu = true; break;
 	case OPT_PER_THREAD: o->per_thread = true; break;
 	case 'v': o->verbose++; break;
@@ -403,13 +413,14 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->hash_storage = DEFAULT_HASH_STORAGE;
 	o->max_stack_depth = MAX_STACK_DEPTH;
 	o->min_width = 0.1;
+	event_parse(DEFAULT_EVENT, &o->event);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		err = parse_one(o, c, optarg);
 		if (err)
 			return err;
 	}
-	if (o->help || o->version)
+	if (o->help || o->version || o->list_events)
 		return 0;
 	err = parse_positional(o, argc, argv);
 	if (err)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "events.h"
 
 #define DEFAULT_FREQ 49
 #define DEFAULT_STACK_STORAGE 16384
@@ -51,6 +52,8 @@ struct options {
 	const char *cgroup;
 	const char *cgroupmap;
 	const char *mntnsmap;
+	struct event_spec event;	/* -e, cpu-clock by default */
+	bool list_events;		/* --list-events */
 	bool per_cpu;			/* --per-cpu */
 	bool per_thread;		/* --per-thread */
 	int verbose;

@@ -251,7 +251,18 @@ int session__load(struct session *s, const struct options *o)
 	return err;
 }
 
-static int attach_cpu(struct session *s, const struct perf_sampling *ps, int cpu)
+static const char *open_hint(int err, const struct perf_sampling *ps)
+{
+	if (err == -EACCES || err == -EPERM)
+		return "run as root or with CAP_PERFMON, or lower kernel.perf_event_paranoid";
+	if (ps->type == PERF_TYPE_SOFTWARE && ps->config == PERF_COUNT_SW_CPU_CLOCK)
+		return "check that perf events work here";
+	/* No hardware PMU (a VM), or not this event: say so, never fall back. */
+	return "this machine cannot sample it (see --list-events); use -e cpu-clock";
+}
+
+static int attach_cpu(struct session *s, const struct perf_sampling *ps,
+		      const char *name, int cpu)
 {
 	struct bpf_link *link;
 	int fd, err;
@@ -260,11 +271,8 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps, int cpu
 	if (fd == -ENODEV)
 		return 0;	/* went offline meanwhile: nothing to sample */
 	if (fd < 0) {
-		fprintf(stderr, "profile: cannot open the cpu-clock event on CPU %d: %s; %s\n",
-			cpu, strerror(-fd),
-			fd == -EACCES || fd == -EPERM ?
-			"run as root, or with CAP_PERFMON, or lower kernel.perf_event_paranoid" :
-			"check that perf events work here (perf list)");
+		fprintf(stderr, "profile: cannot open event '%s' on CPU %d: %s; %s\n",
+			name, cpu, strerror(-fd), open_hint(fd, ps));
 		return fd;
 	}
 	link = bpf_program__attach_perf_event(s->skel->progs.do_sample, fd);
@@ -283,8 +291,8 @@ int session__attach(struct session *s, const struct options *o,
 		    const struct limits *lim)
 {
 	struct perf_sampling ps = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.type = o->event.type,
+		.config = o->event.config,
 		.freq = o->freq,
 		.period = o->period,
 	};
@@ -293,7 +301,7 @@ int session__attach(struct session *s, const struct options *o,
 	for (int cpu = 0; cpu < lim->nr_cpus && cpu < s->nr_cpus; cpu++) {
 		if (!lim->cpu_online[cpu] || (o->cpu >= 0 && cpu != o->cpu))
 			continue;
-		err = attach_cpu(s, &ps, cpu);
+		err = attach_cpu(s, &ps, o->event.name, cpu);
 		if (err)
 			return err;
 	}

@@ -13,10 +13,14 @@ static void print_header(FILE *out, const struct options *o)
 	const char *stack = o->user_only ? "user" :
 			    o->kernel_only ? "kernel" : "user + kernel";
 
+	/* Name the event only when it is not bcc's one. */
+	fprintf(out, "Sampling ");
+	if (!event_is_default(&o->event))
+		fprintf(out, "%s ", o->event.name);
 	if (o->freq)
-		fprintf(out, "Sampling at %llu Hertz of ", (unsigned long long)o->freq);
+		fprintf(out, "at %llu Hertz of ", (unsigned long long)o->freq);
 	else
-		fprintf(out, "Sampling at every %llu events of ", (unsigned long long)o->period);
+		fprintf(out, "at every %llu events of ", (unsigned long long)o->period);
 	if (o->pids)
 		fprintf(out, "PID %s", o->pids_arg);
 	else if (o->tids)
