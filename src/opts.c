@@ -32,6 +32,9 @@ enum {
 	OPT_INVERTED,
 	OPT_MIN_WIDTH,
 	OPT_LIST_EVENTS,
+	OPT_REPORT,
+	OPT_LIMIT,
+	OPT_TOP,
 	OPT_PER_CPU,
 	OPT_PER_THREAD,
 };
@@ -60,6 +63,9 @@ static const struct option long_opts[] = {
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "top", no_argument, NULL, OPT_TOP },
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
@@ -90,7 +96,11 @@ void options_usage(FILE *out)
 "  -a, --annotations           add _[k] annotations to kernel frames\n"
 "  -I, --include-idle          include CPU idle stacks\n"
 "  -f, --folded                output folded format, one line per stack\n"
-"      --format FMT            output format: plain, folded, svg or pprof\n"
+"      --format FMT            output format: plain, folded, svg, pprof or report\n"
+"      --report                print a perf-report-style table of the hottest functions\n"
+"      --limit N               report: print the first N lines only\n"
+"      --top                   live view of the hottest functions, refreshed every\n"
+"                              second (or -i); plain snapshots when not a terminal\n"
 "  -i, --interval SECONDS      report every SECONDS, without losing samples between\n"
 "  -o, --output FILE           write to FILE; the format follows its name (.svg,\n"
 "                              .pb.gz or .pprof, .folded) unless given; with -i,\n"
@@ -255,11 +265,12 @@ static const char *const format_names[] = {
 	[FMT_FOLDED] = "folded",
 	[FMT_SVG] = "svg",
 	[FMT_PPROF] = "pprof",
+	[FMT_REPORT] = "report",
 };
 
 enum output_format format_from_name(const char *name)
 {
-	for (int f = FMT_PLAIN; f <= FMT_PPROF; f++)
+	for (int f = FMT_PLAIN; f <= FMT_REPORT; f++)
 		if (!strcmp(name, format_names[f]))
 			return f;
 	return FMT_UNSET;
@@ -267,7 +278,7 @@ enum output_format format_from_name(const char *name)
 
 const char *format_name(enum output_format f)
 {
-	return f >= FMT_PLAIN && f <= FMT_PPROF ? format_names[f] : "?";
+	return f >= FMT_PLAIN && f <= FMT_REPORT ? format_names[f] : "?";
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -296,6 +307,14 @@ static int settle_format(struct options *o)
 		return usage_error("conflicting options: -f and --format %s", format_name(o->format));
 	if (o->folded)
 		o->format = FMT_FOLDED;
+	if (o->top) {
+		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
+			return usage_error("conflicting options: --top and --format %s",
+					   format_name(o->format));
+		o->format = FMT_REPORT;
+		if (!o->interval)
+			o->interval = 1;
+	}
 	if (o->format == FMT_UNSET)
 		o->format = o->output ? format_from_path(o->output) : FMT_PLAIN;
 	o->folded = o->format == FMT_FOLDED;
@@ -349,8 +368,18 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_FORMAT:
 		o->format = format_from_name(arg);
 		if (o->format == FMT_UNSET)
-			return usage_error("--format '%s' is not one of plain, folded, svg, pprof", arg);
+			return usage_error("--format '%s' is not one of plain, folded, svg, pprof, report", arg);
 		break;
+	case OPT_REPORT:
+		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
+			return usage_error("conflicting options: --report and --format %s",
+					   format_name(o->format));
+		o->format = FMT_REPORT;
+		break;
+	case OPT_LIMIT:
+		err = parse_num_opt("--limit", arg, 1, UINT_MAX, &o->limit);
+		break;
+	case OPT_TOP: o->top = true; break;
 	case 'o':
 		return parse_path_opt("-o/--output", arg, &o->output);
 	case 'i':

@@ -22,6 +22,7 @@ enum output_format {
 	FMT_FOLDED,
 	FMT_SVG,
 	FMT_PPROF,
+	FMT_REPORT,
 };
 
 struct options {
@@ -54,6 +55,8 @@ struct options {
 	const char *mntnsmap;
 	struct event_spec event;	/* -e, cpu-clock by default */
 	bool list_events;		/* --list-events */
+	__u64 limit;			/* --limit: report lines, 0 for all */
+	bool top;			/* --top: live report every interval */
 	bool per_cpu;			/* --per-cpu */
 	bool per_thread;		/* --per-thread */
 	int verbose;

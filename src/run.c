@@ -191,7 +191,8 @@ static int finish(struct run *r)
 		if (err)
 			return err;
 	}
-	err = report_set(r, false);
+	if (writer_wants_final(&r->w))
+		err = report_set(r, false);
 	if (!err)
 		err = writer_close(&r->w);
 	if (err)

@@ -3,8 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "writer.h"
+#include "report.h"
 #include "symbolize.h"
 
 /* bcc's header, word for word. */
@@ -71,6 +74,14 @@ int writer_open(struct writer *w, const struct options *o)
 	w->per_interval = o->output && o->interval && strchr(o->output, '%');
 	if (w->per_interval)
 		return 0;
+	w->screen = o->top && !o->output && isatty(STDOUT_FILENO);
+	if (w->screen) {
+		/* The alternate screen, cursor hidden; writer_close() undoes it. */
+		w->f = stdout;
+		fputs("\033[?1049h\033[?25l", stdout);
+		fflush(stdout);
+		return 0;
+	}
 	if (o->output)
 		return open_file(w, o->output);
 	w->f = stdout;
@@ -100,15 +111,34 @@ static int interval_marker(struct writer *w, unsigned int n,
 {
 	char a[40], b[40];
 
-	if (!w->o->interval || w->per_interval)
+	if (!w->o->interval || w->per_interval || w->screen)
 		return 0;
-	if (w->o->format != FMT_PLAIN && w->o->format != FMT_FOLDED)
+	if (w->o->format != FMT_PLAIN && w->o->format != FMT_FOLDED &&
+	    w->o->format != FMT_REPORT)
 		return 0;
 	rfc3339(a, sizeof(a), start);
 	rfc3339(b, sizeof(b), end);
 	if (fprintf(w->f, "# interval %u start=%s end=%s\n", n, a, b) < 0)
 		return -errno;
 	return 0;
+}
+
+/* One --top frame: home, clear, a title line, as many rows as fit. */
+static int draw_screen(struct writer *w, const struct profile *p)
+{
+	struct winsize ws;
+	size_t rows = 0;
+	__u64 all = 0;
+
+	for (size_t i = 0; i < p->nr; i++)
+		all += p->recs[i].count;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
+		rows = ws.ws_row - 5;
+	if (w->o->limit && (!rows || w->o->limit < rows))
+		rows = w->o->limit;
+	fprintf(w->f, "\033[H\033[2Jprofile --top: %llu samples in the last %llu s; Ctrl-C to quit\n",
+		(unsigned long long)all, (unsigned long long)w->o->interval);
+	return report_write(w->f, p, &w->oo, rows);
 }
 
 static int write_format(struct writer *w, const struct profile *p)
@@ -120,6 +150,10 @@ static int write_format(struct writer *w, const struct profile *p)
 		return output_stacks(w->f, p, &w->oo);
 	case FMT_FOLDED:
 		return output_stacks(w->f, p, &w->oo);
+	case FMT_REPORT:
+		if (w->screen)
+			return draw_screen(w, p);
+		return report_write(w->f, p, &w->oo, w->o->limit);
 	default:
 		fprintf(stderr, "profile: --format %s is not built in\n", format_name(w->o->format));
 		return -ENOTSUP;
@@ -155,10 +189,24 @@ int writer_write(struct writer *w, const struct profile *p, unsigned int n,
 	return 0;
 }
 
+bool writer_wants_final(const struct writer *w)
+{
+	return !w->screen;
+}
+
+static void restore_screen(struct writer *w)
+{
+	if (!w->screen)
+		return;
+	fputs("\033[?25h\033[?1049l", stdout);
+	w->screen = false;
+}
+
 int writer_close(struct writer *w)
 {
 	int err = 0;
 
+	restore_screen(w);
 	if (!w->f)
 		return 0;
 	if (fflush(w->f))
@@ -171,6 +219,9 @@ int writer_close(struct writer *w)
 
 void writer_abort(struct writer *w)
 {
+	restore_screen(w);
+	if (w->f == stdout)
+		fflush(stdout);
 	if (w->f && w->f != stdout)
 		fclose(w->f);
 	w->f = NULL;

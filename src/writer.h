@@ -18,6 +18,7 @@ struct writer {
 	const struct options *o;
 	FILE *f;		/* the open stream, NULL between interval files */
 	bool per_interval;	/* -o is a strftime pattern: a file per report */
+	bool screen;		/* --top on a terminal: redraw in place */
 	struct output_opts oo;
 };
 
@@ -28,6 +29,9 @@ int writer_open(struct writer *w, const struct options *o);
  * (reported, except -EPIPE: the reader went away). */
 int writer_write(struct writer *w, const struct profile *p, unsigned int n,
 		 const struct timespec *start, const struct timespec *end);
+
+/* Is the final, partial interval worth writing?  (Not on a live screen.) */
+bool writer_wants_final(const struct writer *w);
 
 /* Flush and close, checking for errors (a full disk shows here). */
 int writer_close(struct writer *w);

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A perf-report-style summary: the hottest functions, self and total. */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdio.h>
+#include <linux/types.h>
+
+struct profile;
+struct output_opts;
+
+/*
+ * One line per (comm, module, symbol), sorted by self samples: a sample's
+ * self function is its leaf frame; its total ("children") counts every
+ * distinct function on its stack once.  limit 0 prints every line.
+ * 0 or a negative errno from writing.
+ */
+int report_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+		 size_t limit);
+
+#endif /* REPORT_H */
