@@ -32,6 +32,7 @@ struct run {
 	__u64 missed_stacks;
 	bool missed_enomem;
 	unsigned int interval_no;
+	bool *target_gone;	/* per -p/-L id: its exit was reported */
 	struct timespec interval_start;	/* wall clock */
 };
 
@@ -142,12 +143,45 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* Sleep until deadline (monotonic) or a stop request. */
+/*
+ * Say once when a -p or -L target exits.  Sampling goes on: its samples so
+ * far are printed at the end, and bcc users expect the duration to hold.
+ */
+static void check_targets(struct run *r)
+{
+	const struct options *o = r->o;
+	const __u32 *ids = o->pids ? o->pids : o->tids;
+	size_t nr = o->pids ? o->nr_pids : o->nr_tids;
+	char path[32];
+
+	for (size_t i = 0; i < nr && r->target_gone; i++) {
+		if (r->target_gone[i])
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u", ids[i]);
+		if (access(path, F_OK) == 0)
+			continue;
+		r->target_gone[i] = true;
+		fprintf(stderr, "profile: %s %u has exited; profiling continues until the end\n",
+			o->pids ? "PID" : "TID", ids[i]);
+	}
+}
+
+/* Sleep until deadline (monotonic) or a stop request, looking at the
+ * targets at least once a second. */
 static void wait_until(struct run *r, const struct timespec *deadline)
 {
+	struct timespec now, step;
+
 	while (!*r->stop) {
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, deadline, NULL) == 0)
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!ts_before(&now, deadline))
 			return;
+		step = now;
+		step.tv_sec += 1;
+		if (ts_before(deadline, &step))
+			step = *deadline;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL);
+		check_targets(r);
 	}
 }
 
@@ -219,6 +253,7 @@ int run_profile(const struct options *o, const struct limits *lim,
 	struct run r = { .o = o, .stop = stop, .interval_no = 1 };
 	int err;
 
+	r.target_gone = calloc(o->nr_pids + o->nr_tids + 1, sizeof(bool));
 	err = writer_open(&r.w, o);
 	if (err)
 		return 1;
@@ -246,5 +281,6 @@ out:
 	usyms__free(r.us);
 	ksyms__free(r.ks);
 	session__destroy(r.s);
+	free(r.target_gone);
 	return r.s ? exit_status(err) : 1;
 }
