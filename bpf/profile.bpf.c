@@ -160,14 +160,17 @@ struct {
 	__uint(max_entries, 16384);
 } seen SEC(".maps");
 
-static __always_inline void note_process(void *ctx, __u32 pid)
+static __always_inline void note_process(void *ctx, __u32 pid, __u64 *cnt)
 {
 	__u8 one = 1;
 
 	if (!notify_new || bpf_map_lookup_elem(&seen, &pid))
 		return;
 	bpf_map_update_elem(&seen, &pid, &one, BPF_ANY);
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &pid, sizeof(pid));
+	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &pid, sizeof(pid)))
+		cnt[CNT_NOTE_ERR]++;
+	else
+		cnt[CNT_NOTES]++;
 }
 
 static __always_inline bool in_set(void *map, __u32 id)
@@ -353,7 +356,7 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		return;
 	}
 	key.pid = pid;
-	note_process(ctx, pid);
+	note_process(ctx, pid, cnt);
 	if (per_thread)
 		key.tid = tid;
 	if (per_cpu)

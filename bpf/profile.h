@@ -75,6 +75,8 @@ enum counter {
 	CNT_SPILLED,		/* stacks stored in the spill map */
 	CNT_SPILL_FULL,		/* spill map full: stack printed as missed */
 	CNT_SPILL_ERR,		/* bpf_get_stack failed after -EEXIST */
+	CNT_NOTES,		/* first-sample notes sent to user space */
+	CNT_NOTE_ERR,		/* ... that could not be sent */
 	NR_COUNTERS,
 };
 

@@ -35,6 +35,7 @@ enum {
 	OPT_REPORT,
 	OPT_LIMIT,
 	OPT_TOP,
+	OPT_NO_DEMANGLE,
 	OPT_PER_CPU,
 	OPT_PER_THREAD,
 };
@@ -68,6 +69,7 @@ static const struct option long_opts[] = {
 	{ "top", no_argument, NULL, OPT_TOP },
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -115,6 +117,7 @@ void options_usage(FILE *out)
 "      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
+"      --no-demangle           print C++ and Rust names as they are in the binary\n"
 "      --per-cpu               break stacks down by CPU (folded: cpu_N;...)\n"
 "      --per-thread            break stacks down by thread (folded: comm-PID/TID;...)\n"
 "  -v, --verbose               print counters, addresses and modules; -vv adds libbpf debug output\n"
@@ -394,6 +397,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 			return usage_error("-e '%s' is not a known event; see --list-events", arg);
 		break;
 	case OPT_LIST_EVENTS: o->list_events = true; break;
+	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
 	case OPT_PER_CPU: o->per_cpu = true; break;
 	case OPT_PER_THREAD: o->per_thread = true; break;
 	case 'v': o->verbose++; break;

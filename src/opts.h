@@ -57,6 +57,7 @@ struct options {
 	bool list_events;		/* --list-events */
 	__u64 limit;			/* --limit: report lines, 0 for all */
 	bool top;			/* --top: live report every interval */
+	bool no_demangle;		/* --no-demangle */
 	bool per_cpu;			/* --per-cpu */
 	bool per_thread;		/* --per-thread */
 	int verbose;

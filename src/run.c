@@ -20,6 +20,7 @@
 #include "symbolize.h"
 #include "output.h"
 #include "writer.h"
+#include "tracker.h"
 
 struct run {
 	const struct options *o;
@@ -27,6 +28,7 @@ struct run {
 	struct session *s;
 	struct ksyms *ks;
 	struct usyms *us;
+	struct tracker *tracker;	/* NULL: processes are read at the end only */
 	struct writer w;
 	__u64 counted;		/* over all intervals */
 	__u64 missed_stacks;
@@ -50,6 +52,27 @@ static struct ksyms *load_ksyms(void)
 	return ks;
 }
 
+static struct usyms *new_usyms(const struct options *o)
+{
+	struct usyms_opts uo = { .no_demangle = o->no_demangle };
+	struct usyms *us = usyms__new_opts(&uo);
+
+	if (!us)
+		fprintf(stderr, "profile: cannot set up user symbols: %s; user frames will be [unknown]\n",
+			strerror(errno));
+	return us;
+}
+
+static struct tracker *new_tracker(struct session *s, struct usyms *us)
+{
+	struct tracker *t = tracker__new(session__events_fd(s), us);
+
+	if (!t)
+		fprintf(stderr, "profile: cannot follow processes (%s); those that exit before the end will show [unknown]\n",
+			strerror(errno));
+	return t;
+}
+
 static __u64 counted_samples(const struct sample *s, size_t nr)
 {
 	__u64 sum = 0;
@@ -57,6 +80,27 @@ static __u64 counted_samples(const struct sample *s, size_t nr)
 	for (size_t i = 0; i < nr; i++)
 		sum += s[i].count;
 	return sum;
+}
+
+static void report_symbol_stats(const struct run *r)
+{
+	struct tracker_stats ts = {};
+	struct usyms_stats us = {};
+
+	if (r->tracker)
+		tracker__stats(r->tracker, &ts);
+	if (r->us)
+		usyms__stats(r->us, &us);
+	fprintf(stderr,
+		"profile: processes: %llu seen, %llu gone before read; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost\n"
+		"profile: files: %llu opened, %llu parsed, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps\n",
+		(unsigned long long)us.procs, (unsigned long long)us.procs_gone,
+		(unsigned long long)ts.mmaps, (unsigned long long)ts.execs,
+		(unsigned long long)ts.forks, (unsigned long long)ts.exits,
+		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost,
+		(unsigned long long)us.files, (unsigned long long)us.files_parsed,
+		(unsigned long long)us.debug_files, (unsigned long long)us.minidebug,
+		(unsigned long long)us.perfmaps);
 }
 
 static void report_counters(const struct run *r, const __u64 *c)
@@ -70,11 +114,13 @@ static void report_counters(const struct run *r, const __u64 *c)
 			(unsigned long long)c[CNT_HASH_FULL]);
 	if (!r->o->verbose)
 		return;
+	report_symbol_stats(r);
 	fprintf(stderr,
 		"profile: samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)\n"
 		"profile: user stacks: eexist %llu, enomem %llu, efault %llu, other %llu\n"
 		"profile: kernel stacks: eexist %llu, enomem %llu, efault %llu, other %llu\n"
 		"profile: spilled stacks: stored %llu, spill map full %llu, read errors %llu\n"
+		"profile: first-sample notes: sent %llu, failed %llu\n"
 		"profile: counted + filtered + dropped %s taken\n",
 		(unsigned long long)c[CNT_TAKEN], (unsigned long long)r->counted,
 		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL],
@@ -84,6 +130,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 		(unsigned long long)c[CNT_KERN_EFAULT], (unsigned long long)c[CNT_KERN_OTHER],
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR],
+		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR],
 		r->counted + c[CNT_FILTERED] + c[CNT_HASH_FULL] == c[CNT_TAKEN] ? "==" : "!=");
 }
 
@@ -166,6 +213,21 @@ static void check_targets(struct run *r)
 	}
 }
 
+static void poll_tracker(struct run *r, const struct timespec *now,
+			 const struct timespec *until)
+{
+	long ms = (until->tv_sec - now->tv_sec) * 1000 +
+		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
+	int err = tracker__poll(r->tracker, ms);
+
+	if (err && err != -EINTR) {
+		fprintf(stderr, "profile: stopped following processes: %s; those that exit before the end will show [unknown]\n",
+			strerror(-err));
+		tracker__free(r->tracker);
+		r->tracker = NULL;
+	}
+}
+
 /* Sleep until deadline (monotonic) or a stop request, looking at the
  * targets at least once a second. */
 static void wait_until(struct run *r, const struct timespec *deadline)
@@ -180,7 +242,10 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 		step.tv_sec += 1;
 		if (ts_before(deadline, &step))
 			step = *deadline;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL);
+		if (r->tracker)
+			poll_tracker(r, &now, &step);
+		else
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL);
 		check_targets(r);
 	}
 }
@@ -263,21 +328,24 @@ int run_profile(const struct options *o, const struct limits *lim,
 	err = session__configure(r.s, o);
 	if (!err)
 		err = session__load(r.s, o);
-	if (!err)
-		err = session__attach(r.s, o, lim);
+	if (err)
+		goto out;
+	r.us = new_usyms(o);
+	/* Follow processes from before the first sample: its note needs the ring. */
+	if (r.us)
+		r.tracker = new_tracker(r.s, r.us);
+	err = session__attach(r.s, o, lim);
 	if (err)
 		goto out;
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Read kernel symbols while the samples come in, not after. */
 	r.ks = load_ksyms();
-	r.us = usyms__new();
-	if (!r.us)
-		fprintf(stderr, "profile: cannot set up user symbols: %s\n", strerror(errno));
 	err = sample_loop(&r);
 	if (!err)
 		err = finish(&r);
 out:
 	writer_abort(&r.w);
+	tracker__free(r.tracker);
 	usyms__free(r.us);
 	ksyms__free(r.ks);
 	session__destroy(r.s);

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Side-band records: the kernel's mmap/exec/fork/exit records, and the
+ * sampler's "first sample of this process" notes, arrive on one perf ring
+ * buffer per CPU.  A process's records can sit in several buffers (it
+ * migrated), so each round drains every buffer, sorts the records by their
+ * timestamps, and only then applies them to the user symbolizer.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+
+#include "tracker.h"
+#include "usyms.h"
+
+/* Pages per CPU ring: records are small and drained within milliseconds. */
+#define RING_PAGES 64
+
+struct pending {
+	__u64 time;
+	size_t off;		/* into the arena */
+};
+
+struct tracker {
+	struct perf_buffer *pb;
+	struct usyms *us;
+	struct tracker_stats stats;
+	char *arena;		/* this round's records, copied */
+	size_t arena_len, arena_cap;
+	struct pending *recs;
+	size_t nr, cap;
+	int err;		/* sticky allocation failure within a round */
+};
+
+struct rec_mmap2 {
+	struct perf_event_header h;
+	__u32 pid, tid;
+	__u64 addr, len, pgoff;
+	__u32 maj, min;
+	__u64 ino, ino_generation;
+	__u32 prot, flags;
+	char filename[];
+};
+
+struct rec_task {		/* PERF_RECORD_FORK and PERF_RECORD_EXIT */
+	struct perf_event_header h;
+	__u32 pid, ppid, tid, ptid;
+	__u64 time;
+};
+
+struct rec_comm {
+	struct perf_event_header h;
+	__u32 pid, tid;
+	char comm[];
+};
+
+struct rec_sample {		/* PERF_SAMPLE_TIME | PERF_SAMPLE_RAW */
+	struct perf_event_header h;
+	__u64 time;
+	__u32 size;
+	__u8 data[];
+};
+
+struct rec_lost {
+	struct perf_event_header h;
+	__u64 id, lost;
+};
+
+/* Non-sample records end with the sample_id trailer: here, just the time. */
+static __u64 record_time(const struct perf_event_header *h)
+{
+	__u64 t;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		return ((const struct rec_sample *)h)->time;
+	memcpy(&t, (const char *)h + h->size - sizeof(t), sizeof(t));
+	return t;
+}
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 256;
+	void *tmp;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	tmp = realloc(*buf, ncap * elem);
+	if (!tmp)
+		return -ENOMEM;
+	*buf = tmp;
+	*cap = ncap;
+	return 0;
+}
+
+static enum bpf_perf_event_ret collect(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct tracker *t = ctx;
+
+	if (h->size < sizeof(*h) + sizeof(__u64) || t->err)
+		return LIBBPF_PERF_EVENT_CONT;
+	if (grow((void **)&t->arena, &t->arena_cap, t->arena_len + h->size, 1) ||
+	    grow((void **)&t->recs, &t->cap, t->nr + 1, sizeof(*t->recs))) {
+		t->err = -ENOMEM;
+		return LIBBPF_PERF_EVENT_CONT;
+	}
+	memcpy(t->arena + t->arena_len, h, h->size);
+	t->recs[t->nr].time = record_time(h);
+	t->recs[t->nr].off = t->arena_len;
+	t->arena_len += (h->size + 7) & ~7UL;
+	t->nr++;
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
+{
+	size_t room = r->h.size - sizeof(*r);
+	struct usyms_mapping m = {
+		.start = r->addr, .end = r->addr + r->len, .pgoff = r->pgoff,
+		.ino = r->ino, .maj = r->maj, .min = r->min, .prot = r->prot,
+		.path = r->filename,
+	};
+
+	if (r->h.size < sizeof(*r) || !memchr(r->filename, '\0', room))
+		return;
+	/* A build-id record has no device and inode to key the file by. */
+	if (r->h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		return;
+	t->stats.mmaps++;
+	usyms__add_mapping(t->us, r->pid, &m);
+}
+
+static void on_comm(struct tracker *t, const struct rec_comm *c)
+{
+	if (!(c->h.misc & PERF_RECORD_MISC_COMM_EXEC) || c->h.size < sizeof(*c) ||
+	    c->pid != c->tid)
+		return;
+	t->stats.execs++;
+	usyms__exec(t->us, c->pid);
+}
+
+static void on_task(struct tracker *t, const struct rec_task *r)
+{
+	if (r->h.size < sizeof(*r))
+		return;
+	if (r->h.type == PERF_RECORD_FORK && r->pid != r->ppid) {
+		/* A new process; a new thread (pid == ppid) shares its maps. */
+		t->stats.forks++;
+		usyms__fork(t->us, r->ppid, r->pid);
+	} else if (r->h.type == PERF_RECORD_EXIT && r->pid == r->tid) {
+		t->stats.exits++;
+		usyms__exit(t->us, r->pid);
+	}
+}
+
+static void on_sample(struct tracker *t, const struct rec_sample *r)
+{
+	__u32 pid;
+
+	if (r->h.size < offsetof(struct rec_sample, data) + sizeof(pid) ||
+	    r->size < sizeof(pid))
+		return;
+	memcpy(&pid, r->data, sizeof(pid));
+	t->stats.first_samples++;
+	usyms__add_process(t->us, pid);
+}
+
+static void apply(struct tracker *t, const struct perf_event_header *h)
+{
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		on_mmap2(t, (const void *)h);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(t, (const void *)h);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		on_task(t, (const void *)h);
+		break;
+	case PERF_RECORD_SAMPLE:
+		on_sample(t, (const void *)h);
+		break;
+	case PERF_RECORD_LOST:
+		if (h->size >= sizeof(struct rec_lost))
+			t->stats.lost += ((const struct rec_lost *)h)->lost;
+		break;
+	}
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+	const struct pending *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+struct tracker *tracker__new(int events_fd, struct usyms *us)
+{
+	struct perf_event_attr attr;
+	struct tracker *t;
+	int err;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->us = us;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	/* bpf_perf_event_output() writes only into BPF_OUTPUT events. */
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	attr.sample_period = 1;
+	attr.sample_id_all = 1;
+	attr.wakeup_events = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.comm = 1;
+	attr.comm_exec = 1;
+	attr.task = 1;
+	t->pb = perf_buffer__new_raw(events_fd, RING_PAGES, &attr, collect, t, NULL);
+	if (!t->pb) {
+		err = errno;
+		free(t);
+		errno = err;
+		return NULL;
+	}
+	return t;
+}
+
+void tracker__free(struct tracker *t)
+{
+	if (!t)
+		return;
+	perf_buffer__free(t->pb);
+	free(t->arena);
+	free(t->recs);
+	free(t);
+}
+
+int tracker__poll(struct tracker *t, int timeout_ms)
+{
+	int err;
+
+	t->nr = t->arena_len = 0;
+	t->err = 0;
+	err = perf_buffer__poll(t->pb, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	/* Records of the same moment may wait in buffers that did not wake us. */
+	err = perf_buffer__consume(t->pb);
+	if (err < 0)
+		return err;
+	qsort(t->recs, t->nr, sizeof(*t->recs), by_time);
+	for (size_t i = 0; i < t->nr; i++)
+		apply(t, (const void *)(t->arena + t->recs[i].off));
+	return t->err;
+}
+
+void tracker__stats(const struct tracker *t, struct tracker_stats *st)
+{
+	*st = t->stats;
+}
