@@ -14,7 +14,7 @@ PKG_CONFIG ?= pkg-config
 VERSION := 0.1.0
 WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
 	-Wundef -Wno-unused-parameter
-CFLAGS ?= -O2 -g
+CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 SAN_FLAGS ?=
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DPROFILE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ibpf -Isrc \

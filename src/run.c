@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "run.h"
 #include "session.h"
@@ -136,8 +137,25 @@ static void report_counters(const struct run *r, const __u64 *c)
 
 /* Drain the read set, symbolize it and write it: one report.  0 or -errno;
  * a write error is returned as is, for the caller to judge. */
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
 static int report_set(struct run *r, bool clear)
 {
+	double t0 = now_ms(), t1, t2;
+	long rss0 = peak_rss_kb(), rss1 = 0, rss2 = 0;
 	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us };
 	struct profile prof = {};
 	struct sample *samples = NULL;
@@ -150,16 +168,23 @@ static int report_set(struct run *r, bool clear)
 		fprintf(stderr, "profile: cannot read the BPF maps: %s\n", strerror(-err));
 		return err;
 	}
+	t1 = now_ms();
+	rss1 = peak_rss_kb();
 	err = profile_build(&prof, &sym, samples, nr);
 	if (err) {
 		fprintf(stderr, "profile: cannot symbolize: %s\n", strerror(-err));
 		goto out;
 	}
+	t2 = now_ms();
+	rss2 = peak_rss_kb();
 	r->counted += counted_samples(samples, nr);
 	r->missed_stacks += prof.missed_stacks;
 	r->missed_enomem |= prof.missed_enomem;
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writer_write(&r->w, &prof, r->interval_no, &r->interval_start, &now);
+	if (r->o->verbose > 1)
+		fprintf(stderr, "profile: report: %zu keys; drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB\n",
+			nr, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
 	r->interval_no++;
 	if (clear && !err)
@@ -251,14 +276,13 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 }
 
 /* Sample until the duration ends or a signal comes; report every interval. */
-static int sample_loop(struct run *r)
+static int sample_loop(struct run *r, const struct timespec *start)
 {
 	const struct options *o = r->o;
-	struct timespec start, end, next, now;
+	struct timespec end, next, now;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	end = next = start;
+	end = next = *start;
 	ts_add(&end, o->duration ? o->duration : (__u64)1 << 40);
 	ts_add(&next, o->interval ? o->interval : (__u64)1 << 41);
 	for (;;) {
@@ -316,6 +340,7 @@ int run_profile(const struct options *o, const struct limits *lim,
 		volatile sig_atomic_t *stop)
 {
 	struct run r = { .o = o, .stop = stop, .interval_no = 1 };
+	struct timespec start;
 	int err;
 
 	r.target_gone = calloc(o->nr_pids + o->nr_tids + 1, sizeof(bool));
@@ -337,10 +362,11 @@ int run_profile(const struct options *o, const struct limits *lim,
 	err = session__attach(r.s, o, lim);
 	if (err)
 		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Read kernel symbols while the samples come in, not after. */
 	r.ks = load_ksyms();
-	err = sample_loop(&r);
+	err = sample_loop(&r, &start);
 	if (!err)
 		err = finish(&r);
 out:
