@@ -436,6 +436,24 @@ static int parse_positional(struct options *o, int argc, char **argv)
 	return 0;
 }
 
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, i ? argv[i] : "profile");
+	}
+	return s;
+}
+
 int options_parse(struct options *o, int argc, char **argv)
 {
 	int c, err;
@@ -447,6 +465,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->max_stack_depth = MAX_STACK_DEPTH;
 	o->min_width = 0.1;
 	event_parse(DEFAULT_EVENT, &o->event);
+	o->cmdline = join_args(argc, argv);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		err = parse_one(o, c, optarg);
@@ -470,5 +489,7 @@ void options_free(struct options *o)
 {
 	free(o->pids);
 	free(o->tids);
+	free(o->cmdline);
 	o->pids = o->tids = NULL;
+	o->cmdline = NULL;
 }

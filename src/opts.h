@@ -65,6 +65,7 @@ struct options {
 	__u64 interval;			/* -i seconds between reports, 0: one report */
 	bool help;
 	bool version;
+	char *cmdline;			/* argv joined, for SVG subtitles */
 };
 
 /* What the running system allows; read by limits_read(), faked in tests. */

@@ -50,13 +50,13 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 
 /* Open-addressing table of ids into one of the arrays below; id 0: free. */
-struct hslot {
+struct idslot {
 	__u64 hash;
 	__u32 id;		/* index + 1 */
 };
 
-struct htab {
-	struct hslot *slots;
+struct idtab {
+	struct idslot *slots;
 	size_t cap, used;
 };
 
@@ -68,6 +68,8 @@ struct pp_mapping {
 	 * to cover the addresses seen, and it is keyed by the name alone.
 	 */
 	bool synthetic;
+	bool kernel;
+	bool main;		/* named like the comm of the first process using it */
 	bool named, unnamed;	/* has locations with, without a function */
 };
 
@@ -80,30 +82,31 @@ struct pp {
 	struct pb out;			/* the Profile message */
 	struct usyms *us;
 	const struct output_opts *oo;
+	const char *comm;		/* of the record being written */
 	__u64 period;
 	int err;			/* sticky, like out.err */
 
 	const char **strs;
 	size_t nr_strs, cap_strs;
-	struct htab str_ht;
+	struct idtab str_ht;
 
 	__u32 *funcs;			/* function id - 1 -> name index */
 	size_t nr_funcs, cap_funcs;
-	struct htab func_ht;
+	struct idtab func_ht;
 
 	struct pp_mapping *maps;
 	size_t nr_maps, cap_maps;
-	struct htab map_ht;
+	struct idtab map_ht;
 
 	struct pp_location *locs;
 	size_t nr_locs, cap_locs;
-	struct htab loc_ht;
+	struct idtab loc_ht;
 
 	__u64 *ids;			/* one sample's location ids */
 	size_t nr_ids, cap_ids;
 };
 
-typedef bool (*ht_eq_fn)(const struct pp *pp, __u32 id, const void *key);
+typedef bool (*idt_eq_fn)(const struct pp *pp, __u32 id, const void *key);
 
 static __u64 mix(__u64 x)
 {
@@ -143,7 +146,7 @@ static int grow_array(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static struct hslot *ht_free_slot(const struct htab *h, __u64 hash)
+static struct idslot *idt_free_slot(const struct idtab *h, __u64 hash)
 {
 	size_t mask = h->cap - 1, i = hash & mask;
 
@@ -153,9 +156,9 @@ static struct hslot *ht_free_slot(const struct htab *h, __u64 hash)
 }
 
 /* Keep the load at most one half, so that probe runs stay short. */
-static int ht_reserve(struct htab *h)
+static int idt_reserve(struct idtab *h)
 {
-	struct hslot *old = h->slots;
+	struct idslot *old = h->slots;
 	size_t old_cap = h->cap, cap;
 
 	if (h->cap && (h->used + 1) * 2 <= h->cap)
@@ -169,14 +172,15 @@ static int ht_reserve(struct htab *h)
 	h->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i].id)
-			*ht_free_slot(h, old[i].hash) = old[i];
+			*idt_free_slot(h, old[i].hash) = old[i];
 	free(old);
 	return 0;
 }
 
 /* The slot that holds key, or the free one where it would go. */
-static struct hslot *ht_lookup(const struct htab *h, __u64 hash, ht_eq_fn eq,
-			       const struct pp *pp, const void *key)
+static struct idslot *idt_lookup(const struct idtab *h, __u64 hash,
+				 idt_eq_fn eq, const struct pp *pp,
+				 const void *key)
 {
 	size_t mask = h->cap - 1, i = hash & mask;
 
@@ -186,7 +190,7 @@ static struct hslot *ht_lookup(const struct htab *h, __u64 hash, ht_eq_fn eq,
 	return &h->slots[i];
 }
 
-static void ht_fill(struct htab *h, struct hslot *slot, __u64 hash, __u32 id)
+static void idt_fill(struct idtab *h, struct idslot *slot, __u64 hash, __u32 id)
 {
 	slot->hash = hash;
 	slot->id = id;
@@ -200,6 +204,11 @@ static __u32 fail(struct pp *pp, int err)
 	return 0;
 }
 
+static const char *str_at(const struct pp *pp, __u32 idx)
+{
+	return idx < pp->nr_strs ? pp->strs[idx] : "";
+}
+
 static bool str_eq(const struct pp *pp, __u32 id, const void *key)
 {
 	return !strcmp(pp->strs[id - 1], key);
@@ -209,18 +218,18 @@ static bool str_eq(const struct pp *pp, __u32 id, const void *key)
 static __u32 intern_string(struct pp *pp, const char *s)
 {
 	__u64 hash = hash_str(s);
-	struct hslot *slot;
+	struct idslot *slot;
 
 	if (pp->err)
 		return 0;
-	if (ht_reserve(&pp->str_ht) ||
+	if (idt_reserve(&pp->str_ht) ||
 	    grow_array((void **)&pp->strs, &pp->cap_strs, pp->nr_strs + 1, sizeof(*pp->strs)))
 		return fail(pp, -ENOMEM);
-	slot = ht_lookup(&pp->str_ht, hash, str_eq, pp, s);
+	slot = idt_lookup(&pp->str_ht, hash, str_eq, pp, s);
 	if (slot->id)
 		return slot->id - 1;
 	pp->strs[pp->nr_strs++] = s;
-	ht_fill(&pp->str_ht, slot, hash, pp->nr_strs);
+	idt_fill(&pp->str_ht, slot, hash, pp->nr_strs);
 	return pp->nr_strs - 1;
 }
 
@@ -237,18 +246,18 @@ static __u32 intern_function(struct pp *pp, const char *name)
 {
 	__u32 idx = intern_string(pp, name);
 	__u64 hash = mix(idx);
-	struct hslot *slot;
+	struct idslot *slot;
 
 	if (pp->err)
 		return 0;
-	if (ht_reserve(&pp->func_ht) ||
+	if (idt_reserve(&pp->func_ht) ||
 	    grow_array((void **)&pp->funcs, &pp->cap_funcs, pp->nr_funcs + 1, sizeof(*pp->funcs)))
 		return fail(pp, -ENOMEM);
-	slot = ht_lookup(&pp->func_ht, hash, func_eq, pp, &idx);
+	slot = idt_lookup(&pp->func_ht, hash, func_eq, pp, &idx);
 	if (slot->id)
 		return slot->id;
 	pp->funcs[pp->nr_funcs++] = idx;
-	ht_fill(&pp->func_ht, slot, hash, pp->nr_funcs);
+	idt_fill(&pp->func_ht, slot, hash, pp->nr_funcs);
 	return pp->nr_funcs;
 }
 
@@ -267,37 +276,54 @@ static __u64 map_hash(const struct pp_mapping *m)
 {
 	if (m->synthetic)
 		return mix(m->file ^ 0x5bd1e995ULL << 32);
-	return mix(m->start ^ mix(m->limit ^ mix(m->pgoff ^ mix(m->file ^ (__u64)m->build_id << 32))));
+	return mix(m->start ^ mix(m->limit ^
+		   mix(m->pgoff ^ mix(m->file ^ (__u64)m->build_id << 32))));
+}
+
+/*
+ * Does file look like the executable of a process named comm?  The comm is
+ * the file's name cut to 15 characters, unless the program renamed itself;
+ * "python3" runs /usr/bin/python3.11, so a prefix will do.
+ */
+static bool is_comm_file(const char *file, const char *comm)
+{
+	const char *base = strrchr(file, '/');
+
+	base = base ? base + 1 : file;
+	return *comm && !strncmp(base, comm, strlen(comm));
 }
 
 /* Id of the mapping equal to key, added if new; *added says which. */
 static __u32 intern_mapping(struct pp *pp, const struct pp_mapping *key, bool *added)
 {
 	__u64 hash = map_hash(key);
-	struct hslot *slot;
+	struct idslot *slot;
 
 	*added = false;
 	if (pp->err)
 		return 0;
-	if (ht_reserve(&pp->map_ht) ||
+	if (idt_reserve(&pp->map_ht) ||
 	    grow_array((void **)&pp->maps, &pp->cap_maps, pp->nr_maps + 1, sizeof(*pp->maps)))
 		return fail(pp, -ENOMEM);
-	slot = ht_lookup(&pp->map_ht, hash, map_eq, pp, key);
+	slot = idt_lookup(&pp->map_ht, hash, map_eq, pp, key);
 	if (slot->id)
 		return slot->id;
-	pp->maps[pp->nr_maps++] = *key;
-	ht_fill(&pp->map_ht, slot, hash, pp->nr_maps);
+	pp->maps[pp->nr_maps] = *key;
+	pp->maps[pp->nr_maps++].main = !key->kernel &&
+				       is_comm_file(str_at(pp, key->file), pp->comm);
+	idt_fill(&pp->map_ht, slot, hash, pp->nr_maps);
 	*added = true;
 	return pp->nr_maps;
 }
 
-static __u32 synthetic_mapping(struct pp *pp, const char *file, __u64 pc)
+static __u32 synthetic_mapping(struct pp *pp, const char *file, __u64 pc, bool kernel)
 {
 	struct pp_mapping key = {
 		.file = intern_string(pp, file),
 		.start = pc,
 		.limit = pc + 1,
 		.synthetic = true,
+		.kernel = kernel,
 	};
 	struct pp_mapping *m;
 	bool added;
@@ -321,7 +347,7 @@ static __u32 user_mapping(struct pp *pp, __u32 pid, const struct frame *f, __u64
 	bool added;
 
 	if (!pp->us || usyms__resolve(pp->us, pid, pc, &sym))
-		return f->module ? synthetic_mapping(pp, f->module, pc) : 0;
+		return f->module ? synthetic_mapping(pp, f->module, pc, false) : 0;
 	key.start = sym.map_start;
 	key.limit = sym.map_end;
 	key.pgoff = sym.map_pgoff;
@@ -346,18 +372,18 @@ static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 fun
 {
 	struct pp_location key = { .addr = addr, .mapping = mapping, .function = function };
 	__u64 hash = mix(addr ^ mix((__u64)mapping << 32 | function));
-	struct hslot *slot;
+	struct idslot *slot;
 
 	if (pp->err)
 		return 0;
-	if (ht_reserve(&pp->loc_ht) ||
+	if (idt_reserve(&pp->loc_ht) ||
 	    grow_array((void **)&pp->locs, &pp->cap_locs, pp->nr_locs + 1, sizeof(*pp->locs)))
 		return fail(pp, -ENOMEM);
-	slot = ht_lookup(&pp->loc_ht, hash, loc_eq, pp, &key);
+	slot = idt_lookup(&pp->loc_ht, hash, loc_eq, pp, &key);
 	if (slot->id)
 		return slot->id;
 	pp->locs[pp->nr_locs++] = key;
-	ht_fill(&pp->loc_ht, slot, hash, pp->nr_locs);
+	idt_fill(&pp->loc_ht, slot, hash, pp->nr_locs);
 	if (mapping) {
 		if (function)
 			pp->maps[mapping - 1].named = true;
@@ -377,7 +403,7 @@ static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f, boo
 	__u32 mapping, function;
 
 	if (f->kernel)
-		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc);
+		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc, true);
 	else
 		mapping = user_mapping(pp, pid, f, pc);
 	function = f->name ? intern_function(pp, f->name) : 0;
@@ -395,6 +421,7 @@ static void add_id(struct pp *pp, __u32 id)
 	pp->ids[pp->nr_ids++] = id;
 }
 
+/* Root first: see write_sample(). */
 static void add_stack(struct pp *pp, __u32 pid, const struct stack *st,
 		      __u8 state, const char *missed)
 {
@@ -404,8 +431,18 @@ static void add_stack(struct pp *pp, __u32 pid, const struct stack *st,
 	}
 	if (state != STATE_OK)
 		return;
-	for (__u32 i = 0; i < st->nr; i++)
+	for (__u32 i = st->nr; i-- > 0;)
 		add_id(pp, frame_location(pp, pid, &st->frames[i], i == 0));
+}
+
+static void reverse_ids(struct pp *pp)
+{
+	for (size_t i = 0, j = pp->nr_ids; i + 1 < j; i++, j--) {
+		__u64 tmp = pp->ids[i];
+
+		pp->ids[i] = pp->ids[j - 1];
+		pp->ids[j - 1] = tmp;
+	}
 }
 
 static void write_label(struct pp *pp, const char *key, const char *str, __u64 num)
@@ -420,17 +457,24 @@ static void write_label(struct pp *pp, const char *key, const char *str, __u64 n
 	pb_close(&pp->out, mark);
 }
 
-/* Locations leaf first: the kernel stack (if any) sits on top of the user one. */
+/*
+ * Locations go leaf first, the kernel stack (if any) on top of the user
+ * one.  They are interned root first, though, so that the first mapping
+ * seen tends to be the main executable (where _start and main live) when
+ * mapping_order() finds none named like the comm.
+ */
 static void write_sample(struct pp *pp, const struct record *r)
 {
 	__u64 values[2] = { r->count, r->count * pp->period };
 	size_t mark;
 
 	pp->nr_ids = 0;
-	if (pp->oo->want_kernel)
-		add_stack(pp, r->pid, r->kern, r->kern_state, "[Missed Kernel Stack]");
+	pp->comm = r->comm;
 	if (pp->oo->want_user)
 		add_stack(pp, r->pid, r->user, r->user_state, "[Missed User Stack]");
+	if (pp->oo->want_kernel)
+		add_stack(pp, r->pid, r->kern, r->kern_state, "[Missed Kernel Stack]");
+	reverse_ids(pp);
 	mark = pb_open(&pp->out, PROFILE_SAMPLE);
 	pb_packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
 	pb_packed_u64(&pp->out, SAMPLE_VALUE, values, 2);
@@ -464,29 +508,61 @@ static void write_header(struct pp *pp, const struct pprof_meta *m)
 }
 
 /*
+ * pprof takes the first mapping for the main binary and names the profile
+ * after it: put executables named like a comm first, then the other user
+ * mappings, the kernel last, each group in the order of first use.
+ */
+static int mapping_rank(const struct pp_mapping *m)
+{
+	return m->kernel ? 2 : m->main ? 0 : 1;
+}
+
+/* Final mapping ids, by old id; ids[0] stays 0, "no mapping". */
+static __u32 *mapping_order(struct pp *pp)
+{
+	__u32 *ids = calloc(pp->nr_maps + 1, sizeof(*ids)), next = 1;
+
+	if (!ids) {
+		fail(pp, -ENOMEM);
+		return NULL;
+	}
+	for (int rank = 0; rank <= 2; rank++)
+		for (size_t i = 0; i < pp->nr_maps; i++)
+			if (mapping_rank(&pp->maps[i]) == rank)
+				ids[i + 1] = next++;
+	return ids;
+}
+
+/*
  * has_functions tells pprof not to symbolize the mapping again; as Go's own
  * writer does, claim it only when every location in it has a name.
  */
-static void write_mappings(struct pp *pp)
+static void write_mapping(struct pp *pp, const struct pp_mapping *m, __u32 id)
 {
-	for (size_t i = 0; i < pp->nr_maps; i++) {
-		const struct pp_mapping *m = &pp->maps[i];
-		size_t mark = pb_open(&pp->out, PROFILE_MAPPING);
+	size_t mark = pb_open(&pp->out, PROFILE_MAPPING);
 
-		pb_uint64(&pp->out, MAPPING_ID, i + 1);
-		pb_uint64(&pp->out, MAPPING_MEMORY_START, m->start);
-		pb_uint64(&pp->out, MAPPING_MEMORY_LIMIT, m->limit);
-		pb_uint64(&pp->out, MAPPING_FILE_OFFSET, m->pgoff);
-		pb_int64(&pp->out, MAPPING_FILENAME, m->file);
-		if (m->build_id)
-			pb_int64(&pp->out, MAPPING_BUILD_ID, m->build_id);
-		if (m->named && !m->unnamed)
-			pb_bool(&pp->out, MAPPING_HAS_FUNCTIONS, true);
-		pb_close(&pp->out, mark);
-	}
+	pb_uint64(&pp->out, MAPPING_ID, id);
+	pb_uint64(&pp->out, MAPPING_MEMORY_START, m->start);
+	pb_uint64(&pp->out, MAPPING_MEMORY_LIMIT, m->limit);
+	pb_uint64(&pp->out, MAPPING_FILE_OFFSET, m->pgoff);
+	pb_int64(&pp->out, MAPPING_FILENAME, m->file);
+	if (m->build_id)
+		pb_int64(&pp->out, MAPPING_BUILD_ID, m->build_id);
+	if (m->named && !m->unnamed)
+		pb_bool(&pp->out, MAPPING_HAS_FUNCTIONS, true);
+	pb_close(&pp->out, mark);
 }
 
-static void write_locations(struct pp *pp)
+/* In mapping_order()'s order, so that ids ascend. */
+static void write_mappings(struct pp *pp, const __u32 *ids)
+{
+	for (int rank = 0; rank <= 2; rank++)
+		for (size_t i = 0; i < pp->nr_maps; i++)
+			if (mapping_rank(&pp->maps[i]) == rank)
+				write_mapping(pp, &pp->maps[i], ids[i + 1]);
+}
+
+static void write_locations(struct pp *pp, const __u32 *map_ids)
 {
 	for (size_t i = 0; i < pp->nr_locs; i++) {
 		const struct pp_location *l = &pp->locs[i];
@@ -494,7 +570,7 @@ static void write_locations(struct pp *pp)
 
 		pb_uint64(&pp->out, LOCATION_ID, i + 1);
 		if (l->mapping)
-			pb_uint64(&pp->out, LOCATION_MAPPING_ID, l->mapping);
+			pb_uint64(&pp->out, LOCATION_MAPPING_ID, map_ids[l->mapping]);
 		pb_uint64(&pp->out, LOCATION_ADDRESS, l->addr);
 		if (l->function) {
 			line = pb_open(&pp->out, LOCATION_LINE);
@@ -583,6 +659,7 @@ int pprof_write(FILE *out, const struct profile *p, const struct output_opts *oo
 {
 	struct pprof_meta none = {};
 	struct pp pp = { .us = us, .oo = oo };
+	__u32 *map_ids;
 	int err;
 
 	if (!m)
@@ -593,8 +670,12 @@ int pprof_write(FILE *out, const struct profile *p, const struct output_opts *oo
 	for (size_t i = 0; i < p->nr; i++)
 		if (p->recs[i].count)
 			write_sample(&pp, &p->recs[i]);
-	write_mappings(&pp);
-	write_locations(&pp);
+	map_ids = mapping_order(&pp);
+	if (map_ids) {
+		write_mappings(&pp, map_ids);
+		write_locations(&pp, map_ids);
+		free(map_ids);
+	}
 	write_functions(&pp);
 	write_strings(&pp);
 	err = pp.err ? pp.err : pp.out.err;

@@ -356,6 +356,7 @@ int run_profile(const struct options *o, const struct limits *lim,
 	if (err)
 		goto out;
 	r.us = new_usyms(o);
+	r.w.us = r.us;
 	/* Follow processes from before the first sample: its note needs the ring. */
 	if (r.us)
 		r.tracker = new_tracker(r.s, r.us);

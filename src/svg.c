@@ -34,9 +34,14 @@ enum kind {
 	KIND_UNKNOWN,		/* [unknown], [Missed ... Stack] */
 };
 
-/* One frame of a record's stack, as drawn. */
+/*
+ * One frame of a record's stack, as drawn.  The kind of a real frame is
+ * worked out only when needed (elem_kind()): sorting compares millions of
+ * frames, and nearly all of them are told apart by name alone.
+ */
 struct elem {
 	const char *name;
+	const struct frame *f;	/* NULL: comm, "-", [Missed ...]: kind is set */
 	__u8 kind;
 	bool suffix;		/* draw "_[k]" after the name (-a) */
 };
@@ -95,20 +100,29 @@ static bool is_jit_module(const char *module)
 	       (strstr(module, "perf-") && ends_with(module, ".map"));
 }
 
+static enum kind frame_kind(const struct frame *f)
+{
+	if (!f->name)
+		return KIND_UNKNOWN;
+	if (f->kernel || ends_with(f->name, "_[k]"))
+		return KIND_KERNEL;
+	if (!f->module || is_jit_module(f->module))
+		return KIND_JIT;
+	return KIND_USER;
+}
+
+static enum kind elem_kind(const struct elem *e)
+{
+	return e->f ? frame_kind(e->f) : e->kind;
+}
+
 static struct elem frame_elem(const struct frame *f, const struct output_opts *oo)
 {
-	struct elem e = { .name = f->name, .kind = KIND_USER };
-
-	if (!f->name) {
-		e.name = "[unknown]";
-		e.kind = KIND_UNKNOWN;
-	} else if (f->kernel || ends_with(f->name, "_[k]")) {
-		e.kind = KIND_KERNEL;
-	} else if (!f->module || is_jit_module(f->module)) {
-		e.kind = KIND_JIT;
-	}
-	e.suffix = f->kernel && oo->annotations;
-	return e;
+	return (struct elem){
+		.name = f->name ? f->name : "[unknown]",
+		.f = f,
+		.suffix = f->kernel && oo->annotations,
+	};
 }
 
 static __u32 part_len(const struct stack *st, __u8 state, bool want)
@@ -164,15 +178,25 @@ static struct elem path_elem(const struct item *it, __u32 i, const struct output
 	return part_elem(r->kern, r->kern_state, i, "[Missed Kernel Stack]", oo);
 }
 
+/*
+ * By name, then kind.  Symbolized names and modules are shared strings:
+ * equal pointers skip the strcmp, and frames with the same name, module
+ * and side are of one kind.
+ */
 static int cmp_elem(const struct elem *a, const struct elem *b)
 {
-	int c = strcmp(a->name, b->name);
+	int c = a->name == b->name ? 0 : strcmp(a->name, b->name);
+	enum kind ka, kb;
 
 	if (c)
 		return c;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	return (int)a->suffix - (int)b->suffix;
+	if (a->suffix != b->suffix)
+		return (int)a->suffix - (int)b->suffix;
+	if (a->f && b->f && a->f->module == b->f->module && a->f->kernel == b->f->kernel)
+		return 0;
+	ka = elem_kind(a);
+	kb = elem_kind(b);
+	return ka == kb ? 0 : ka < kb ? -1 : 1;
 }
 
 static __u32 common_prefix(const struct item *a, const struct item *b,
@@ -420,7 +444,7 @@ static void put_colour(struct strbuf *sb, const struct elem *el)
 	int a = h & 0xff, b = h >> 8 & 0xff, c = h >> 16 & 0xff;	/* 0..255 */
 	int r, g, bl;
 
-	switch (el->kind) {
+	switch (elem_kind(el)) {
 	case KIND_KERNEL:	/* orange */
 		r = 225 + 30 * a / 255, g = 125 + 60 * b / 255, bl = 10 + 50 * c / 255;
 		break;
@@ -471,10 +495,8 @@ static void put_frame(struct strbuf *sb, const struct node *n,
 	sb_puts(sb, "</text></g>\n");
 }
 
+/* After put_header()'s font sizes. */
 static const char style[] =
-	"<style>\n"
-	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
-	"#title { font-size: 17px; }\n"
 	"#subtitle { fill: #555; }\n"
 	"#unzoom, #search { cursor: pointer; fill: #336; }\n"
 	"#unzoom:hover, #search:hover { fill: #00c; text-decoration: underline; }\n"
@@ -501,9 +523,12 @@ static void put_header(struct strbuf *sb, const struct layout *lo,
 	put_fmt(sb, "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
 		IMAGE_WIDTH, lo->height, IMAGE_WIDTH, lo->height);
+	put_fmt(sb, "<style>\n"
+		"text { font-family: Verdana, sans-serif; font-size: %dpx; fill: #000; }\n"
+		"#title { font-size: %dpx; }\n", FONT_SIZE, TITLE_SIZE);
 	sb_puts(sb, style);
-	put_fmt(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"url(#background)\"/>\n",
-		IMAGE_WIDTH, lo->height);
+	put_fmt(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" "
+		"fill=\"url(#background)\"/>\n", IMAGE_WIDTH, lo->height);
 	put_fmt(sb, "<text id=\"title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
 		IMAGE_WIDTH / 2, FONT_SIZE * 2);
 	put_xml(sb, title, SIZE_MAX);
@@ -609,7 +634,8 @@ static const char script[] =
 	"	searchBtn.textContent = 'Search';\n"
 	"}\n"
 	"function askSearch() {\n"
-	"	var term = window.prompt('Search frames (regular expression):', re ? re.source : '');\n"
+	"	var last = re ? re.source : '';\n"
+	"	var term = window.prompt('Search frames (regular expression):', last);\n"
 	"	if (term) search(term);\n"
 	"}\n"
 	"function frameOf(el) {\n"
@@ -620,7 +646,8 @@ static const char script[] =
 	"Array.prototype.forEach.call(frames.children, function (g) {\n"
 	"	var t = g.querySelector('title').textContent;\n"
 	"	var f = { g: g, title: t, name: t.slice(0, t.lastIndexOf(' (')),\n"
-	"		x: Number(g.getAttribute('data-x')), w: Number(g.getAttribute('data-w')),\n"
+	"		x: Number(g.getAttribute('data-x')),\n"
+	"		w: Number(g.getAttribute('data-w')),\n"
 	"		d: Number(g.getAttribute('data-d')),\n"
 	"		rect: g.querySelector('rect'), text: g.querySelector('text') };\n"
 	"	g.fgFrame = f;\n"

@@ -5,9 +5,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <linux/perf_event.h>
 
 #include "writer.h"
 #include "report.h"
+#include "svg.h"
+#include "pprof.h"
 #include "symbolize.h"
 
 /* bcc's header, word for word. */
@@ -141,7 +144,66 @@ static int draw_screen(struct writer *w, const struct profile *p)
 	return report_write(w->f, p, &w->oo, rows);
 }
 
-static int write_format(struct writer *w, const struct profile *p)
+static __u64 total_samples(const struct profile *p)
+{
+	__u64 n = 0;
+
+	for (size_t i = 0; i < p->nr; i++)
+		n += p->recs[i].count;
+	return n;
+}
+
+static __u64 ts_ns(const struct timespec *t)
+{
+	return (__u64)t->tv_sec * 1000000000ULL + t->tv_nsec;
+}
+
+/* "profile -F 99 -p 123 | 10 s | 99 Hz | 12345 samples" */
+static int write_svg(struct writer *w, const struct profile *p,
+		     const struct timespec *start, const struct timespec *end)
+{
+	const struct options *o = w->o;
+	struct svg_opts so = { .title = o->title, .inverted = o->inverted,
+			       .min_width = o->min_width };
+	char sub[512], rate[64];
+
+	if (o->freq)
+		snprintf(rate, sizeof(rate), "%llu Hz", (unsigned long long)o->freq);
+	else
+		snprintf(rate, sizeof(rate), "every %llu events", (unsigned long long)o->period);
+	snprintf(sub, sizeof(sub), "%s | %.1f s | %s%s%s | %llu samples",
+		 o->cmdline ? o->cmdline : "profile",
+		 (ts_ns(end) - ts_ns(start)) / 1e9, event_is_default(&o->event) ? "" : o->event.name,
+		 event_is_default(&o->event) ? "" : " ", rate,
+		 (unsigned long long)total_samples(p));
+	so.subtitle = sub;
+	return svg_write(w->f, p, &w->oo, &so);
+}
+
+/*
+ * Time events (cpu-clock, task-clock) weigh in nanoseconds; every other
+ * event in its own count, one period per sample.
+ */
+static int write_pprof(struct writer *w, const struct profile *p,
+		       const struct timespec *start, const struct timespec *end)
+{
+	const struct options *o = w->o;
+	bool clock = o->event.type == PERF_TYPE_SOFTWARE &&
+		     (o->event.config == PERF_COUNT_SW_CPU_CLOCK ||
+		      o->event.config == PERF_COUNT_SW_TASK_CLOCK);
+	struct pprof_meta m = {
+		.time_nanos = ts_ns(start),
+		.duration_nanos = ts_ns(end) - ts_ns(start),
+		.period = o->freq ? (clock ? 1000000000ULL / o->freq : 1) : o->period,
+		.period_type = clock ? NULL : o->event.name,
+		.period_unit = clock ? NULL : "count",
+	};
+
+	return pprof_write(w->f, p, &w->oo, w->us, &m);
+}
+
+static int write_format(struct writer *w, const struct profile *p,
+			const struct timespec *start, const struct timespec *end)
 {
 	switch (w->o->format) {
 	case FMT_PLAIN:
@@ -154,6 +216,10 @@ static int write_format(struct writer *w, const struct profile *p)
 		if (w->screen)
 			return draw_screen(w, p);
 		return report_write(w->f, p, &w->oo, w->o->limit);
+	case FMT_SVG:
+		return write_svg(w, p, start, end);
+	case FMT_PPROF:
+		return write_pprof(w, p, start, end);
 	default:
 		fprintf(stderr, "profile: --format %s is not built in\n", format_name(w->o->format));
 		return -ENOTSUP;
@@ -179,7 +245,7 @@ int writer_write(struct writer *w, const struct profile *p, unsigned int n,
 	}
 	err = interval_marker(w, n, start, end);
 	if (!err)
-		err = write_format(w, p);
+		err = write_format(w, p, start, end);
 	if (!err && fflush(w->f))
 		err = -errno;
 	if (err)

@@ -13,6 +13,7 @@
 #include "output.h"
 
 struct profile;
+struct usyms;
 
 struct writer {
 	const struct options *o;
@@ -20,6 +21,7 @@ struct writer {
 	bool per_interval;	/* -o is a strftime pattern: a file per report */
 	bool screen;		/* --top on a terminal: redraw in place */
 	struct output_opts oo;
+	struct usyms *us;	/* for pprof's mappings; may be NULL */
 };
 
 /* Open the destination and write the plain header.  0 or -errno (reported). */

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Flame graph SVGs of hand-built profiles, checked by reading back the
+ * frames' <title> and <rect> attributes.
+ *
+ * With PROFILE_TEST_OUTPUT=DIR, also writes DIR/unit.svg, a small graph
+ * with a known answer (func_b three times func_a) for tests/browser.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "unit.h"
+#include "svg.h"
+#include "output.h"
+#include "symbolize.h"
+
+#define STACK(name, n) \
+	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
+
+struct fr {
+	double x, y, width;
+	int r, g, b;
+	unsigned long long samples, data_x, data_w;
+	unsigned depth;
+};
+
+static const struct output_opts both = { .folded = true, .want_user = true, .want_kernel = true };
+
+static char *render(struct record *recs, size_t nr, const struct output_opts *oo,
+		    const struct svg_opts *so)
+{
+	struct profile p = { .recs = recs, .nr = nr };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK_INT(svg_write(f, &p, oo, so), 0);
+	fclose(f);
+	return buf;
+}
+
+static double attr(const char *from, const char *name)
+{
+	const char *s = strstr(from, name);
+
+	return s ? strtod(s + strlen(name), NULL) : -1;
+}
+
+/*
+ * The nth (from 0) frame whose <title> starts with "name (", as the SVG
+ * spells it (escaped).  Returns false if there is none.
+ */
+static bool frame(const char *svg, const char *name, int nth, struct fr *f)
+{
+	char key[512];
+	const char *s = svg, *g, *rect;
+
+	snprintf(key, sizeof(key), "<title>%s (", name);
+	for (;;) {
+		s = strstr(s, key);
+		if (!s)
+			return false;
+		if (nth-- == 0)
+			break;
+		s++;
+	}
+	/* <g data-x=".." data-w=".." data-d=".."><title>... */
+	for (g = s; g > svg && strncmp(g, "<g ", 3); g--)
+		;
+	rect = strstr(s, "<rect ");
+	if (!rect)
+		return false;
+	f->data_x = attr(g, "data-x=\"");
+	f->data_w = attr(g, "data-w=\"");
+	f->depth = attr(g, "data-d=\"");
+	f->samples = strtoull(s + strlen(key), NULL, 10);
+	f->x = attr(rect, " x=\"");
+	f->y = attr(rect, " y=\"");
+	f->width = attr(rect, " width=\"");
+	if (sscanf(strstr(rect, "fill=\""), "fill=\"rgb(%d,%d,%d)", &f->r, &f->g, &f->b) != 3)
+		return false;
+	return true;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *s = hay; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+static STACK(u_a, 2);
+static STACK(u_b, 2);
+static STACK(u_c, 2);
+static STACK(u_tiny, 3);
+static STACK(u_jit, 2);
+static STACK(u_unknown, 2);
+static STACK(u_cxx, 1);
+static STACK(k_st, 2);
+
+static void setup(void)
+{
+	u_a.frames[0] = (struct frame){ .name = "func_a", .module = "/bin/burn" };
+	u_a.frames[1] = (struct frame){ .name = "main", .module = "/bin/burn" };
+	u_b.frames[0] = (struct frame){ .name = "func_b", .module = "/bin/burn" };
+	u_b.frames[1] = (struct frame){ .name = "main", .module = "/bin/burn" };
+	u_c.frames[0] = (struct frame){ .name = "func_c", .module = "/bin/burn" };
+	u_c.frames[1] = (struct frame){ .name = "main", .module = "/bin/burn" };
+	u_tiny.frames[0] = (struct frame){ .name = "tiny_leaf", .module = "/bin/burn" };
+	u_tiny.frames[1] = (struct frame){ .name = "tiny", .module = "/bin/burn" };
+	u_tiny.frames[2] = (struct frame){ .name = "main", .module = "/bin/burn" };
+	u_jit.frames[0] = (struct frame){ .name = "Interpreter::run", .module = "[anon]" };
+	u_jit.frames[1] = (struct frame){ .name = "main", .module = "/bin/burn" };
+	u_unknown.frames[0] = (struct frame){ .name = NULL, .module = "/lib/x.so" };
+	u_unknown.frames[1] = (struct frame){ .name = "main", .module = "/bin/burn" };
+	u_cxx.frames[0] = (struct frame){ .name = "std::vector<int, std::allocator<int> >::push(int&&) \"q\" 'a'",
+					  .module = "/bin/cxx" };
+	k_st.frames[0] = (struct frame){ .name = "kleaf", .kernel = true };
+	k_st.frames[1] = (struct frame){ .name = "kroot", .kernel = true };
+}
+
+static struct record rec(const char *comm, __u32 pid, __u64 count,
+			 const void *user, __u8 us, const void *kern, __u8 ks)
+{
+	struct record r = { .pid = pid, .count = count, .user = user,
+			    .kern = kern, .user_state = us, .kern_state = ks };
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	return r;
+}
+
+TEST(widths_proportional)
+{
+	struct record r[] = {
+		rec("burn", 1, 100, &u_a, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 300, &u_b, STATE_OK, NULL, STATE_NONE),
+	};
+	char *svg = render(r, 2, &both, NULL);
+	struct fr a, b, m, all;
+
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(frame(svg, "func_b", 0, &b));
+	CHECK(frame(svg, "main", 0, &m));
+	CHECK(frame(svg, "all", 0, &all));
+	CHECK_INT(a.samples, 100);
+	CHECK_INT(b.samples, 300);
+	CHECK(b.width / a.width > 2.99 && b.width / a.width < 3.01);
+	CHECK(m.width > 1179.9 && m.width < 1180.1);	/* 1200 - 2 * 10 */
+	CHECK(all.width == m.width);
+	CHECK(strstr(svg, "func_b (300 samples, 75.00%)") != NULL);
+	CHECK(strstr(svg, "func_a (100 samples, 25.00%)") != NULL);
+	CHECK_INT(all.depth, 0);
+	CHECK_INT(m.depth, 2);				/* all, burn, main */
+	CHECK_INT(b.data_w, 300);
+	free(svg);
+}
+
+TEST(siblings_alphabetical_and_merged)
+{
+	struct record r[] = {
+		rec("burn", 1, 10, &u_c, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 2, 20, &u_b, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 3, 30, &u_a, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 4, 5, &u_a, STATE_OK, NULL, STATE_NONE),	/* merges */
+		rec("zed", 5, 1, &u_a, STATE_OK, NULL, STATE_NONE),	/* another root */
+	};
+	char *svg = render(r, 5, &both, NULL);
+	struct fr a, b, c, burn, zed, a2;
+
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(frame(svg, "func_b", 0, &b));
+	CHECK(frame(svg, "func_c", 0, &c));
+	CHECK(frame(svg, "burn", 0, &burn));
+	CHECK(frame(svg, "zed", 0, &zed));
+	CHECK(a.x < b.x && b.x < c.x);
+	CHECK(burn.x < zed.x);
+	/* burn's func_a (35) and zed's func_a (1) are two frames. */
+	CHECK_INT(count(svg, "<title>func_a ("), 2);
+	CHECK_INT(count(svg, "<title>burn ("), 1);
+	CHECK_INT(count(svg, "<title>main ("), 2);
+	CHECK(frame(svg, "func_a", 1, &a2));
+	CHECK_INT(a.samples + a2.samples, 36);
+	CHECK(a.samples == 35 || a2.samples == 35);
+	/* Frames sit side by side: b starts where a ends. */
+	CHECK(b.x - (a.x + a.width) < 0.02 && b.x - (a.x + a.width) > -0.02);
+	free(svg);
+}
+
+/* A record whose stack is a prefix of another's: self time on the left. */
+TEST(self_time_then_children)
+{
+	STACK(just_main, 1);
+	struct record r[] = {
+		rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 30, &just_main, STATE_OK, NULL, STATE_NONE),
+	};
+	char *svg;
+	struct fr m, a;
+
+	just_main.frames[0] = u_a.frames[1];
+	svg = render(r, 2, &both, NULL);
+	CHECK(frame(svg, "main", 0, &m));
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK_INT(m.samples, 40);
+	CHECK_INT(a.data_x, 30);
+	CHECK(a.x > m.x);
+	free(svg);
+}
+
+TEST(elision_below_min_width)
+{
+	struct record r[] = {
+		rec("burn", 1, 999, &u_a, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 1, &u_tiny, STATE_OK, NULL, STATE_NONE),	/* 0.1% */
+	};
+	struct svg_opts big = { .min_width = 0.5 };
+	struct svg_opts small = { .min_width = 0.05 };
+	char *svg = render(r, 2, &both, &big);
+	struct fr all;
+
+	CHECK(strstr(svg, "<title>tiny (") == NULL);
+	CHECK(strstr(svg, "<title>tiny_leaf (") == NULL);
+	CHECK(frame(svg, "all", 0, &all));
+	CHECK_INT(all.samples, 1000);	/* elided, not dropped from the total */
+	free(svg);
+
+	svg = render(r, 2, &both, &small);
+	CHECK(strstr(svg, "<title>tiny (1 sample, 0.10%)") != NULL);
+	CHECK(strstr(svg, "<title>tiny_leaf (") != NULL);
+	free(svg);
+
+	/* NULL options: the 0.1% default, which keeps a 0.1% frame. */
+	svg = render(r, 2, &both, NULL);
+	CHECK(strstr(svg, "<title>tiny (") != NULL);
+	free(svg);
+}
+
+TEST(many_stacks_stay_small)
+{
+	enum { N = 20000 };
+	struct record *r = calloc(N + 1, sizeof(*r));
+	struct stack **st = calloc(N, sizeof(*st));
+	char (*names)[16] = calloc(N, sizeof(*names));
+	struct svg_opts so = { .min_width = SVG_MIN_WIDTH_DEFAULT };
+	char *svg;
+
+	CHECK(r && st && names);
+	if (!r || !st || !names)
+		return;
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%05d", i);
+		st[i] = calloc(1, sizeof(struct stack) + sizeof(struct frame));
+		st[i]->nr = 1;
+		st[i]->frames[0] = (struct frame){ .name = names[i], .module = "/x" };
+		r[i] = rec("many", 1, 1, st[i], STATE_OK, NULL, STATE_NONE);
+	}
+	r[N] = rec("many", 1, N, &u_a, STATE_OK, NULL, STATE_NONE);
+	svg = render(r, N + 1, &both, &so);
+	/* all, many, main, func_a: every 1-in-40000 frame is elided. */
+	CHECK_INT(count(svg, "<g data-x"), 4);
+	CHECK(strlen(svg) < 20000);
+	free(svg);
+	for (int i = 0; i < N; i++)
+		free(st[i]);
+	free(st);
+	free(names);
+	free(r);
+}
+
+TEST(xml_escaping)
+{
+	STACK(bad, 1);
+	struct record r[] = {
+		rec("cxx<&>", 1, 10, &u_cxx, STATE_OK, NULL, STATE_NONE),
+		rec("x", 2, 10, &bad, STATE_OK, NULL, STATE_NONE),
+	};
+	struct svg_opts so = { .title = "a < b & \"c\"", .subtitle = "profile -p 1 | 'x'" };
+	char *svg;
+
+	bad.frames[0] = (struct frame){ .name = "bad\xff\x01name\xc3\xa9", .module = "/x" };
+	svg = render(r, 2, &both, &so);
+	CHECK(strstr(svg, "<title>std::vector&lt;int, std::allocator&lt;int&gt; &gt;::push(int&amp;&amp;) &quot;q&quot; &apos;a&apos; (10 samples") != NULL);
+	CHECK(strstr(svg, "<title>cxx&lt;&amp;&gt; (") != NULL);
+	CHECK(strstr(svg, "std::vector<") == NULL);
+	CHECK(strstr(svg, ">a &lt; b &amp; &quot;c&quot;</text>") != NULL);
+	CHECK(strstr(svg, ">profile -p 1 | &apos;x&apos;</text>") != NULL);
+	/* A bad byte and a control character become '?'; good UTF-8 stays. */
+	CHECK(strstr(svg, "<title>bad??name\xc3\xa9 (") != NULL);
+	/* The label is cut to fit, also escaped. */
+	CHECK(strstr(svg, ">std::vector&lt;int") != NULL);
+	free(svg);
+}
+
+TEST(inverted_and_titles)
+{
+	struct record r[] = { rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE) };
+	struct svg_opts icicle = { .inverted = true };
+	char *svg = render(r, 1, &both, NULL);
+	struct fr all, a;
+
+	CHECK(frame(svg, "all", 0, &all));
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(all.y > a.y);			/* root at the bottom */
+	CHECK(all.y - a.y == 3 * 16);
+	CHECK(strstr(svg, ">CPU Flame Graph</text>") != NULL);
+	CHECK(strstr(svg, "id=\"subtitle\"") == NULL);
+	free(svg);
+
+	svg = render(r, 1, &both, &icicle);
+	CHECK(frame(svg, "all", 0, &all));
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(all.y < a.y);			/* root at the top */
+	CHECK(a.y - all.y == 3 * 16);
+	CHECK(strstr(svg, ">Icicle Graph</text>") != NULL);
+	free(svg);
+}
+
+TEST(delimiter_annotations_missed)
+{
+	struct output_opts oo = { .delimited = true, .annotations = true,
+				  .want_user = true, .want_kernel = true };
+	struct output_opts user_only = { .want_user = true };
+	struct record r[] = {
+		rec("burn", 1, 10, &u_a, STATE_OK, &k_st, STATE_OK),
+		rec("lost", 2, 5, NULL, STATE_MISSED, NULL, STATE_MISSED),
+	};
+	char *svg = render(r, 2, &oo, NULL);
+	struct fr a, dash, kroot, kleaf, mu, mk;
+
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(frame(svg, "-", 0, &dash));
+	CHECK(frame(svg, "kroot_[k]", 0, &kroot));
+	CHECK(frame(svg, "kleaf_[k]", 0, &kleaf));
+	CHECK_INT(dash.depth, a.depth + 1);
+	CHECK_INT(kroot.depth, a.depth + 2);
+	CHECK_INT(kleaf.depth, a.depth + 3);
+	CHECK(frame(svg, "[Missed User Stack]", 0, &mu));
+	CHECK(frame(svg, "[Missed Kernel Stack]", 0, &mk));
+	CHECK_INT(mk.depth, mu.depth + 1);
+	free(svg);
+
+	svg = render(r, 2, &user_only, NULL);
+	CHECK(strstr(svg, "kroot") == NULL);
+	CHECK(strstr(svg, "<title>- (") == NULL);
+	CHECK(strstr(svg, "[Missed Kernel Stack]") == NULL);
+	free(svg);
+}
+
+TEST(colours_by_kind_and_name)
+{
+	struct record r[] = {
+		rec("burn", 1, 10, &u_a, STATE_OK, &k_st, STATE_OK),
+		rec("burn", 1, 10, &u_jit, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 10, &u_unknown, STATE_OK, NULL, STATE_NONE),
+		rec("other", 2, 10, &u_a, STATE_OK, NULL, STATE_NONE),
+	};
+	char *svg = render(r, 4, &both, NULL);
+	struct fr a, a2, k, jit, unk;
+
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(frame(svg, "func_a", 1, &a2));
+	CHECK(frame(svg, "kleaf", 0, &k));
+	CHECK(frame(svg, "Interpreter::run", 0, &jit));
+	CHECK(frame(svg, "[unknown]", 0, &unk));
+	CHECK(a.r == a2.r && a.g == a2.g && a.b == a2.b);	/* same name */
+	CHECK(a.r >= 200 && a.g <= 110 && a.b <= 100);		/* red */
+	CHECK(k.r >= 225 && k.g >= 125 && k.g <= 185 && k.b <= 60);	/* orange */
+	CHECK(jit.g >= 180 && jit.r <= 120);			/* green */
+	CHECK(unk.r == unk.g && unk.g == unk.b);		/* grey */
+	free(svg);
+}
+
+TEST(self_contained)
+{
+	struct record r[] = { rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE) };
+	char *svg = render(r, 1, &both, NULL);
+
+	CHECK(!strncmp(svg, "<?xml ", 6));
+	CHECK(strstr(svg, "<script") && strstr(svg, "<style>"));
+	CHECK(strstr(svg, "href") == NULL);		/* nothing fetched */
+	CHECK(strstr(svg, "http://www.w3.org/2000/svg") != NULL);
+	CHECK_INT(count(svg, "<g "), count(svg, "</g>"));
+	CHECK(!strcmp(svg + strlen(svg) - 7, "</svg>\n"));
+	free(svg);
+}
+
+TEST(empty_and_errors)
+{
+	struct record r[] = { rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE) };
+	struct profile p = { .recs = r, .nr = 1 };
+	char *svg = render(NULL, 0, &both, NULL);
+	FILE *f;
+
+	CHECK(strstr(svg, "No samples") != NULL);
+	CHECK(strstr(svg, "<g data-x") == NULL);
+	free(svg);
+
+	f = fopen("/dev/full", "w");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_INT(svg_write(f, &p, &both, NULL), -ENOSPC);
+		fclose(f);
+	}
+}
+
+/* The browser test's input: known shape, some of every kind of frame. */
+TEST(browser_fixture)
+{
+	const char *dir = getenv("PROFILE_TEST_OUTPUT");
+	struct record r[] = {
+		rec("burn", 1, 100, &u_a, STATE_OK, &k_st, STATE_OK),
+		rec("burn", 1, 300, &u_b, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 40, &u_jit, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 20, &u_unknown, STATE_OK, NULL, STATE_NONE),
+		rec("cxx", 2, 60, &u_cxx, STATE_OK, NULL, STATE_NONE),
+		rec("lost", 3, 5, NULL, STATE_MISSED, NULL, STATE_MISSED),
+	};
+	struct profile p = { .recs = r, .nr = 6 };
+	struct svg_opts so = { .subtitle = "unit-test fixture: func_b = 3 x func_a",
+			       .min_width = SVG_MIN_WIDTH_DEFAULT };
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/unit.svg", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(svg_write(f, &p, &both, &so), 0);
+	CHECK_INT(fclose(f), 0);
+}
+
+int main(void)
+{
+	setup();
+	RUN(widths_proportional);
+	RUN(siblings_alphabetical_and_merged);
+	RUN(self_time_then_children);
+	RUN(elision_below_min_width);
+	RUN(many_stacks_stay_small);
+	RUN(xml_escaping);
+	RUN(inverted_and_titles);
+	RUN(delimiter_annotations_missed);
+	RUN(colours_by_kind_and_name);
+	RUN(self_contained);
+	RUN(empty_and_errors);
+	if (getenv("PROFILE_TEST_OUTPUT"))
+		RUN(browser_fixture);
+	return unit_summary();
+}
