@@ -78,7 +78,7 @@ static const struct option long_opts[] = {
 	{},
 };
 
-static const char short_opts[] = "p:L:UKF:c:daIfC:e:o:i:vhV";
+static const char short_opts[] = ":p:L:UKF:c:daIfC:e:o:i:vhV";
 
 void options_usage(FILE *out)
 {
@@ -404,11 +404,24 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case 'h': o->help = true; break;
 	case 'V': o->version = true; break;
 	default:
-		/* getopt has already named the option. */
-		fprintf(stderr, "profile: see --help for the options\n");
 		return -EINVAL;
 	}
 	return err;
+}
+
+/* getopt's own messages are off: name the offending argument in one line. */
+static int bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 };
+
+	if (optopt && strncmp(arg, "--", 2))
+		arg = shortopt;
+	if (c == ':')
+		fprintf(stderr, "profile: option '%s' needs a value (see --help)\n", arg);
+	else
+		fprintf(stderr, "profile: unknown option '%s' (see --help)\n", arg);
+	return -EINVAL;
 }
 
 static int check_conflicts(const struct options *o)
@@ -467,7 +480,10 @@ int options_parse(struct options *o, int argc, char **argv)
 	event_parse(DEFAULT_EVENT, &o->event);
 	o->cmdline = join_args(argc, argv);
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return bad_option(c, argv);
 		err = parse_one(o, c, optarg);
 		if (err)
 			return err;

@@ -16,10 +16,17 @@ export LC_ALL=C
 TRASH=$(mktemp -d /tmp/profile-test.XXXXXX)
 test_n=0
 test_failures=0
-BG_PIDS=()
+
+# Workloads started with bg, in a body's subshell too, are listed here and
+# killed when their test ends.
+kill_bg() {
+	[ -s "$TRASH/bg.pids" ] || return 0
+	while read -r p; do kill -9 "$p" 2>/dev/null; done <"$TRASH/bg.pids"
+	: >"$TRASH/bg.pids"
+}
 
 cleanup() {
-	for p in "${BG_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	kill_bg
 	wait 2>/dev/null
 	rm -rf "$TRASH"
 }
@@ -52,7 +59,11 @@ test_expect_success() {
 		echo "ok $test_n - $desc # SKIP missing $prereq"
 		return
 	fi
-	if (cd "$TRASH" && set -e && eval "$body") >"$TRASH/log" 2>&1; then
+	# Not inside an if: there, bash would ignore set -e in the body.
+	(cd "$TRASH" && set -e && eval "$body") >"$TRASH/log" 2>&1
+	local rc=$?
+	kill_bg
+	if [ $rc -eq 0 ]; then
 		echo "ok $test_n - $desc"
 	else
 		echo "not ok $test_n - $desc"
@@ -70,7 +81,7 @@ test_done() {
 # killed when the test file ends.
 bg() {
 	"$@" &
-	BG_PIDS+=($!)
+	echo $! >>"$TRASH/bg.pids"
 }
 
 # Sum the counts of folded lines matching a regex: fsum FILE REGEX

@@ -3,9 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success ROOT_BPF 'folded: func_b/func_a is 3.0 within 10% over 8000+ samples' '
-	bg "$WORKLOADS/burn" -t 2 -d 10 &&
+	bg "$WORKLOADS/burn" -t 2 -d 13 &&
 	pid=$! &&
-	"$PROFILE" -F 999 -f -p $pid 7 >burn.folded 2>err &&
+	"$PROFILE" -F 999 -f -p $pid 10 >burn.folded 2>err &&
 	a=$(fsum burn.folded ";func_a( |;)") &&
 	b=$(fsum burn.folded ";func_b( |;)") &&
 	echo "func_a=$a func_b=$b" &&
