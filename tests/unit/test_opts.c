@@ -128,20 +128,28 @@ TEST(system_checks)
 
 	CHECK_INT(parse(&o, "-F 1000"), 0);
 	CHECK_INT(options_check(&o, &lim), 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "-F 1001"), 0);
 	CHECK(options_check(&o, &lim) != 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "--perf-max-stack-depth 65"), 0);
 	CHECK(options_check(&o, &lim) != 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "-C 1"), 0);
 	CHECK(options_check(&o, &lim) != 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "-C 2"), 0);
 	CHECK(options_check(&o, &lim) != 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "-C 0"), 0);
 	CHECK_INT(options_check(&o, &lim), 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "--cgroup /proc/self/status"), 0);
 	CHECK(options_check(&o, &lim) != 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "--cgroup /nonexistent"), 0);
 	CHECK(options_check(&o, &lim) != 0);
+	options_free(&o);
 	CHECK_INT(parse(&o, "-p 2147483646"), 0);
 	CHECK(options_check(&o, &lim) != 0);
 	options_free(&o);
