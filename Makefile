@@ -16,10 +16,12 @@ WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
 	-Wundef -Wno-unused-parameter
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 SAN_FLAGS ?=
+# liblzma: MiniDebugInfo; libiberty (static, no .pc): C++ and Rust demangling.
+PKGS := libbpf libelf zlib liblzma
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
-	-DPROFILE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Ibpf -Isrc \
-	$(shell $(PKG_CONFIG) --cflags libbpf libelf zlib 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+	-DPROFILE_VERSION='"$(VERSION)"' -DHAVE_LIBLZMA -DHAVE_LIBIBERTY \
+	-I$(OUTPUT) -Ibpf -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -llzma) -liberty
 LDFLAGS ?=
 
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
@@ -40,7 +42,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean install test unit e2e vmlinux check-asan bench
+.PHONY: all clean install test unit-bins vmlinux check-asan bench fuzz test-kernels
 
 all: $(OUTPUT)/profile
 
@@ -86,6 +88,10 @@ check-asan:
 
 bench: all
 	bench/run
+
+# libFuzzer targets for the parsers of untrusted input, 60 s each.
+fuzz:
+	$(MAKE) -C fuzz run OUT=$(abspath $(OUTPUT))/fuzz
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h

@@ -21,12 +21,15 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "minidebug.h"
 
 /* Longest build-id we keep: SHA-1 ids are 20 bytes, allow some room. */
 #define BUILD_ID_MAX	64
 /* Sanity limits against crafted files: far above any real binary. */
 #define MAX_SYMS	(64u << 20)
 #define MAX_SEGS	4096
+/* Longest .gnu_debuglink file name we accept (NAME_MAX). */
+#define DEBUGLINK_MAX	255
 
 /* One table entry: 16 bytes, no pointer. */
 struct esym {
@@ -44,11 +47,14 @@ struct elf_file {
 	struct esym *syms;
 	size_t nr_syms;
 	char *names;
+	size_t names_len;
 	struct load_seg *segs;
 	size_t nr_segs;
 	int type;
 	enum elf_sym_source source;
 	char build_id[BUILD_ID_MAX * 2 + 1];
+	char debuglink[DEBUGLINK_MAX + 1];	/* "" if none */
+	__u32 debuglink_crc;
 };
 
 /* A symbol while the table is built. */
@@ -286,6 +292,13 @@ static bool make_cand(const struct symtab_ctx *st, size_t i, struct cand *c)
 	c->size = sym.st_size;
 	c->sect_end = sect->end;
 	c->name = strs + sym.st_name;
+	/* A .symtab names versioned symbols "clock_gettime@@GLIBC_2.17". */
+	{
+		const char *at = memchr(c->name + 1, '@', len - 1);
+
+		if (at)
+			len = (size_t)(at - c->name);
+	}
 	c->name_len = (__u32)len;
 	c->underscores = 0;
 	while (c->underscores < len && c->underscores < 255 &&
@@ -372,6 +385,7 @@ static int build_table(struct elf_file *ef, const struct cand *c, size_t n)
 		ef->names[pos++] = '\0';
 	}
 	ef->nr_syms = n;
+	ef->names_len = blob;
 	return 0;
 }
 
@@ -424,6 +438,158 @@ static void drop_table(struct elf_file *ef)
 	ef->syms = NULL;
 	ef->names = NULL;
 	ef->nr_syms = 0;
+	ef->names_len = 0;
+}
+
+/* The section called name, with its data; NULL if none or empty. */
+static Elf_Data *section_by_name(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || !data->d_size)
+			return NULL;
+		return data;
+	}
+	return NULL;
+}
+
+/*
+ * .gnu_debuglink: a file name, NUL, padding to 4 bytes, and the CRC-32 of
+ * the debug file in the file's byte order.  A name is accepted only as a
+ * plain file name: it gets appended to directories.
+ */
+static void read_debuglink(struct elf_file *ef, Elf *elf)
+{
+	Elf_Data *data = section_by_name(elf, ".gnu_debuglink");
+	const unsigned char *p, *crc;
+	const char *ident;
+	size_t len, off;
+
+	if (!data)
+		return;
+	p = data->d_buf;
+	len = strnlen((const char *)p, data->d_size);
+	off = (len + 4) & ~(size_t)3;
+	if (!len || len > DEBUGLINK_MAX || off + 4 > data->d_size ||
+	    memchr(p, '/', len) || (len == 1 && p[0] == '.') ||
+	    (len == 2 && p[0] == '.' && p[1] == '.'))
+		return;
+	ident = elf_getident(elf, NULL);
+	crc = p + off;
+	if (ident && ident[EI_DATA] == ELFDATA2MSB)
+		ef->debuglink_crc = (__u32)crc[0] << 24 | (__u32)crc[1] << 16 |
+				    (__u32)crc[2] << 8 | crc[3];
+	else
+		ef->debuglink_crc = (__u32)crc[3] << 24 | (__u32)crc[2] << 16 |
+				    (__u32)crc[1] << 8 | crc[0];
+	memcpy(ef->debuglink, p, len);
+	ef->debuglink[len] = '\0';
+}
+
+static struct elf_file *from_elf(Elf *elf, bool nested);
+
+/*
+ * Union of two sorted tables into ef.  At an address both have, the entry
+ * of from wins (a debug table ranks aliases with statics in view) and the
+ * larger size is kept.
+ */
+static int merge_tables(struct elf_file *ef, const struct elf_file *from)
+{
+	size_t i = 0, j = 0, n = 0, blob = ef->names_len + from->names_len;
+	struct esym *out;
+	char *names;
+
+	if (blob > UINT32_MAX)
+		return -E2BIG;
+	out = malloc((ef->nr_syms + from->nr_syms + 1) * sizeof(*out));
+	names = malloc(blob ? blob : 1);
+	if (!out || !names) {
+		free(out);
+		free(names);
+		return -ENOMEM;
+	}
+	if (ef->names_len)
+		memcpy(names, ef->names, ef->names_len);
+	if (from->names_len)
+		memcpy(names + ef->names_len, from->names, from->names_len);
+	while (i < ef->nr_syms || j < from->nr_syms) {
+		const struct esym *a = i < ef->nr_syms ? &ef->syms[i] : NULL;
+		const struct esym *b = j < from->nr_syms ? &from->syms[j] : NULL;
+
+		if (b && (!a || b->addr <= a->addr)) {
+			out[n] = *b;
+			out[n].name += (__u32)ef->names_len;
+			if (a && a->addr == b->addr) {
+				if (a->size > out[n].size)
+					out[n].size = a->size;
+				i++;
+			}
+			j++;
+		} else {
+			out[n] = *a;
+			i++;
+		}
+		n++;
+	}
+	free(ef->syms);
+	free(ef->names);
+	ef->syms = out;
+	ef->nr_syms = n;
+	ef->names = names;
+	ef->names_len = blob;
+	return 0;
+}
+
+int elf_file__merge_symbols(struct elf_file *ef, const struct elf_file *from,
+			    enum elf_sym_source source)
+{
+	int err;
+
+	if (!from->nr_syms)
+		return -ENOENT;
+	err = merge_tables(ef, from);
+	if (!err)
+		ef->source = source;
+	return err;
+}
+
+/*
+ * MiniDebugInfo: parse the decompressed image like any ELF file, but not
+ * its own .gnu_debugdata (a crafted file could nest them forever).
+ */
+static void read_minidebuginfo(struct elf_file *ef, Elf *elf)
+{
+	Elf_Data *data = section_by_name(elf, ".gnu_debugdata");
+	struct elf_file *mini = NULL;
+	size_t len;
+	void *image;
+	Elf *inner;
+
+	if (!data || minidebug__decompress(data->d_buf, data->d_size,
+					   MINIDEBUG_MAX, &image, &len))
+		return;
+	inner = elf_memory(image, len);
+	if (inner) {
+		mini = from_elf(inner, true);
+		elf_end(inner);
+	}
+	if (mini && mini->source == ELF_SYMS_SYMTAB)
+		elf_file__merge_symbols(ef, mini, ELF_SYMS_MINIDEBUG);
+	elf_file__free(mini);
+	free(image);
 }
 
 /* .symtab if it has functions, else .dynsym. */
@@ -458,7 +624,7 @@ static int read_symbols(struct elf_file *ef, Elf *elf)
 	return 0;
 }
 
-static struct elf_file *elf_file__from_elf(Elf *elf)
+static struct elf_file *from_elf(Elf *elf, bool nested)
 {
 	struct elf_file *ef;
 	GElf_Ehdr eh;
@@ -479,9 +645,12 @@ static struct elf_file *elf_file__from_elf(Elf *elf)
 	if (err)
 		goto cleanup;
 	read_build_id(ef, elf);
+	read_debuglink(ef, elf);
 	err = read_symbols(ef, elf);
 	if (err)
 		goto cleanup;
+	if (ef->source != ELF_SYMS_SYMTAB && !nested)
+		read_minidebuginfo(ef, elf);
 	return ef;
 
 cleanup:
@@ -517,7 +686,7 @@ struct elf_file *elf_file__open_fd(int fd)
 		errno = ENOEXEC;
 		return NULL;
 	}
-	ef = elf_file__from_elf(elf);
+	ef = from_elf(elf, false);
 	elf_end(elf);
 	return ef;
 }
@@ -551,7 +720,7 @@ struct elf_file *elf_file__open_mem(void *image, size_t size)
 		errno = ENOEXEC;
 		return NULL;
 	}
-	ef = elf_file__from_elf(elf);
+	ef = from_elf(elf, false);
 	elf_end(elf);
 	return ef;
 }
@@ -610,6 +779,15 @@ const char *elf_file__find(const struct elf_file *ef, __u64 vaddr,
 	if (offset)
 		*offset = vaddr - s->addr;
 	return ef->names + s->name;
+}
+
+const char *elf_file__debuglink(const struct elf_file *ef, __u32 *crc)
+{
+	if (!ef->debuglink[0])
+		return NULL;
+	if (crc)
+		*crc = ef->debuglink_crc;
+	return ef->debuglink;
 }
 
 const char *elf_file__build_id(const struct elf_file *ef)

@@ -4,6 +4,10 @@
  * kept as a compact sorted table, and what is needed to map a runtime
  * address to it: the PT_LOAD segments and the GNU build-id.
  *
+ * A stripped file's .gnu_debugdata (MiniDebugInfo, xz-compressed, needs
+ * liblzma) is read at open time; separate debug files are found by
+ * debuginfo.h and merged with elf_file__merge_symbols().
+ *
  * Everything is copied out of the file at open time, so no file descriptor
  * or mapping is held afterwards, and the file may be crafted: every size and
  * offset is checked, a broken file gives an error, never a crash.
@@ -22,6 +26,8 @@ enum elf_sym_source {
 	ELF_SYMS_NONE,		/* no symbol table with functions */
 	ELF_SYMS_SYMTAB,	/* .symtab: all functions, statics included */
 	ELF_SYMS_DYNSYM,	/* .dynsym only: exported functions (stripped) */
+	ELF_SYMS_MINIDEBUG,	/* .dynsym and the .symtab in .gnu_debugdata */
+	ELF_SYMS_DEBUGFILE,	/* .dynsym and a separate debug file's .symtab */
 };
 
 struct elf_sym_info {
@@ -69,6 +75,21 @@ const char *elf_file__find(const struct elf_file *ef, __u64 vaddr,
 
 /* GNU build-id as lowercase hex, or NULL if the file has none. */
 const char *elf_file__build_id(const struct elf_file *ef);
+
+/*
+ * The .gnu_debuglink file name (a plain name, no '/'), and the CRC-32 the
+ * debug file must have in *crc; NULL if the file has no such link.
+ */
+const char *elf_file__debuglink(const struct elf_file *ef, __u32 *crc);
+
+/*
+ * Add the symbols of from (a debug file of ef: same addresses) to ef's
+ * table, and record source as where ef's symbols came from.  Where both
+ * have a symbol at one address, from's name wins.  Returns 0, -ENOENT if
+ * from has no symbols, other negative errno on failure (ef unchanged).
+ */
+int elf_file__merge_symbols(struct elf_file *ef, const struct elf_file *from,
+			    enum elf_sym_source source);
 
 /* ET_EXEC or ET_DYN. */
 int elf_file__type(const struct elf_file *ef);

@@ -159,20 +159,28 @@ static enum vma_kind classify(const char *path, size_t len)
 static void parse_path(struct cursor *c, struct vma *out)
 {
 	const char *p = c->p;
-	size_t len, n = sizeof(deleted_suffix) - 1;
 
 	while (p < c->end && *p == ' ')
 		p++;
-	len = (size_t)(c->end - p);
+	procmaps__set_path(out, p, (size_t)(c->end - p));
+	c->p = c->end;
+}
+
+void procmaps__set_path(struct vma *out, const char *path, size_t len)
+{
+	size_t n = sizeof(deleted_suffix) - 1;
+
 	out->deleted = false;
-	if (len > n && !memcmp(p + len - n, deleted_suffix, n)) {
+	if (len > n && !memcmp(path + len - n, deleted_suffix, n)) {
 		out->deleted = true;
 		len -= n;
 	}
-	out->path = len ? p : NULL;
+	/* perf's name for anonymous memory. */
+	if (len == 6 && !memcmp(path, "//anon", 6))
+		len = 0;
+	out->path = len ? path : NULL;
 	out->path_len = len;
-	out->kind = classify(p, len);
-	c->p = c->end;
+	out->kind = classify(path, len);
 }
 
 int procmaps__parse_line(const char *line, size_t len, struct vma *out)
@@ -228,7 +236,7 @@ int procmaps__parse(const char *buf, size_t len, procmaps_cb cb, void *ctx)
 	return skipped;
 }
 
-static int read_all(int fd, size_t max, char **bufp, size_t *lenp)
+int procmaps__read_fd(int fd, size_t max, char **bufp, size_t *lenp)
 {
 	size_t len = 0, cap = READ_CHUNK;
 	char *buf = malloc(cap + 1), *tmp;
@@ -284,7 +292,7 @@ int procmaps__read_text_at(int dirfd, const char *name, size_t max,
 	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	err = read_all(fd, max, buf, len);
+	err = procmaps__read_fd(fd, max, buf, len);
 	close(fd);
 	return err;
 }

@@ -50,6 +50,12 @@ struct vma {
  */
 int procmaps__parse_line(const char *line, size_t len, struct vma *out);
 
+/*
+ * Fill path, path_len, deleted and kind of out from a path as the kernel
+ * prints it in maps or in a PERF_RECORD_MMAP2 ("//anon" is anonymous).
+ */
+void procmaps__set_path(struct vma *out, const char *path, size_t len);
+
 /* Called for every well-formed line; a non-zero return stops the walk. */
 typedef int (*procmaps_cb)(const struct vma *vma, void *ctx);
 
@@ -78,5 +84,8 @@ int procmaps__read(__u32 pid, procmaps_cb cb, void *ctx);
  */
 int procmaps__read_text_at(int dirfd, const char *name, size_t max,
 			   char **buf, size_t *len);
+
+/* Same for an open file descriptor (not closed). */
+int procmaps__read_fd(int fd, size_t max, char **buf, size_t *len);
 
 #endif /* PROCMAPS_H */

@@ -6,227 +6,30 @@
  * Every process we profile is untrusted: it picks its file names, can map
  * FIFOs and devices, truncate or replace its files, exit at any time and
  * have its pid reused.  So files are reached through the process's own
- * /proc entries, opened O_PATH first and only reopened for reading once
- * fstat() says they are regular files (opening a device can have side
- * effects; opening a FIFO can block), and parsed with pread(), not mmap().
+ * /proc entries (procfs.h), only regular files are read, with pread(), not
+ * mmap(), and /proc/PID is read only while we believe PID is still the
+ * process we know (its start time is checked).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/openat2.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/sysmacros.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elf_file.h"
+#include "htab.h"
+#include "perfmap.h"
+#include "procfs.h"
 #include "procmaps.h"
+#include "ufiles.h"
 #include "usyms.h"
 
-/* A vdso is two to four pages; anything much bigger is not one. */
-#define VDSO_MAX		(1u << 20)
-/* Minimum time between two re-reads of one process's maps on misses. */
+/* Minimum time between two re-reads of one process's maps or perf map. */
 #define REFRESH_NS		1000000000ULL
-#define STRPOOL_CHUNK		(64 * 1024)
-
-/* ---- a small open-addressing hash table keyed by two u64 ---- */
-
-struct hent {
-	__u64 k1, k2;
-	void *val;		/* NULL: empty slot */
-};
-
-struct htab {
-	struct hent *slots;
-	size_t cap, nr;		/* cap is 0 or a power of two */
-};
-
-static __u64 hash_u64(__u64 a, __u64 b)
-{
-	__u64 h = a * 0x9e3779b97f4a7c15ULL ^ b;
-
-	h ^= h >> 31;
-	h *= 0xd6e8feb86659fd93ULL;
-	h ^= h >> 32;
-	return h;
-}
-
-/*
- * The slot holding (k1, k2) for which eq() agrees (eq may be NULL when the
- * key says it all), or the empty slot where it would go.
- */
-static struct hent *htab_slot(const struct htab *h, __u64 k1, __u64 k2,
-			      bool (*eq)(const void *val, const void *ctx),
-			      const void *ctx)
-{
-	size_t mask = h->cap - 1, i = hash_u64(k1, k2) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		struct hent *e = &h->slots[i];
-
-		if (!e->val)
-			return e;
-		if (e->k1 == k1 && e->k2 == k2 && (!eq || eq(e->val, ctx)))
-			return e;
-	}
-}
-
-static int htab_grow(struct htab *h)
-{
-	struct htab bigger = { .cap = h->cap ? h->cap * 2 : 64 };
-	size_t i, j, mask = bigger.cap - 1;
-
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
-		return -ENOMEM;
-	/* Entries are distinct: no need to compare, just find room. */
-	for (i = 0; i < h->cap; i++) {
-		struct hent *e = &h->slots[i];
-
-		if (!e->val)
-			continue;
-		j = hash_u64(e->k1, e->k2) & mask;
-		while (bigger.slots[j].val)
-			j = (j + 1) & mask;
-		bigger.slots[j] = *e;
-	}
-	bigger.nr = h->nr;
-	free(h->slots);
-	*h = bigger;
-	return 0;
-}
-
-/* Make room for one more entry, so that a slot found next can be filled. */
-static int htab_reserve(struct htab *h)
-{
-	if ((h->nr + 1) * 2 > h->cap)
-		return htab_grow(h);
-	return 0;
-}
-
-static void *htab_get(const struct htab *h, __u64 k1, __u64 k2)
-{
-	return h->cap ? htab_slot(h, k1, k2, NULL, NULL)->val : NULL;
-}
-
-static int htab_put(struct htab *h, __u64 k1, __u64 k2, void *val)
-{
-	struct hent *e;
-	int err;
-
-	err = htab_reserve(h);
-	if (err)
-		return err;
-	e = htab_slot(h, k1, k2, NULL, NULL);
-	if (!e->val)
-		h->nr++;
-	e->k1 = k1;
-	e->k2 = k2;
-	e->val = val;
-	return 0;
-}
-
-/* ---- interned strings: module paths, shared and stable until free ---- */
-
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	char data[];
-};
-
-struct strpool {
-	struct htab set;	/* (hash, len) -> const char * */
-	struct chunk *chunks;
-};
-
-struct strkey {
-	const char *s;
-	size_t len;
-};
-
-static bool str_eq(const void *val, const void *ctx)
-{
-	const struct strkey *k = ctx;
-
-	return !memcmp(val, k->s, k->len);	/* lengths already equal */
-}
-
-static __u64 hash_bytes(const char *s, size_t len)
-{
-	__u64 h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-static char *strpool_alloc(struct strpool *p, size_t size)
-{
-	struct chunk *c = p->chunks;
-
-	if (!c || c->cap - c->used < size) {
-		size_t cap = size > STRPOOL_CHUNK ? size : STRPOOL_CHUNK;
-
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->cap = cap;
-		c->next = p->chunks;
-		p->chunks = c;
-	}
-	c->used += size;
-	return c->data + c->used - size;
-}
-
-static const char *strpool_intern(struct strpool *p, const char *s, size_t len)
-{
-	struct strkey key = { s, len };
-	__u64 h = hash_bytes(s, len);
-	struct hent *e;
-	char *copy;
-
-	if (htab_reserve(&p->set))
-		return NULL;
-	e = htab_slot(&p->set, h, len, str_eq, &key);
-	if (e->val)
-		return e->val;
-	copy = strpool_alloc(p, len + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	e->k1 = h;
-	e->k2 = len;
-	e->val = copy;
-	p->set.nr++;
-	return copy;
-}
-
-static void strpool_free(struct strpool *p)
-{
-	while (p->chunks) {
-		struct chunk *next = p->chunks->next;
-
-		free(p->chunks);
-		p->chunks = next;
-	}
-	free(p->set.slots);
-}
-
-/* ---- the symbolizer ---- */
-
-struct ufile {
-	struct elf_file *elf;	/* NULL: no symbols from this file */
-	void *image;		/* vdso only: its bytes, to share equal ones */
-	size_t image_len;
-};
 
 struct umap {
 	__u64 start, end, pgoff;
@@ -236,31 +39,33 @@ struct umap {
 
 struct uproc {
 	__u32 pid;
-	int err;		/* < 0: unreadable, resolves return it */
-	bool alive;		/* may still be re-read */
+	int err;		/* < 0: nothing known, resolves return it */
+	bool alive;		/* /proc/PID may still be read */
+	bool maps_read;		/* /proc/PID/maps read since the last exec */
+	bool owner_known;	/* owner and nspid are valid */
+	bool same_mntns;	/* its /tmp is ours */
 	unsigned int refreshes;
 	__u64 starttime;	/* from /proc/PID/stat: tells pid reuse */
 	__u64 read_ns;		/* when maps were last read */
 	struct umap *maps;	/* sorted by start, not overlapping */
-	size_t nr_maps;
+	size_t nr_maps, cap_maps;
+	/* The JIT symbols of /tmp/perf-NSPID.map. */
+	struct perfmap *pmap;
+	struct perfmap_stamp pstamp;
+	struct perfmap_owner owner;
+	__u32 nspid;
+	unsigned int pmap_looks;
+	__u64 pmap_ns;
 };
 
 struct usyms {
 	struct htab procs;	/* (pid, 0) -> struct uproc */
-	struct htab files;	/* (dev, inode) -> struct ufile */
-	struct ufile **vdsos;	/* vdsos have no inode: kept apart */
-	size_t nr_vdsos;
+	struct ufiles *files;
+	struct htab names;	/* demangled names, see demangled() */
 	struct strpool strs;
 	struct uproc *last;	/* frames come in runs of one process */
+	bool demangle;
 	struct usyms_stats stats;
-};
-
-/* What the maps walk of one process collects. */
-struct scan {
-	struct usyms *u;
-	int dirfd;		/* /proc/PID */
-	struct umap *maps;
-	size_t nr, cap;
 };
 
 static __u64 now_ns(void)
@@ -271,385 +76,272 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-static int cmp_u64(__u64 a, __u64 b)
+static __u64 realtime_ns(void)
 {
-	return a < b ? -1 : a > b;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-static int umap_cmp(const void *pa, const void *pb)
+/* A mapping as we keep it; -ENOMEM if its name cannot be kept. */
+static int make_umap(struct usyms *u, int dirfd, const struct vma *vma,
+		     struct umap *m)
 {
-	const struct umap *a = pa, *b = pb;
-
-	return cmp_u64(a->start, b->start);
-}
-
-/*
- * Open pfd, an O_PATH descriptor, for reading if it is a regular file, and
- * close it.  O_PATH did not call into a driver or wait on a FIFO, and
- * reopening it through /proc/self/fd gets exactly the file we checked.
- */
-static int reopen_regular(int pfd, struct stat *st)
-{
-	char self[64];
-	int fd, err;
-
-	if (pfd < 0)
-		return pfd;
-	if (fstat(pfd, st)) {
-		err = -errno;
-		goto cleanup;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		err = -EINVAL;
-		goto cleanup;
-	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	err = fd < 0 ? -errno : fd;
-
-cleanup:
-	close(pfd);
-	return err;
-}
-
-static int open_path_at(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/*
- * PATH inside the process's root directory.  Through "root/PATH" an
- * absolute symlink in the process's tree would resolve in ours: let the
- * kernel keep the walk inside (RESOLVE_IN_ROOT, Linux 5.6).
- */
-static int open_in_root(int dirfd, const struct vma *vma)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	char path[PATH_MAX];
-	int rootfd, fd;
-
-	if (vma->path_len >= sizeof(path))
-		return -ENAMETOOLONG;
-	memcpy(path, vma->path, vma->path_len);
-	path[vma->path_len] = '\0';
-	rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return -errno;
-	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-	fd = fd < 0 ? -errno : fd;
-	close(rootfd);
-	return fd;
-}
-
-/*
- * By name, the file may since have been replaced (a library upgraded under
- * a running process): check the inode.  Only the inode: on overlayfs the
- * device differs from the one in maps.
- */
-static int reopen_checked(int pfd, const struct vma *vma)
-{
-	struct stat st;
-	int fd;
-
-	fd = reopen_regular(pfd, &st);
-	if (fd >= 0 && (__u64)st.st_ino != vma->inode) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
-}
-
-/* -EINVAL: not a regular file; other errors: could not get at it. */
-static int open_mapped_file(int dirfd, const struct vma *vma)
-{
-	char name[64];
-	struct stat st;
-	int fd;
-
-	/* Needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); root has it. */
-	snprintf(name, sizeof(name), "map_files/%llx-%llx",
-		 (unsigned long long)vma->start, (unsigned long long)vma->end);
-	fd = reopen_regular(open_path_at(dirfd, name), &st);
-	if (fd >= 0 || fd == -EINVAL)
-		return fd;
-	if (!vma->deleted) {
-		fd = reopen_checked(open_in_root(dirfd, vma), vma);
-		if (fd >= 0 || fd == -EINVAL)
-			return fd;
-	}
-	/* Works unprivileged for our own processes, even deleted. */
-	return reopen_checked(open_path_at(dirfd, "exe"), vma);
-}
-
-static struct ufile *new_ufile(struct elf_file *elf)
-{
-	struct ufile *f = calloc(1, sizeof(*f));
-
-	if (f)
-		f->elf = elf;
-	return f;
-}
-
-/*
- * The parsed file behind a file mapping, from the cache if any process
- * mapped it before.  NULL if it has no symbols for us, or on a failure
- * that a later process may not hit (not cached).
- */
-static struct ufile *get_file(struct scan *sc, const struct vma *vma)
-{
-	struct usyms *u = sc->u;
-	__u64 dev = makedev(vma->dev_major, vma->dev_minor);
-	struct elf_file *elf = NULL;
-	struct ufile *f;
-	int fd;
-
-	if (!vma->inode)
-		return NULL;
-	f = htab_get(&u->files, dev, vma->inode);
-	if (f)
-		return f;
-	fd = open_mapped_file(sc->dirfd, vma);
-	if (fd < 0 && fd != -EINVAL)
-		return NULL;	/* could not reach it: maybe another time */
-	if (fd >= 0) {
-		elf = elf_file__open_fd(fd);
-		close(fd);
-	}
-	/* Not regular, or not ELF: a property of the inode, remember it. */
-	f = new_ufile(elf);
-	if (!f || htab_put(&u->files, dev, vma->inode, f)) {
-		elf_file__free(elf);
-		free(f);
-		return NULL;
-	}
-	u->stats.files++;
-	if (elf)
-		u->stats.files_parsed++;
-	return f;
-}
-
-static int read_mem(int dirfd, __u64 start, void *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, "mem", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, buf, len, (off_t)start);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
-/*
- * The vdso has no file: copy it out of the process's memory and parse the
- * copy.  All processes of one kernel and ABI share the same image, so keep
- * one parsed copy per distinct image.
- */
-static struct ufile *find_vdso(struct usyms *u, const void *image, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < u->nr_vdsos; i++) {
-		struct ufile *f = u->vdsos[i];
-
-		if (f->image_len == len && !memcmp(f->image, image, len))
-			return f;
-	}
-	return NULL;
-}
-
-static struct ufile *get_vdso(struct scan *sc, const struct vma *vma)
-{
-	struct usyms *u = sc->u;
-	size_t len = vma->end - vma->start;
-	struct ufile *f = NULL, **tmp;
-	struct elf_file *elf;
-	void *image;
-
-	if (len > VDSO_MAX)
-		return NULL;
-	image = malloc(len);
-	if (!image || read_mem(sc->dirfd, vma->start, image, len))
-		goto cleanup;
-	f = find_vdso(u, image, len);
-	if (f)
-		goto cleanup;
-	tmp = realloc(u->vdsos, (u->nr_vdsos + 1) * sizeof(*tmp));
-	if (!tmp)
-		goto cleanup;
-	u->vdsos = tmp;
-	elf = elf_file__open_mem(image, len);
-	f = new_ufile(elf);
-	if (!f) {
-		elf_file__free(elf);
-		goto cleanup;
-	}
-	f->image = image;
-	f->image_len = len;
-	u->vdsos[u->nr_vdsos++] = f;
-	u->stats.vdsos++;
-	return f;
-
-cleanup:
-	free(image);
-	return f;
-}
-
-static const char *module_name(struct usyms *u, const struct vma *vma)
-{
+	m->start = vma->start;
+	m->end = vma->end;
+	m->pgoff = vma->pgoff;
 	if (vma->kind == VMA_ANON)
-		return strpool_intern(&u->strs, "[anon]", 6);
-	return strpool_intern(&u->strs, vma->path, vma->path_len);
+		m->module = strpool__intern(&u->strs, "[anon]", 6);
+	else
+		m->module = strpool__intern(&u->strs, vma->path, vma->path_len);
+	if (!m->module)
+		return -ENOMEM;
+	m->file = ufiles__get(u->files, dirfd, vma);
+	return 0;
 }
+
+/* ---- the mappings of a process ---- */
+
+/*
+ * Insert m, which replaces what it overlaps: mappings it covers go, ones
+ * it covers in part are cut to what is left of them.
+ */
+static int insert_map(struct uproc *p, const struct umap *m)
+{
+	struct umap left, right, *maps;
+	size_t lo = 0, hi, n, at;
+	bool has_left, has_right;
+
+	if (p->nr_maps + 3 > p->cap_maps) {
+		size_t cap = p->cap_maps ? p->cap_maps * 2 : 32;
+
+		maps = realloc(p->maps, cap * sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		p->maps = maps;
+		p->cap_maps = cap;
+	}
+	maps = p->maps;
+	hi = p->nr_maps;
+	while (lo < hi) {	/* the first one ending after m starts */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (maps[mid].end <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (hi = lo; hi < p->nr_maps && maps[hi].start < m->end; hi++)
+		;
+	has_left = lo < hi && maps[lo].start < m->start;
+	has_right = lo < hi && maps[hi - 1].end > m->end;
+	if (has_left) {
+		left = maps[lo];
+		left.end = m->start;
+	}
+	if (has_right) {
+		right = maps[hi - 1];
+		right.pgoff += m->end - right.start;
+		right.start = m->end;
+	}
+	n = (size_t)has_left + 1 + (size_t)has_right;
+	memmove(&maps[lo + n], &maps[hi], (p->nr_maps - hi) * sizeof(*maps));
+	p->nr_maps = p->nr_maps - (hi - lo) + n;
+	at = lo;
+	if (has_left)
+		maps[at++] = left;
+	maps[at++] = *m;
+	if (has_right)
+		maps[at] = right;
+	return 0;
+}
+
+static void drop_maps(struct uproc *p)
+{
+	free(p->maps);
+	p->maps = NULL;
+	p->nr_maps = p->cap_maps = 0;
+}
+
+/* What the maps walk of one process collects. */
+struct scan {
+	struct usyms *u;
+	struct uproc *p;
+	int dirfd;
+};
 
 static int scan_vma(const struct vma *vma, void *ctx)
 {
 	struct scan *sc = ctx;
-	struct umap *m;
+	struct umap m;
+	int err;
 
 	/* Only code can be in a stack; skip the rest. */
 	if (!(vma->flags & VMA_EXEC))
 		return 0;
-	if (sc->nr == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 32;
-		struct umap *tmp = realloc(sc->maps, cap * sizeof(*tmp));
-
-		if (!tmp)
-			return -ENOMEM;
-		sc->maps = tmp;
-		sc->cap = cap;
-	}
-	m = &sc->maps[sc->nr];
-	m->start = vma->start;
-	m->end = vma->end;
-	m->pgoff = vma->pgoff;
-	m->module = module_name(sc->u, vma);
-	if (!m->module)
-		return -ENOMEM;
-	m->file = NULL;
-	if (vma->kind == VMA_FILE)
-		m->file = get_file(sc, vma);
-	else if (vma->kind == VMA_VDSO)
-		m->file = get_vdso(sc, vma);
-	sc->nr++;
-	return 0;
+	err = make_umap(sc->u, sc->dirfd, vma, &m);
+	return err ? err : insert_map(sc->p, &m);
 }
 
-/* Sort, and drop any mapping that overlaps the one before it. */
-static size_t sort_maps(struct umap *maps, size_t n)
+/*
+ * Read the maps of the process open at dirfd into what we knew: what is
+ * there now wins, mappings that nothing replaced stay (their code may be
+ * in older samples).
+ */
+static int read_maps(struct usyms *u, struct uproc *p, int dirfd)
 {
-	size_t i, out = 0;
-
-	qsort(maps, n, sizeof(*maps), umap_cmp);
-	for (i = 0; i < n; i++) {
-		if (out && maps[i].start < maps[out - 1].end)
-			continue;
-		maps[out++] = maps[i];
-	}
-	return out;
-}
-
-/* Field 22 of /proc/PID/stat, counted after the comm's closing ')'. */
-static __u64 read_starttime(int dirfd)
-{
-	char buf[1024], *p;
-	unsigned long long v = 0;
-	ssize_t n;
-	int fd, field;
-
-	fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	/* After ") " comes field 3; skip to field 22. */
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p && sscanf(p + 1, "%llu", &v) != 1)
-		v = 0;
-	return v;
-}
-
-static int open_proc_dir(__u32 pid)
-{
-	char path[32];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u", pid);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-/* Read the executable mappings of the process open at dirfd. */
-static int scan_process(struct usyms *u, int dirfd, struct umap **maps,
-			size_t *nr)
-{
-	struct scan sc = { .u = u, .dirfd = dirfd };
+	struct scan sc = { .u = u, .p = p, .dirfd = dirfd };
 	int err;
 
 	u->stats.maps_reads++;
-	err = procmaps__read_at(dirfd, scan_vma, &sc);
-	if (err < 0) {
-		free(sc.maps);
-		return err;
-	}
-	*maps = sc.maps;
-	*nr = sort_maps(sc.maps, sc.nr);
-	return 0;
-}
-
-static int read_process(struct usyms *u, struct uproc *p)
-{
-	int dirfd, err;
-
-	dirfd = open_proc_dir(p->pid);
-	if (dirfd < 0)
-		return dirfd;
-	p->starttime = read_starttime(dirfd);
-	err = scan_process(u, dirfd, &p->maps, &p->nr_maps);
-	close(dirfd);
-	if (err)
-		return err;
-	p->alive = true;
 	p->read_ns = now_ns();
+	err = procmaps__read_at(dirfd, scan_vma, &sc);
+	if (err < 0)
+		return err;
+	p->maps_read = true;
 	return 0;
 }
 
+/* ---- processes ---- */
+
+/* /proc/PID, if PID is still the process we know; else it is gone. */
+static int open_proc(struct uproc *p)
+{
+	__u64 start;
+	int dirfd;
+
+	if (!p->alive)
+		return -ESRCH;
+	dirfd = procfs__open_pid(p->pid);
+	if (dirfd >= 0 && (procfs__starttime(dirfd, &start) ||
+			   start != p->starttime)) {
+		close(dirfd);
+		dirfd = -ESRCH;
+	}
+	if (dirfd < 0)
+		p->alive = false;
+	return dirfd;
+}
+
+/*
+ * Read the perf map through dirfd (the process's /proc dir) or, with -1,
+ * through our own /tmp if that is the process's too.
+ */
+static void read_perfmap(struct usyms *u, struct uproc *p, int dirfd)
+{
+	struct perfmap *pm;
+	char path[40];
+	int rootfd, n, err;
+
+	if (!p->owner_known)
+		return;
+	if (dirfd >= 0)
+		rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else if (p->same_mntns && p->nspid == p->pid)
+		rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else
+		return;
+	if (rootfd < 0)
+		return;
+	/* The runtime names the file with its pid as it sees it. */
+	n = snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->nspid);
+	err = perfmap__read_at(rootfd, path, (size_t)n, &p->owner, &p->pstamp,
+			       &pm);
+	close(rootfd);
+	if (err == -EPERM)
+		u->stats.perfmaps_refused++;
+	if (err)
+		return;
+	perfmap__free(p->pmap);
+	p->pmap = pm;
+	u->stats.perfmaps++;
+}
+
+/* What tells pid reuse and who may write its perf map; alive or not. */
+static void learn_process(struct usyms *u, struct uproc *p, int dirfd)
+{
+	struct procfs_status st;
+
+	p->alive = dirfd >= 0 && !procfs__starttime(dirfd, &p->starttime);
+	if (!p->alive)
+		return;
+	p->owner_known = !procfs__status(dirfd, &st);
+	if (p->owner_known) {
+		p->owner.euid = st.euid;
+		p->owner.fsuid = st.fsuid;
+		p->owner.not_before_ns = procfs__start_realtime_ns(p->starttime);
+		p->nspid = st.nspid ? st.nspid : p->pid;
+		p->same_mntns = procfs__same_mntns(dirfd);
+	}
+	read_perfmap(u, p, dirfd);
+}
+
+static void free_proc(struct uproc *p)
+{
+	free(p->maps);
+	perfmap__free(p->pmap);
+	free(p);
+}
+
+/* A new entry for pid, replacing any older one (pid reuse). */
+static struct uproc *new_proc(struct usyms *u, __u32 pid)
+{
+	struct uproc *p = calloc(1, sizeof(*p)), *old;
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	old = htab__get(&u->procs, pid, 0);
+	if (htab__put(&u->procs, pid, 0, p)) {
+		free(p);
+		return NULL;
+	}
+	if (old) {
+		if (u->last == old)
+			u->last = NULL;
+		free_proc(old);
+	}
+	u->stats.procs++;
+	return p;
+}
+
+/* A new entry for pid, learned from /proc now if it is alive. */
+static struct uproc *learn_new(struct usyms *u, __u32 pid, int *dirfdp)
+{
+	struct uproc *p = new_proc(u, pid);
+	int dirfd;
+
+	if (!p)
+		return NULL;
+	dirfd = procfs__open_pid(pid);
+	learn_process(u, p, dirfd);
+	if (dirfdp)
+		*dirfdp = dirfd;
+	else if (dirfd >= 0)
+		close(dirfd);
+	return p;
+}
+
+/* A process met in a resolve: learn it and read all its maps now. */
 static int add_process(struct usyms *u, __u32 pid, struct uproc **out)
 {
 	struct uproc *p;
-	int err;
+	int dirfd = -1;
 
-	p = calloc(1, sizeof(*p));
+	p = learn_new(u, pid, &dirfd);
 	if (!p)
 		return -ENOMEM;
-	p->pid = pid;
-	err = htab_put(&u->procs, pid, 0, p);
-	if (err) {
-		free(p);
-		return err;
-	}
-	u->stats.procs++;
-	p->err = read_process(u, p);
+	p->err = p->alive ? read_maps(u, p, dirfd) : -ENOENT;
+	if (dirfd >= 0)
+		close(dirfd);
 	/* ESRCH: the task died between open and read. */
 	if (p->err == -ESRCH)
 		p->err = -ENOENT;
-	if (p->err)
+	if (p->err) {
+		p->alive = false;
 		u->stats.procs_gone++;
+	}
 	*out = p;
 	return 0;
 }
@@ -662,7 +354,7 @@ static int get_process(struct usyms *u, __u32 pid, struct uproc **out)
 		*out = u->last;
 		return 0;
 	}
-	p = htab_get(&u->procs, pid, 0);
+	p = htab__get(&u->procs, pid, 0);
 	if (!p) {
 		int err = add_process(u, pid, &p);
 
@@ -677,79 +369,153 @@ static int get_process(struct usyms *u, __u32 pid, struct uproc **out)
 int usyms__add_process(struct usyms *u, __u32 pid)
 {
 	struct uproc *p;
-	int err;
+	int dirfd, err;
 
 	err = get_process(u, pid, &p);
-	return err ? err : p->err;
+	if (err)
+		return err;
+	/* Known from records only: read the rest while it is there. */
+	if (!p->maps_read && p->alive) {
+		dirfd = open_proc(p);
+		if (dirfd >= 0) {
+			if (!read_maps(u, p, dirfd))
+				p->err = 0;
+			close(dirfd);
+		}
+	}
+	return p->err;
 }
 
-static bool overlaps_any(const struct umap *maps, size_t n,
-			 const struct umap *m)
+int usyms__add_mapping(struct usyms *u, __u32 pid,
+		       const struct usyms_mapping *m)
 {
-	size_t i;
+	struct vma vma = {
+		.start = m->start, .end = m->end, .pgoff = m->pgoff,
+		.inode = m->ino, .dev_major = m->maj, .dev_minor = m->min,
+		.flags = VMA_EXEC,
+	};
+	struct uproc *p = htab__get(&u->procs, pid, 0);
+	struct umap um;
+	int dirfd = -1, err;
 
-	for (i = 0; i < n; i++) {
-		if (maps[i].start < m->end && m->start < maps[i].end)
-			return true;
+	if (!(m->prot & PROT_EXEC))
+		return 0;
+	if (m->start >= m->end || !m->path)
+		return -EINVAL;
+	procmaps__set_path(&vma, m->path, strlen(m->path));
+	if (!p) {
+		p = learn_new(u, pid, &dirfd);
+		if (!p)
+			return -ENOMEM;
+	} else {
+		dirfd = open_proc(p);
 	}
-	return false;
-}
-
-/*
- * Merge a fresh read of the maps into what we knew: new mappings win,
- * old ones that nothing replaced stay (their code may be in older samples).
- */
-static int merge_maps(struct uproc *p, struct umap *fresh, size_t nr_fresh)
-{
-	struct umap *all;
-	size_t i, n = nr_fresh;
-
-	all = realloc(fresh, (nr_fresh + p->nr_maps + 1) * sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	for (i = 0; i < p->nr_maps; i++) {
-		if (!overlaps_any(all, nr_fresh, &p->maps[i]))
-			all[n++] = p->maps[i];
-	}
-	free(p->maps);
-	p->maps = all;
-	p->nr_maps = sort_maps(all, n);
+	err = make_umap(u, dirfd, &vma, &um);
+	if (dirfd >= 0)
+		close(dirfd);
+	if (!err)
+		err = insert_map(p, &um);
+	if (err)
+		return err;
+	/* Known now, even if it was gone when first looked at. */
+	p->err = 0;
+	u->stats.mappings++;
 	return 0;
+}
+
+int usyms__exec(struct usyms *u, __u32 pid)
+{
+	struct uproc *p = htab__get(&u->procs, pid, 0);
+	int dirfd;
+
+	if (!p)
+		return learn_new(u, pid, NULL) ? 0 : -ENOMEM;
+	drop_maps(p);
+	perfmap__free(p->pmap);
+	p->pmap = NULL;
+	memset(&p->pstamp, 0, sizeof(p->pstamp));
+	p->maps_read = false;
+	p->refreshes = 0;
+	p->pmap_looks = 0;
+	p->err = 0;
+	/* A set-user-ID image changes who may write its perf map. */
+	dirfd = open_proc(p);
+	if (dirfd >= 0) {
+		learn_process(u, p, dirfd);
+		close(dirfd);
+	}
+	return 0;
+}
+
+int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid)
+{
+	struct uproc *parent, *child;
+	int err;
+
+	if (ppid == pid)
+		return 0;	/* a thread, not a process */
+	parent = htab__get(&u->procs, ppid, 0);
+	if (!parent) {
+		err = add_process(u, ppid, &parent);
+		if (err)
+			return err;
+	}
+	child = learn_new(u, pid, NULL);
+	if (!child)
+		return -ENOMEM;
+	if (!parent->nr_maps)
+		return 0;
+	child->maps = malloc(parent->nr_maps * sizeof(*child->maps));
+	if (!child->maps)
+		return -ENOMEM;
+	memcpy(child->maps, parent->maps, parent->nr_maps * sizeof(*child->maps));
+	child->nr_maps = child->cap_maps = parent->nr_maps;
+	return 0;
+}
+
+int usyms__exit(struct usyms *u, __u32 pid)
+{
+	struct uproc *p = htab__get(&u->procs, pid, 0);
+
+	if (!p) {
+		/* Remember it is gone, so that its pid is never read. */
+		p = new_proc(u, pid);
+		if (!p)
+			return -ENOMEM;
+		p->err = -ENOENT;
+		return 0;
+	}
+	if (!p->alive)
+		return 0;
+	p->alive = false;
+	/* A runtime may leave its perf map behind: a last look. */
+	if (p->owner_known) {
+		p->owner.not_after_ns = realtime_ns();
+		read_perfmap(u, p, -1);
+	}
+	return 0;
+}
+
+/* ---- lookups ---- */
+
+static bool may_refresh(const struct uproc *p)
+{
+	return p->alive && (!p->maps_read || !p->refreshes ||
+			    now_ns() - p->read_ns >= REFRESH_NS);
 }
 
 static void refresh_process(struct usyms *u, struct uproc *p)
 {
-	struct umap *fresh = NULL;
-	size_t nr_fresh = 0;
-	int dirfd, err;
+	int dirfd;
 
 	p->refreshes++;
 	p->read_ns = now_ns();
-	dirfd = open_proc_dir(p->pid);
-	if (dirfd < 0) {
-		p->alive = false;
+	dirfd = open_proc(p);
+	if (dirfd < 0)
 		return;
-	}
-	if (read_starttime(dirfd) != p->starttime) {
-		p->alive = false;	/* the pid is another process now */
-		goto cleanup;
-	}
-	err = scan_process(u, dirfd, &fresh, &nr_fresh);
-	if (err) {
+	if (read_maps(u, p, dirfd))
 		p->alive = false;
-		goto cleanup;
-	}
-	if (merge_maps(p, fresh, nr_fresh))
-		free(fresh);
-
-cleanup:
 	close(dirfd);
-}
-
-static bool may_refresh(const struct uproc *p)
-{
-	return p->alive &&
-	       (!p->refreshes || now_ns() - p->read_ns >= REFRESH_NS);
 }
 
 static const struct umap *find_map(const struct uproc *p, __u64 addr)
@@ -774,9 +540,6 @@ static void symbolize(const struct umap *m, __u64 addr, struct usym *sym)
 	const struct ufile *f = m->file;
 	__u64 vaddr;
 
-	sym->name = NULL;
-	sym->offset = 0;
-	sym->build_id = NULL;
 	sym->module = m->module;
 	sym->map_start = m->start;
 	sym->map_end = m->end;
@@ -789,6 +552,73 @@ static void symbolize(const struct umap *m, __u64 addr, struct usym *sym)
 	if (elf_file__offset_to_vaddr(f->elf, sym->file_offset, &vaddr))
 		return;
 	sym->name = elf_file__find(f->elf, vaddr, &sym->offset);
+}
+
+/* The perf map's name for addr, looked for again if the JIT went on. */
+static const char *find_jit(struct usyms *u, struct uproc *p, __u64 addr,
+			    __u64 *offset)
+{
+	const char *name;
+	int dirfd;
+
+	if (p->alive && (!p->pmap_looks || now_ns() - p->pmap_ns >= REFRESH_NS)) {
+		p->pmap_looks++;
+		p->pmap_ns = now_ns();
+		dirfd = open_proc(p);
+		if (dirfd >= 0) {
+			read_perfmap(u, p, dirfd);
+			close(dirfd);
+		}
+	}
+	if (!p->pmap)
+		return NULL;
+	name = perfmap__find(p->pmap, addr, offset);
+	/* Keep it: the map is replaced when the file is read again. */
+	return name ? strpool__intern(&u->strs, name, strlen(name)) : NULL;
+}
+
+/*
+ * The demangled name, demangled once per distinct name: a pool entry
+ * "MANGLED\0DEMANGLED\0", or "MANGLED\0\0" when it does not demangle.
+ */
+static bool name_eq(const void *val, const void *ctx)
+{
+	return !strcmp(val, ctx);
+}
+
+static const char *demangled(struct usyms *u, const char *name)
+{
+	size_t len, dlen;
+	struct hent *e;
+	char *dm, *ent;
+
+	if (!u->demangle || !demangle__is_mangled(name))
+		return name;
+	len = strlen(name);
+	e = htab__slot(&u->names, htab__hash_bytes(name, len), len, name_eq,
+		       name);
+	if (!e)
+		return name;
+	if (!e->val) {
+		dm = demangle(name);
+		dlen = dm ? strlen(dm) : 0;
+		ent = strpool__alloc(&u->strs, len + dlen + 2);
+		if (!ent) {
+			free(dm);
+			return name;
+		}
+		memcpy(ent, name, len + 1);
+		memcpy(ent + len + 1, dm ? dm : "", dlen + 1);
+		free(dm);
+		e->k1 = htab__hash_bytes(name, len);
+		e->k2 = len;
+		e->val = ent;
+		u->names.nr++;
+		if (dlen)
+			u->stats.demangled++;
+	}
+	ent = e->val;
+	return ent[len + 1] ? ent + len + 1 : name;
 }
 
 int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym)
@@ -807,22 +637,41 @@ int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym)
 		refresh_process(u, p);
 		m = find_map(p, addr);
 	}
-	if (!m)
+	memset(sym, 0, sizeof(*sym));
+	if (m)
+		symbolize(m, addr, sym);
+	if (!sym->name)
+		sym->name = find_jit(u, p, addr, &sym->offset);
+	if (!m && !sym->name)
 		return -ENOENT;
-	symbolize(m, addr, sym);
+	if (!m) {
+		/* JIT code in a mapping we never saw: the process is gone. */
+		sym->module = strpool__intern(&u->strs, "[anon]", 6);
+		sym->file_offset = addr;
+	}
+	if (sym->name)
+		sym->name = demangled(u, sym->name);
 	return 0;
+}
+
+struct usyms *usyms__new_opts(const struct usyms_opts *opts)
+{
+	struct usyms *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->demangle = !(opts && opts->no_demangle);
+	u->files = ufiles__new(opts ? opts->debug_dir : NULL);
+	if (!u->files) {
+		free(u);
+		return NULL;
+	}
+	return u;
 }
 
 struct usyms *usyms__new(void)
 {
-	return calloc(1, sizeof(struct usyms));
-}
-
-static void free_ufile(struct ufile *f)
-{
-	elf_file__free(f->elf);
-	free(f->image);
-	free(f);
+	return usyms__new_opts(NULL);
 }
 
 void usyms__free(struct usyms *u)
@@ -832,27 +681,25 @@ void usyms__free(struct usyms *u)
 	if (!u)
 		return;
 	for (i = 0; i < u->procs.cap; i++) {
-		struct uproc *p = u->procs.slots[i].val;
-
-		if (p) {
-			free(p->maps);
-			free(p);
-		}
+		if (u->procs.slots[i].val)
+			free_proc(u->procs.slots[i].val);
 	}
-	for (i = 0; i < u->files.cap; i++) {
-		if (u->files.slots[i].val)
-			free_ufile(u->files.slots[i].val);
-	}
-	for (i = 0; i < u->nr_vdsos; i++)
-		free_ufile(u->vdsos[i]);
-	free(u->procs.slots);
-	free(u->files.slots);
-	free(u->vdsos);
-	strpool_free(&u->strs);
+	ufiles__free(u->files);
+	htab__free(&u->procs);
+	htab__free(&u->names);
+	strpool__free(&u->strs);
 	free(u);
 }
 
 void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 {
+	struct ufiles_stats fs;
+
+	ufiles__stats(u->files, &fs);
 	*st = u->stats;
+	st->files = fs.files;
+	st->files_parsed = fs.files_parsed;
+	st->vdsos = fs.vdsos;
+	st->debug_files = fs.debug_files;
+	st->minidebug = fs.minidebug;
 }

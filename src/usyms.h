@@ -11,6 +11,17 @@
  * never through the path as seen from the profiler, and only if they are
  * regular files.
  *
+ * Names come from, in order: the file's .symtab, else its MiniDebugInfo
+ * (.gnu_debugdata) or a separate debug file (debuginfo.h) merged with its
+ * .dynsym, else its .dynsym; where none of those names an address (JIT
+ * code in anonymous memory), from the process's /tmp/perf-PID.map
+ * (perfmap.h).  C++ and Rust names are demangled unless told not to.
+ *
+ * Processes can be learned as they come and go (usyms__add_mapping() and
+ * friends, fed from perf's PERF_RECORD_MMAP2/COMM/FORK/EXIT records), so
+ * that one that exits before the profile is printed is still symbolized;
+ * any other process is read from /proc on first use.
+ *
  * Lookups do no allocation and no I/O once a process is known: a hash
  * lookup of the pid, a binary search of its mappings, one of the symbols.
  * Not thread-safe: one usyms per thread, or a lock around it.
@@ -18,6 +29,7 @@
 #ifndef USYMS_H
 #define USYMS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct usyms;			/* opaque: the whole run's user symbolizer */
@@ -45,16 +57,30 @@ struct usyms_stats {
 	__u64 files;		/* distinct files (device, inode) opened */
 	__u64 files_parsed;	/* ... that were ELF files we could parse */
 	__u64 vdsos;		/* distinct vdso images */
+	__u64 debug_files;	/* files named through a separate debug file */
+	__u64 minidebug;	/* ... through their .gnu_debugdata */
+	__u64 mappings;		/* usyms__add_mapping() calls that added one */
+	__u64 perfmaps;		/* perf map files read */
+	__u64 perfmaps_refused;	/* ... refused: owner, age or file type */
+	__u64 demangled;	/* distinct names demangled */
 };
 
-struct usyms *usyms__new(void);		/* NULL + errno on failure */
+struct usyms_opts {
+	bool no_demangle;	/* keep C++/Rust names as in the symbol table */
+	const char *debug_dir;	/* NULL: /usr/lib/debug */
+};
+
+/* NULL + errno on failure.  opts may be NULL: the defaults. */
+struct usyms *usyms__new_opts(const struct usyms_opts *opts);
+struct usyms *usyms__new(void);		/* usyms__new_opts(NULL) */
 void usyms__free(struct usyms *u);
 
 /*
  * Resolve one address of process pid (pid as seen in /proc of the
  * profiler).  Returns 0 with sym filled (sym->name may be NULL), -ENOENT
- * when no executable mapping holds addr or the process is gone, other
- * negative errno on failure.  Strings stay valid until usyms__free().
+ * when neither an executable mapping nor the perf map holds addr, or the
+ * process is gone and nothing is known of it, other negative errno on
+ * failure.  Strings stay valid until usyms__free().
  *
  * A process not added before is read on first use.  An address in no
  * known mapping makes the maps be read again, at most once a second per
@@ -66,10 +92,62 @@ int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym);
 /*
  * Read and remember pid's mappings now (and open/parse its files), so that
  * it can still be symbolized after it exits.  Idempotent; cheap when
- * already known.  A process found gone is remembered as such: later calls
- * and resolves return the same error without touching /proc again.
+ * already read (a process known only from records is read once).  A
+ * process found gone is remembered as such: later calls and resolves
+ * return the same error without touching /proc again.
  */
 int usyms__add_process(struct usyms *u, __u32 pid);
+
+/*
+ * Lifetime events, in the order they happened (for perf records read from
+ * several per-CPU buffers: sorted by time, or all sent to one buffer).
+ * pid is a process (tgid), never a thread id.  They are cheap: no /proc
+ * maps read, and a file is opened and parsed once per (device, inode).
+ */
+
+/* A mapping as PERF_RECORD_MMAP2 reports it. */
+struct usyms_mapping {
+	__u64 start, end, pgoff, ino;	/* [start, end) */
+	__u32 maj, min;			/* the device of the file */
+	__u32 prot;			/* PROT_*: only PROT_EXEC ones count */
+	/*
+	 * NUL-terminated, as perf gives it: "/usr/bin/x", "/x (deleted)",
+	 * "//anon", "[vdso]", "/memfd:name (deleted)"...
+	 */
+	const char *path;
+};
+
+/*
+ * A new executable mapping of pid (PERF_RECORD_MMAP2 without
+ * PERF_RECORD_MISC_MMAP_BUILD_ID).  Its file is opened and parsed now, while
+ * the process is likely alive (/proc/PID/map_files, the path inside
+ * /proc/PID/root, or the path as we see it if it has the mapping's device
+ * and inode), so that it can be deleted right after.  The mapping replaces
+ * what it overlaps.  This does not count as a full read of the process's
+ * maps: an address in no known mapping still makes /proc/PID/maps be read,
+ * while the process lives.  Returns 0 (also for non-executable mappings,
+ * ignored), -EINVAL for a malformed one, -ENOMEM.
+ */
+int usyms__add_mapping(struct usyms *u, __u32 pid,
+		       const struct usyms_mapping *m);
+
+/* pid exec()ed (PERF_RECORD_COMM with PERF_RECORD_MISC_COMM_EXEC): a new
+ * image, its old mappings and perf map are dropped. */
+int usyms__exec(struct usyms *u, __u32 pid);
+
+/*
+ * pid is a new process forked from ppid (PERF_RECORD_FORK with pid !=
+ * ppid): it starts with ppid's mappings (read from /proc if ppid is not
+ * known yet).  A process known before under pid is forgotten (pid reuse).
+ */
+int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid);
+
+/*
+ * pid exited (PERF_RECORD_EXIT with pid == tid): what is known of it stays
+ * for resolves, /proc/PID is never read again (the pid may be reused), and
+ * its perf map is read a last time if it is in our mount namespace.
+ */
+int usyms__exit(struct usyms *u, __u32 pid);
 
 void usyms__stats(const struct usyms *u, struct usyms_stats *st);
 

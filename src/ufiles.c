@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The per-run cache of parsed files.  Every file is untrusted: it is
+ * reached through the process's own /proc entries (procfs.h), read only if
+ * it is a regular file, and parsed with pread(), never mmap().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "debuginfo.h"
+#include "elf_file.h"
+#include "htab.h"
+#include "procfs.h"
+#include "procmaps.h"
+#include "ufiles.h"
+
+/* A vdso is two to four pages; anything much bigger is not one. */
+#define VDSO_MAX		(1u << 20)
+
+struct ufiles {
+	struct htab files;	/* (dev, inode) -> struct ufile */
+	struct ufile **vdsos;	/* vdsos have no inode: kept apart */
+	size_t nr_vdsos;
+	char *debug_dir;
+	struct ufiles_stats stats;
+};
+
+static struct ufile *new_ufile(struct elf_file *elf)
+{
+	struct ufile *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->elf = elf;
+	return f;
+}
+
+static void free_ufile(struct ufile *f)
+{
+	elf_file__free(f->elf);
+	free(f->image);
+	free(f);
+}
+
+/* A stripped file: look for its debug file in the process's root too. */
+static void load_debuginfo(struct ufiles *u, struct elf_file *elf,
+			   int dirfd, const struct vma *vma)
+{
+	enum elf_sym_source src = elf_file__sym_source(elf);
+	int rootfd = -1;
+
+	if (src == ELF_SYMS_MINIDEBUG)
+		u->stats.minidebug++;
+	if (src != ELF_SYMS_DYNSYM && src != ELF_SYMS_NONE)
+		return;
+	if (dirfd >= 0)
+		rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!debuginfo__load(elf, vma->path, vma->path_len, rootfd,
+			     u->debug_dir))
+		u->stats.debug_files++;
+	if (rootfd >= 0)
+		close(rootfd);
+}
+
+/*
+ * The parsed file behind a file mapping, from the cache if any process
+ * mapped it before.  NULL if it has no symbols for us, or on a failure
+ * that a later process may not hit (not cached).  dirfd may be -1.
+ */
+static struct ufile *get_file(struct ufiles *u, int dirfd,
+			      const struct vma *vma)
+{
+	__u64 dev = makedev(vma->dev_major, vma->dev_minor);
+	struct procfs_mapping pm = {
+		.start = vma->start, .end = vma->end,
+		.dev = dev, .ino = vma->inode,
+		.path = vma->path, .path_len = vma->path_len,
+		.deleted = vma->deleted,
+	};
+	struct elf_file *elf = NULL;
+	struct ufile *f;
+	int fd;
+
+	if (!vma->inode)
+		return NULL;
+	f = htab__get(&u->files, dev, vma->inode);
+	if (f)
+		return f;
+	fd = procfs__open_mapped(dirfd, &pm);
+	if (fd < 0 && fd != -EINVAL)
+		return NULL;	/* could not reach it: maybe another time */
+	if (fd >= 0) {
+		elf = elf_file__open_fd(fd);
+		close(fd);
+	}
+	if (elf)
+		load_debuginfo(u, elf, dirfd, vma);
+	/* Not regular, or not ELF: a property of the inode, remember it. */
+	f = new_ufile(elf);
+	if (!f || htab__put(&u->files, dev, vma->inode, f)) {
+		elf_file__free(elf);
+		free(f);
+		return NULL;
+	}
+	u->stats.files++;
+	if (elf)
+		u->stats.files_parsed++;
+	return f;
+}
+
+static int read_mem(int dirfd, __u64 start, void *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, "mem", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)start);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static struct ufile *find_vdso(struct ufiles *u, const void *image, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr_vdsos; i++) {
+		struct ufile *f = u->vdsos[i];
+
+		if (f->image_len == len && !memcmp(f->image, image, len))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * The vdso has no file: copy it out of the process's memory and parse the
+ * copy.  All processes of one kernel and ABI share the same image, so keep
+ * one parsed copy per distinct image.
+ */
+static struct ufile *get_vdso(struct ufiles *u, int dirfd,
+			      const struct vma *vma)
+{
+	size_t len = vma->end - vma->start;
+	struct ufile *f = NULL, **tmp;
+	struct elf_file *elf;
+	void *image;
+
+	if (dirfd < 0 || len > VDSO_MAX)
+		return NULL;
+	image = malloc(len);
+	if (!image || read_mem(dirfd, vma->start, image, len))
+		goto cleanup;
+	f = find_vdso(u, image, len);
+	if (f)
+		goto cleanup;
+	tmp = realloc(u->vdsos, (u->nr_vdsos + 1) * sizeof(*tmp));
+	if (!tmp)
+		goto cleanup;
+	u->vdsos = tmp;
+	elf = elf_file__open_mem(image, len);
+	f = new_ufile(elf);
+	if (!f) {
+		elf_file__free(elf);
+		goto cleanup;
+	}
+	f->image = image;
+	f->image_len = len;
+	u->vdsos[u->nr_vdsos++] = f;
+	u->stats.vdsos++;
+	return f;
+
+cleanup:
+	free(image);
+	return f;
+}
+
+struct ufile *ufiles__get(struct ufiles *u, int proc_dirfd,
+			  const struct vma *vma)
+{
+	if (vma->kind == VMA_FILE)
+		return get_file(u, proc_dirfd, vma);
+	if (vma->kind == VMA_VDSO)
+		return get_vdso(u, proc_dirfd, vma);
+	return NULL;
+}
+
+struct ufiles *ufiles__new(const char *debug_dir)
+{
+	struct ufiles *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	if (debug_dir) {
+		u->debug_dir = strdup(debug_dir);
+		if (!u->debug_dir) {
+			free(u);
+			return NULL;
+		}
+	}
+	return u;
+}
+
+void ufiles__free(struct ufiles *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->files.cap; i++) {
+		if (u->files.slots[i].val)
+			free_ufile(u->files.slots[i].val);
+	}
+	for (i = 0; i < u->nr_vdsos; i++)
+		free_ufile(u->vdsos[i]);
+	htab__free(&u->files);
+	free(u->vdsos);
+	free(u->debug_dir);
+	free(u);
+}
+
+void ufiles__stats(const struct ufiles *u, struct ufiles_stats *st)
+{
+	*st = u->stats;
+}
