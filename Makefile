@@ -89,6 +89,11 @@ check-asan:
 bench: all
 	bench/run
 
+# Boot Debian's 6.1 kernel under qemu and run the known-answer checks in it
+# (downloads only Debian packages; see tests/kernels/README.md).
+test-kernels: all
+	PROFILE_BUILD=$(OUTPUT) tests/kernels/run
+
 # libFuzzer targets for the parsers of untrusted input, 60 s each.
 fuzz:
 	$(MAKE) -C fuzz run OUT=$(abspath $(OUTPUT))/fuzz
