@@ -7,7 +7,6 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 #include "profile.h"
 
 #define EFAULT 14
@@ -178,12 +177,48 @@ static __always_inline bool in_set(void *map, __u32 id)
 	return bpf_map_lookup_elem(map, &id) != NULL;
 }
 
+/*
+ * The mount namespace's inode number: task->nsproxy->mnt_ns->ns.inum.  The
+ * loader finds the offsets in the kernel's BTF only when --mntnsmap asks
+ * for them, so that no other run pays for parsing vmlinux BTF (11 MiB of
+ * the loader's peak memory) just for this chain.
+ */
+const volatile __u32 off_nsproxy = 0;
+const volatile __u32 off_mnt_ns = 0;
+const volatile __u32 off_ns_inum = 0;
+
+static __always_inline bool in_mntns_set(void)
+{
+	void *task = (void *)bpf_get_current_task();
+	void *nsproxy = NULL, *mnt_ns = NULL;
+	__u32 inum = 0;
+	__u64 key;
+
+	if (bpf_probe_read_kernel(&nsproxy, sizeof(nsproxy), task + off_nsproxy) || !nsproxy ||
+	    bpf_probe_read_kernel(&mnt_ns, sizeof(mnt_ns), nsproxy + off_mnt_ns) || !mnt_ns ||
+	    bpf_probe_read_kernel(&inum, sizeof(inum), mnt_ns + off_ns_inum))
+		return false;
+	key = inum;
+	return bpf_map_lookup_elem(&mntnsmap, &key) != NULL;
+}
+
+/*
+ * UAPI's struct bpf_pidns_info, declared here rather than taken from
+ * vmlinux.h, whose types carry preserve_access_index: any access to them is
+ * a CO-RE relocation, and one relocation makes libbpf parse all of vmlinux
+ * BTF at load time.
+ */
+struct pidns_ids {
+	__u32 pid;
+	__u32 tgid;
+};
+
 /* Is the current task one we profile?  Fills in its pid and tid as seen from
  * the profiler's PID namespace. */
 static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bpf_pidns_info ns;
+	struct pidns_ids ns;
 
 	if ((__u32)id == 0 && !include_idle)
 		return false;
@@ -191,7 +226,7 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 	*tid = (__u32)id;
 	if (use_pidns) {
 		/* Tasks outside our namespace have no pid we could print. */
-		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, (void *)&ns, sizeof(ns)))
 			return false;
 		*pid = ns.tgid;
 		*tid = ns.pid;
@@ -210,13 +245,8 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 		if (!bpf_map_lookup_elem(&cgroupmap, &cgid))
 			return false;
 	}
-	if (filter_mntns) {
-		struct task_struct *task = (void *)bpf_get_current_task();
-		__u64 mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
-
-		if (!bpf_map_lookup_elem(&mntnsmap, &mntns))
-			return false;
-	}
+	if (filter_mntns && !in_mntns_set())
+		return false;
 	return true;
 }
 

@@ -68,7 +68,7 @@ static void folded_part(struct strbuf *sb, const struct stack *st, __u8 state,
 		return;
 	for (int i = st->nr - 1; i >= 0; i--) {
 		sb_putc(sb, ';');
-		put_name(sb, &st->frames[i], o);
+		put_name(sb, st->frames[i], o);
 	}
 }
 
@@ -113,9 +113,9 @@ static void plain_part(struct strbuf *sb, const struct stack *st, __u8 state,
 	for (__u32 i = 0; i < st->nr; i++) {
 		sb_puts(sb, "    ");
 		if (o->verbose)
-			put_verbose(sb, &st->frames[i], o);
+			put_verbose(sb, st->frames[i], o);
 		else
-			put_name(sb, &st->frames[i], o);
+			put_name(sb, st->frames[i], o);
 		sb_putc(sb, '\n');
 	}
 }
@@ -186,26 +186,21 @@ static size_t merge(struct rendered *rs, size_t nr, char *base)
 	return out;
 }
 
+/* Straight through stdio's buffer: one fwrite per record, not per frame. */
 static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
 		size_t nr, const struct output_opts *o)
 {
-	struct strbuf sb = {};
-	int err = 0;
+	char num[32];
 
 	for (size_t i = 0; i < nr; i++) {
-		sb_add(&sb, text->buf + rs[i].off, rs[i].len);
-		sb_puts(&sb, o->folded ? " " : "        ");
-		sb_u64(&sb, rs[i].count);
-		sb_puts(&sb, o->folded ? "\n" : "\n\n");
+		int n = snprintf(num, sizeof(num), o->folded ? " %llu\n" : "        %llu\n\n",
+				 (unsigned long long)rs[i].count);
+
+		if (fwrite(text->buf + rs[i].off, 1, rs[i].len, out) != rs[i].len ||
+		    fwrite(num, 1, n, out) != (size_t)n)
+			return -errno;
 	}
-	if (sb.err)
-		err = sb.err;
-	else if (sb.len && fwrite(sb.buf, 1, sb.len, out) != sb.len)
-		err = -errno;
-	if (!err && fflush(out))
-		err = -errno;
-	sb_free(&sb);
-	return err;
+	return fflush(out) ? -errno : 0;
 }
 
 int output_stacks(FILE *out, const struct profile *p, const struct output_opts *o)

@@ -432,7 +432,7 @@ static void add_stack(struct pp *pp, __u32 pid, const struct stack *st,
 	if (state != STATE_OK)
 		return;
 	for (__u32 i = st->nr; i-- > 0;)
-		add_id(pp, frame_location(pp, pid, &st->frames[i], i == 0));
+		add_id(pp, frame_location(pp, pid, st->frames[i], i == 0));
 }
 
 static void reverse_ids(struct pp *pp)

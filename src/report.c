@@ -99,7 +99,7 @@ static int count_stack(struct table *t, const struct record *r, const struct sta
 		const char *module, *symbol;
 		struct entry *e;
 
-		frame_keys(&st->frames[i], &module, &symbol);
+		frame_keys(st->frames[i], &module, &symbol);
 		e = lookup(t, r->comm, module, symbol);
 		if (!e)
 			return -ENOMEM;

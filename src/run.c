@@ -30,6 +30,7 @@ struct run {
 	struct ksyms *ks;
 	struct usyms *us;
 	struct tracker *tracker;	/* NULL: processes are read at the end only */
+	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
 	struct writer w;
 	__u64 counted;		/* over all intervals */
 	__u64 missed_stacks;
@@ -156,7 +157,8 @@ static int report_set(struct run *r, bool clear)
 {
 	double t0 = now_ms(), t1, t2;
 	long rss0 = peak_rss_kb(), rss1 = 0, rss2 = 0;
-	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us };
+	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us,
+				  .cache = r->cache };
 	struct profile prof = {};
 	struct sample *samples = NULL;
 	struct timespec now;
@@ -216,6 +218,24 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 }
 
 /*
+ * Without -i, read and symbolize the stacks counted so far, once a second
+ * while sampling goes on: at the end only the newest are left, so the
+ * report comes out quickly.  Failures only mean more work at the end.
+ */
+static void prefetch(struct run *r)
+{
+	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us,
+				  .cache = r->cache };
+	struct sample *samples = NULL;
+	size_t nr = 0;
+
+	if (!r->cache || session__drain(r->s, &samples, &nr))
+		return;
+	symbolize_prefetch(&sym, samples, nr);
+	free(samples);
+}
+
+/*
  * Say once when a -p or -L target exits.  Sampling goes on: its samples so
  * far are printed at the end, and bcc users expect the duration to hold.
  */
@@ -272,6 +292,9 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 		else
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL);
 		check_targets(r);
+		if (!ts_before(&step, deadline))
+			return;
+		prefetch(r);
 	}
 }
 
@@ -309,6 +332,11 @@ static int finish(struct run *r)
 	session__detach(r->s);
 	/* A second Ctrl-C while printing ends the process at once. */
 	signal(SIGINT, SIG_DFL);
+	/*
+	 * The report takes a few tens of milliseconds of CPU; on a host that
+	 * the profiled workload keeps busy, do not let it wait for a time slice.
+	 */
+	setpriority(PRIO_PROCESS, 0, -10);
 	if (r->o->interval) {
 		err = flip(r->s);
 		if (err)
@@ -367,12 +395,15 @@ int run_profile(const struct options *o, const struct limits *lim,
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Read kernel symbols while the samples come in, not after. */
 	r.ks = load_ksyms();
+	if (!o->interval)
+		r.cache = sym_cache__new();
 	err = sample_loop(&r, &start);
 	if (!err)
 		err = finish(&r);
 out:
 	writer_abort(&r.w);
 	tracker__free(r.tracker);
+	sym_cache__free(r.cache);
 	usyms__free(r.us);
 	ksyms__free(r.ks);
 	session__destroy(r.s);

@@ -18,6 +18,7 @@
 
 #include "session.h"
 #include "perf.h"
+#include "kbtf.h"
 #include "profile.skel.h"
 
 /* bpf/profile.bpf.c: "busy, set not yet chosen". */
@@ -25,6 +26,8 @@
 
 /* The inode number of the initial PID namespace (include/linux/proc_ns.h). */
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
+
+#define DRAIN_CHUNK 1024
 
 struct map_set {
 	struct bpf_map *counts, *stacks, *spilled;
@@ -34,6 +37,8 @@ struct session {
 	struct profile_bpf *skel;
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
+	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
+	__u64 *batch_vals;
 	struct bpf_link **links;
 	int *pfds;
 	int nr_links;
@@ -75,7 +80,9 @@ struct session *session__open(const struct options *o)
 	s->depth = o->max_stack_depth;
 	s->links = calloc(n, sizeof(*s->links));
 	s->pfds = calloc(n, sizeof(*s->pfds));
-	if (!s->links || !s->pfds)
+	s->batch_keys = calloc(DRAIN_CHUNK, sizeof(*s->batch_keys));
+	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
+	if (!s->links || !s->pfds || !s->batch_keys || !s->batch_vals)
 		goto nomem;
 	s->skel = profile_bpf__open();
 	if (!s->skel) {
@@ -179,6 +186,22 @@ static int size_set(const struct map_set *ms, const struct options *o, bool used
 	return err;
 }
 
+static int configure_mntns(struct profile_bpf *skel)
+{
+	struct mntns_offsets off;
+	int err = kbtf_mntns_offsets(&off);
+
+	if (err) {
+		fprintf(stderr, "profile: --mntnsmap needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s\n",
+			strerror(-err));
+		return err;
+	}
+	skel->rodata->off_nsproxy = off.nsproxy;
+	skel->rodata->off_mnt_ns = off.mnt_ns;
+	skel->rodata->off_ns_inum = off.ns_inum;
+	return 0;
+}
+
 int session__configure(struct session *s, const struct options *o)
 {
 	struct profile_bpf *skel = s->skel;
@@ -201,6 +224,8 @@ int session__configure(struct session *s, const struct options *o)
 		return err;
 	if (o->mntnsmap && (err = reuse_pinned(skel->maps.mntnsmap, o->mntnsmap, "--mntnsmap")))
 		return err;
+	if (o->mntnsmap)
+		return configure_mntns(skel);
 	return 0;
 }
 
@@ -335,6 +360,8 @@ void session__destroy(struct session *s)
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);
+	free(s->batch_keys);
+	free(s->batch_vals);
 	free(s);
 }
 
@@ -362,32 +389,46 @@ out:
 	return err;
 }
 
-/* Batched read: one syscall per few thousand keys instead of two per key. */
-static int drain_batch(int fd, struct sample *out, size_t cap, size_t *nr)
+/* Room for one more sample in a growing array. */
+static int room_for(struct sample **out, size_t *cap, size_t n)
 {
-	size_t chunk = 4096, n = 0;
-	struct count_key *keys;
-	__u64 *vals, token;
+	size_t ncap = *cap ? *cap + *cap / 2 : 1024;
+	struct sample *tmp;
+
+	if (n < *cap)
+		return 0;
+	tmp = realloc(*out, ncap * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	*out = tmp;
+	*cap = ncap;
+	return 0;
+}
+
+/* Batched read: one syscall per thousand keys instead of two per key. */
+static int drain_batch(struct session *s, int fd, struct sample **out, size_t *nr)
+{
+	size_t n = 0, cap = 0;
+	__u64 token;
 	void *in = NULL;
-	int err = 0;
+	int err;
 
-	keys = calloc(chunk, sizeof(*keys));
-	vals = calloc(chunk, sizeof(*vals));
-	if (!keys || !vals) {
-		err = -ENOMEM;
-		goto out;
-	}
 	for (;;) {
-		__u32 count = chunk;
+		__u32 count = DRAIN_CHUNK;
 
-		err = bpf_map_lookup_batch(fd, in, &token, keys, vals, &count, NULL);
+		err = bpf_map_lookup_batch(fd, in, &token, s->batch_keys, s->batch_vals,
+					   &count, NULL);
 		if (err && errno != ENOENT) {
 			err = -errno;
 			break;
 		}
-		for (__u32 i = 0; i < count && n < cap; i++, n++) {
-			out[n].key = keys[i];
-			out[n].count = vals[i];
+		for (__u32 i = 0; i < count; i++, n++) {
+			if (room_for(out, &cap, n)) {
+				*nr = n;
+				return -ENOMEM;
+			}
+			(*out)[n].key = s->batch_keys[i];
+			(*out)[n].count = s->batch_vals[i];
 		}
 		if (err) {	/* ENOENT: that was the last batch */
 			err = 0;
@@ -395,22 +436,21 @@ static int drain_batch(int fd, struct sample *out, size_t cap, size_t *nr)
 		}
 		in = &token;
 	}
-out:
-	free(keys);
-	free(vals);
 	*nr = n;
 	return err;
 }
 
-static int drain_iter(int fd, struct sample *out, size_t cap, size_t *nr)
+static int drain_iter(int fd, struct sample **out, size_t *nr)
 {
 	struct count_key key, next;
+	size_t n = 0, cap = 0;
 	void *prev = NULL;
-	size_t n = 0;
 
-	while (n < cap && !bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &out[n].count)) {
-			out[n].key = next;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (room_for(out, &cap, n))
+			return -ENOMEM;
+		if (!bpf_map_lookup_elem(fd, &next, &(*out)[n].count)) {
+			(*out)[n].key = next;
 			n++;
 		}
 		key = next;
@@ -422,18 +462,17 @@ static int drain_iter(int fd, struct sample *out, size_t cap, size_t *nr)
 
 int session__drain(struct session *s, struct sample **samples, size_t *nr)
 {
-	struct bpf_map *counts = s->sets[s->read_set].counts;
-	int fd = bpf_map__fd(counts);
-	size_t cap = bpf_map__max_entries(counts);
-	struct sample *out;
+	int fd = bpf_map__fd(s->sets[s->read_set].counts);
+	struct sample *out = NULL;
 	int err;
 
-	out = calloc(cap ? cap : 1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	err = drain_batch(fd, out, cap, nr);
-	if (err == -EINVAL || err == -ENOTSUP || err == -524 /* ENOTSUPP */)
-		err = drain_iter(fd, out, cap, nr);
+	*nr = 0;
+	err = drain_batch(s, fd, &out, nr);
+	if (err == -EINVAL || err == -ENOTSUP || err == -524 /* ENOTSUPP */) {
+		free(out);
+		out = NULL;
+		err = drain_iter(fd, &out, nr);
+	}
 	if (err) {
 		free(out);
 		return err;

@@ -158,7 +158,7 @@ static struct elem part_elem(const struct stack *st, __u8 state, __u32 i,
 {
 	if (state == STATE_MISSED)
 		return (struct elem){ .name = missed, .kind = KIND_UNKNOWN };
-	return frame_elem(&st->frames[st->nr - 1 - i], oo);
+	return frame_elem(st->frames[st->nr - 1 - i], oo);
 }
 
 /* comm, user root..leaf, "-", kernel root..leaf */

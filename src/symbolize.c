@@ -8,17 +8,30 @@
 #include "ksyms.h"
 #include "usyms.h"
 
-/* Open-addressing table of symbolized stacks, keyed by (pid, src, id). */
-struct cache_ent {
-	__u64 id;
-	__u32 pid;		/* 0 for kernel stacks */
-	__u32 src;		/* 0: empty slot */
-	struct stack *st;
+/*
+ * One open-addressing table maps (a, b) keys to pointers: stacks by
+ * (reference id, process and source), frames by (address, process and
+ * leafness).  Stacks and frames live in a bump arena, freed all at once.
+ */
+struct slot {
+	__u64 a, b;
+	void *val;		/* NULL: empty */
 };
 
-struct stack_cache {
-	struct cache_ent *ents;
+struct table {
+	struct slot *slots;
 	size_t cap, used;
+};
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	char data[];
+};
+
+struct sym_cache {
+	struct table stacks, frames;
+	struct arena_block *arena;
 };
 
 static __u64 mix(__u64 x)
@@ -29,32 +42,63 @@ static __u64 mix(__u64 x)
 	return x;
 }
 
-static struct cache_ent *cache_slot(struct stack_cache *c, __u32 pid,
-				    __u32 src, __u64 id)
+static struct slot *table_slot(struct table *t, __u64 a, __u64 b)
 {
-	size_t mask = c->cap - 1;
-	size_t i = mix(id ^ ((__u64)pid << 32) ^ src) & mask;
+	size_t mask = t->cap - 1;
+	size_t i = mix(a ^ mix(b)) & mask;
 
-	while (c->ents[i].src &&
-	       (c->ents[i].pid != pid || c->ents[i].src != src || c->ents[i].id != id))
+	while (t->slots[i].val && (t->slots[i].a != a || t->slots[i].b != b))
 		i = (i + 1) & mask;
-	return &c->ents[i];
+	return &t->slots[i];
 }
 
-static int cache_init(struct stack_cache *c, size_t expect)
+/* Keep the load under 3/4: grow before an insertion would pass it. */
+static int table_reserve(struct table *t)
 {
-	c->cap = 64;
-	while (c->cap < expect * 2)
-		c->cap *= 2;
-	c->ents = calloc(c->cap, sizeof(*c->ents));
-	return c->ents ? 0 : -ENOMEM;
+	struct table n;
+
+	if (t->cap && (t->used + 1) * 4 <= t->cap * 3)
+		return 0;
+	n.cap = t->cap ? t->cap * 2 : 1024;
+	n.used = t->used;
+	n.slots = calloc(n.cap, sizeof(*n.slots));
+	if (!n.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i].val)
+			*table_slot(&n, t->slots[i].a, t->slots[i].b) = t->slots[i];
+	free(t->slots);
+	*t = n;
+	return 0;
+}
+
+static void *arena_alloc(struct sym_cache *c, size_t size)
+{
+	struct arena_block *b = c->arena;
+	size_t bsize = 256 * 1024;
+	void *p;
+
+	size = (size + 7) & ~(size_t)7;
+	if (!b || b->used + size > b->size) {
+		if (size > bsize)
+			bsize = size;
+		b = malloc(sizeof(*b) + bsize);
+		if (!b)
+			return NULL;
+		b->next = c->arena;
+		b->used = 0;
+		b->size = bsize;
+		c->arena = b;
+	}
+	p = b->data + b->used;
+	b->used += size;
+	return p;
 }
 
 static void resolve_kernel(const struct ksyms *ks, struct frame *f, __u64 pc)
 {
 	struct ksym sym;
 
-	f->kernel = true;
 	if (ks && ksyms__find(ks, pc, &sym)) {
 		f->name = sym.name;
 		f->module = sym.module;
@@ -79,24 +123,49 @@ static void resolve_user(struct usyms *us, __u32 pid, struct frame *f, __u64 pc)
  * the instruction before it, so look up addr - 1.  Otherwise a call at the
  * very end of a function is charged to whatever follows it.
  */
-static struct stack *symbolize_stack(const struct symbolizer *sym, __u32 pid,
-				     bool kernel, const __u64 *ips, int n)
+static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
+				     __u32 pid, bool kernel, __u64 addr, bool leaf)
+{
+	__u64 b = ((__u64)(kernel ? 0 : pid) << 2) | (kernel << 1) | leaf;
+	__u64 pc = leaf ? addr : addr - 1;
+	struct frame *f;
+	struct slot *s;
+
+	if (table_reserve(&c->frames))
+		return NULL;
+	s = table_slot(&c->frames, addr, b);
+	if (s->val)
+		return s->val;
+	f = arena_alloc(c, sizeof(*f));
+	if (!f)
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->kernel = kernel;
+	if (kernel)
+		resolve_kernel(sym->ksyms, f, pc);
+	else
+		resolve_user(sym->usyms, pid, f, pc);
+	s->a = addr;
+	s->b = b;
+	s->val = f;
+	c->frames.used++;
+	return f;
+}
+
+static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolizer *sym,
+				     __u32 pid, bool kernel, const __u64 *ips, int n)
 {
 	struct stack *st;
 
-	st = calloc(1, sizeof(*st) + n * sizeof(st->frames[0]));
+	st = arena_alloc(c, sizeof(*st) + n * sizeof(st->frames[0]));
 	if (!st)
 		return NULL;
 	st->nr = n;
 	for (int i = 0; i < n; i++) {
-		struct frame *f = &st->frames[i];
-		__u64 pc = i ? ips[i] - 1 : ips[i];
-
-		f->addr = ips[i];
-		if (kernel)
-			resolve_kernel(sym->ksyms, f, pc);
-		else
-			resolve_user(sym->usyms, pid, f, pc);
+		st->frames[i] = get_frame(c, sym, pid, kernel, ips[i], i == 0);
+		if (!st->frames[i])
+			return NULL;
 	}
 	return st;
 }
@@ -106,24 +175,27 @@ static int get_stack(struct profile *p, const struct symbolizer *sym, __u32 pid,
 		     bool kernel, const struct stack_ref *ref,
 		     const struct stack **out)
 {
+	struct sym_cache *c = p->cache;
 	__u64 ips[MAX_STACK_DEPTH];
-	struct cache_ent *e;
+	__u64 b = ((__u64)(kernel ? 0 : pid) << 8) | ref->src;
+	struct slot *s;
 	int n;
 
-	e = cache_slot(p->cache, kernel ? 0 : pid, ref->src, ref->id);
-	if (!e->src) {
+	if (table_reserve(&c->stacks))
+		return -ENOMEM;
+	s = table_slot(&c->stacks, ref->id, b);
+	if (!s->val) {
 		n = session__stack(sym->session, ref, ips);
 		if (n < 0)
 			return n;
-		e->st = symbolize_stack(sym, pid, kernel, ips, n);
-		if (!e->st)
+		s->val = symbolize_stack(c, sym, pid, kernel, ips, n);
+		if (!s->val)
 			return -ENOMEM;
-		e->pid = kernel ? 0 : pid;
-		e->src = ref->src;
-		e->id = ref->id;
-		p->cache->used++;
+		s->a = ref->id;
+		s->b = b;
+		c->stacks.used++;
 	}
-	*out = e->st;
+	*out = s->val;
 	return 0;
 }
 
@@ -160,13 +232,58 @@ static void note_missed(struct profile *p, __u8 state, __s32 err)
 		p->missed_enomem = true;
 }
 
+struct sym_cache *sym_cache__new(void)
+{
+	return calloc(1, sizeof(struct sym_cache));
+}
+
+void sym_cache__free(struct sym_cache *c)
+{
+	struct arena_block *b, *next;
+
+	if (!c)
+		return;
+	for (b = c->arena; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(c->stacks.slots);
+	free(c->frames.slots);
+	free(c);
+}
+
+int symbolize_prefetch(const struct symbolizer *sym, const struct sample *samples,
+		       size_t nr)
+{
+	struct profile p = { .cache = sym->cache };
+	const struct stack *st;
+	int err;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct count_key *k = &samples[i].key;
+
+		if (k->user.src == STACK_MAP || k->user.src == STACK_HASHED) {
+			err = get_stack(&p, sym, k->pid, false, &k->user, &st);
+			if (err == -ENOMEM)
+				return err;
+		}
+		if (k->kern.src == STACK_MAP || k->kern.src == STACK_HASHED) {
+			err = get_stack(&p, sym, k->pid, true, &k->kern, &st);
+			if (err == -ENOMEM)
+				return err;
+		}
+	}
+	return 0;
+}
+
 int profile_build(struct profile *p, const struct symbolizer *sym,
 		  const struct sample *samples, size_t nr)
 {
 	memset(p, 0, sizeof(*p));
-	p->cache = calloc(1, sizeof(*p->cache));
+	p->own_cache = !sym->cache;
+	p->cache = sym->cache ? sym->cache : sym_cache__new();
 	p->recs = calloc(nr ? nr : 1, sizeof(*p->recs));
-	if (!p->cache || !p->recs || cache_init(p->cache, nr * 2)) {
+	if (!p->cache || !p->recs) {
 		profile_free(p);
 		return -ENOMEM;
 	}
@@ -193,12 +310,8 @@ int profile_build(struct profile *p, const struct symbolizer *sym,
 
 void profile_free(struct profile *p)
 {
-	if (p->cache) {
-		for (size_t i = 0; i < p->cache->cap && p->cache->ents; i++)
-			free(p->cache->ents[i].st);
-		free(p->cache->ents);
-		free(p->cache);
-	}
+	if (p->own_cache)
+		sym_cache__free(p->cache);
 	free(p->recs);
 	memset(p, 0, sizeof(*p));
 }

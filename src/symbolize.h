@@ -24,9 +24,13 @@ struct frame {
 	bool kernel;
 };
 
+/*
+ * Frames are symbolized once per distinct (process, address) and shared by
+ * every stack that holds them: a stack is an array of pointers.
+ */
 struct stack {
 	__u32 nr;
-	struct frame frames[];	/* leaf first */
+	const struct frame *frames[];	/* leaf first */
 };
 
 enum stack_state {
@@ -45,18 +49,25 @@ struct record {
 	__s32 user_err, kern_err;	/* errno of a missed stack */
 };
 
-struct stack_cache;
+struct sym_cache;
 
 struct profile {
 	struct record *recs;
 	size_t nr;
-	struct stack_cache *cache;
+	struct sym_cache *cache;	/* stacks, frames, and their memory */
+	bool own_cache;
 	__u64 missed_stacks;	/* stacks printed as [Missed ...] */
 	bool missed_enomem;	/* one of them for lack of room */
 };
 
 struct symbolizer {
 	struct session *session;
+	/*
+	 * Stacks and frames symbolized so far.  NULL: each profile gets its
+	 * own.  Shared across reports only while stack ids stay valid, that
+	 * is, without -i (which recycles them).
+	 */
+	struct sym_cache *cache;
 	const struct ksyms *ksyms;	/* NULL: kernel frames stay [unknown] */
 	struct usyms *usyms;		/* NULL: user frames stay [unknown] */
 };
@@ -64,5 +75,16 @@ struct symbolizer {
 int profile_build(struct profile *p, const struct symbolizer *sym,
 		  const struct sample *samples, size_t nr);
 void profile_free(struct profile *p);
+
+struct sym_cache *sym_cache__new(void);
+void sym_cache__free(struct sym_cache *c);
+
+/*
+ * Read and symbolize, ahead of the report, the stacks these samples refer
+ * to, into sym->cache: stacks are immutable once stored, so the report at
+ * the end has only the newest ones left to read.
+ */
+int symbolize_prefetch(const struct symbolizer *sym, const struct sample *samples,
+		       size_t nr);
 
 #endif /* SYMBOLIZE_H */

@@ -57,6 +57,25 @@ TEST(hidden_addresses)
 	ksyms__free(ks);
 }
 
+TEST(padding_symbols_skipped)
+{
+	struct ksyms *ks = load(
+		"ffffffff81000000 T __pfx_do_work\n"
+		"ffffffff81000010 T do_work\n"
+		"ffffffff81000050 T __pfx_next_fn\n"
+		"ffffffff81000060 T next_fn\n");
+	struct ksym s;
+
+	CHECK(ks != NULL);
+	CHECK_INT(ksyms__count(ks), 2);
+	/* An address in the padding before next_fn still belongs to do_work. */
+	CHECK(ksyms__find(ks, 0xffffffff81000055, &s));
+	CHECK_STR(s.name, "do_work");
+	CHECK(!ksyms__find(ks, 0xffffffff81000005, &s));
+	CHECK(!ksyms__find(ks, 0x1000, &s));
+	ksyms__free(ks);
+}
+
 TEST(garbage_lines)
 {
 	struct ksyms *ks = load("\nnot a line\nzz T x\nffffffff81000000 T\n"
@@ -83,6 +102,7 @@ int main(void)
 {
 	RUN(lookup);
 	RUN(hidden_addresses);
+	RUN(padding_symbols_skipped);
 	RUN(garbage_lines);
 	RUN(real_kallsyms);
 	return unit_summary();

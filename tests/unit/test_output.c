@@ -4,9 +4,8 @@
 #include "unit.h"
 #include "output.h"
 #include "symbolize.h"
+#include "stacks.h"
 
-#define STACK(name, n) \
-	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
 
 static STACK(kst, 2);
 static STACK(ust, 2);
@@ -37,8 +36,8 @@ static char *render(struct record *recs, size_t nr, struct output_opts *o)
 static struct record rec(const char *comm, __u32 pid, __u64 count,
 			 const void *user, __u8 us, const void *kern, __u8 ks)
 {
-	struct record r = { .pid = pid, .count = count, .user = user,
-			    .kern = kern, .user_state = us, .kern_state = ks };
+	struct record r = { .pid = pid, .count = count, .user = as_stack(user),
+			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
 
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
 	return r;

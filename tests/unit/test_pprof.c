@@ -18,10 +18,9 @@
 #include "pprof.h"
 #include "output.h"
 #include "symbolize.h"
+#include "stacks.h"
 #include "usyms.h"
 
-#define STACK(name, n) \
-	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
 
 static bool bytes_eq(const struct pb *b, const char *hex)
 {
@@ -459,8 +458,8 @@ static void setup(void)
 static struct record rec(const char *comm, __u32 pid, __u32 tid, __u64 count,
 			 const void *user, __u8 us, const void *kern, __u8 ks)
 {
-	struct record r = { .pid = pid, .tid = tid, .count = count, .user = user,
-			    .kern = kern, .user_state = us, .kern_state = ks };
+	struct record r = { .pid = pid, .tid = tid, .count = count, .user = as_stack(user),
+			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
 
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
 	return r;

@@ -13,9 +13,8 @@
 #include "svg.h"
 #include "output.h"
 #include "symbolize.h"
+#include "stacks.h"
 
-#define STACK(name, n) \
-	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
 
 struct fr {
 	double x, y, width;
@@ -124,8 +123,8 @@ static void setup(void)
 static struct record rec(const char *comm, __u32 pid, __u64 count,
 			 const void *user, __u8 us, const void *kern, __u8 ks)
 {
-	struct record r = { .pid = pid, .count = count, .user = user,
-			    .kern = kern, .user_state = us, .kern_state = ks };
+	struct record r = { .pid = pid, .count = count, .user = as_stack(user),
+			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
 
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
 	return r;
@@ -241,7 +240,7 @@ TEST(many_stacks_stay_small)
 {
 	enum { N = 20000 };
 	struct record *r = calloc(N + 1, sizeof(*r));
-	struct stack **st = calloc(N, sizeof(*st));
+	struct inline_stack **st = calloc(N, sizeof(*st));
 	char (*names)[16] = calloc(N, sizeof(*names));
 	struct svg_opts so = { .min_width = SVG_MIN_WIDTH_DEFAULT };
 	char *svg;
@@ -251,7 +250,7 @@ TEST(many_stacks_stay_small)
 		return;
 	for (int i = 0; i < N; i++) {
 		snprintf(names[i], sizeof(names[i]), "f%05d", i);
-		st[i] = calloc(1, sizeof(struct stack) + sizeof(struct frame));
+		st[i] = calloc(1, sizeof(struct inline_stack) + sizeof(struct frame));
 		st[i]->nr = 1;
 		st[i]->frames[0] = (struct frame){ .name = names[i], .module = "/x" };
 		r[i] = rec("many", 1, 1, st[i], STATE_OK, NULL, STATE_NONE);

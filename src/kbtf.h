@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Field offsets from the running kernel's BTF, for the rare filter that needs them. */
+#ifndef KBTF_H
+#define KBTF_H
+
+#include <linux/types.h>
+
+struct mntns_offsets {
+	__u32 nsproxy;		/* task_struct.nsproxy */
+	__u32 mnt_ns;		/* nsproxy.mnt_ns */
+	__u32 ns_inum;		/* mnt_namespace.ns + ns_common.inum */
+};
+
+/* 0, or a negative errno (no BTF, or a kernel without these fields). */
+int kbtf_mntns_offsets(struct mntns_offsets *off);
+
+#endif /* KBTF_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Stacks for unit tests.  A test writes its frames inline with STACK(name,
+ * n) and fills name.frames[i]; as_stack() turns that into the struct stack
+ * the code reads (an array of pointers to shared frames).  The wrappers are
+ * freed at exit, so LeakSanitizer stays quiet.
+ */
+#ifndef TEST_STACKS_H
+#define TEST_STACKS_H
+
+#include <stdlib.h>
+#include "symbolize.h"
+
+#define STACK(name, n) \
+	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
+
+struct inline_stack {
+	__u32 nr;
+	struct frame frames[];
+};
+
+struct stack_wrap {
+	struct stack_wrap *next;
+	struct stack st;	/* last: its pointer array follows */
+};
+
+static struct stack_wrap *test_stack_wraps;
+
+static void free_test_stacks(void)
+{
+	while (test_stack_wraps) {
+		struct stack_wrap *next = test_stack_wraps->next;
+
+		free(test_stack_wraps);
+		test_stack_wraps = next;
+	}
+}
+
+static inline const struct stack *as_stack(const void *p)
+{
+	const struct inline_stack *in = p;
+	struct stack_wrap *w;
+
+	if (!in)
+		return NULL;
+	w = malloc(sizeof(*w) + in->nr * sizeof(w->st.frames[0]));
+	if (!w)
+		abort();
+	if (!test_stack_wraps)
+		atexit(free_test_stacks);
+	w->next = test_stack_wraps;
+	test_stack_wraps = w;
+	w->st.nr = in->nr;
+	for (__u32 i = 0; i < in->nr; i++)
+		w->st.frames[i] = &in->frames[i];
+	return &w->st;
+}
+
+#endif /* TEST_STACKS_H */
