@@ -63,7 +63,7 @@ struct {								\
 
 #define COUNT_MAP(name)						\
 struct {								\
-	__uint(type, BPF_MAP_TYPE_HASH);				\
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
 	__type(key, struct count_key);					\
 	__type(value, __u64);						\
 	__uint(max_entries, 40960);					\
@@ -338,28 +338,34 @@ static __always_inline void get_stack(void *ctx, const struct map_set *ms,
 	spill(ctx, ms, ref, flags, cnt);
 }
 
-static __always_inline void count(void *counts, struct count_key *key, __u64 *cnt)
+/*
+ * Count in a per-CPU hash: no atomic on a cache line that every CPU
+ * sampling the same hot stack would fight over.  Returns true when the key
+ * is new, which is how a process's first sample is recognised cheaply.
+ */
+static __always_inline bool count(void *counts, struct count_key *key, __u64 *cnt)
 {
 	__u64 one = 1, *val;
 	long err;
 
 	val = bpf_map_lookup_elem(counts, key);
 	if (val) {
-		__sync_fetch_and_add(val, 1);
-		return;
+		(*val)++;
+		return false;
 	}
 	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
 	if (!err)
-		return;
+		return true;
 	if (err == -EEXIST) {
-		/* Another CPU inserted the same key first. */
+		/* Another CPU inserted the same key first; our slot is zero. */
 		val = bpf_map_lookup_elem(counts, key);
 		if (val) {
-			__sync_fetch_and_add(val, 1);
-			return;
+			(*val)++;
+			return false;
 		}
 	}
 	cnt[CNT_HASH_FULL]++;
+	return false;
 }
 
 static __always_inline void select_set(struct map_set *ms, __u32 set)
@@ -386,7 +392,6 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		return;
 	}
 	key.pid = pid;
-	note_process(ctx, pid, cnt);
 	if (per_thread)
 		key.tid = tid;
 	if (per_cpu)
@@ -396,7 +401,9 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		get_stack(ctx, ms, &key.user, BPF_F_USER_STACK, CNT_USER_EEXIST, cnt);
 	if (want_kernel)
 		get_stack(ctx, ms, &key.kern, 0, CNT_KERN_EEXIST, cnt);
-	count(ms->counts, &key, cnt);
+	/* A process's first sample always makes a new key. */
+	if (count(ms->counts, &key, cnt))
+		note_process(ctx, key.pid, cnt);
 }
 
 SEC("perf_event")
