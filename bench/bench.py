@@ -1,0 +1,765 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The side-by-side benchmark behind `make bench`: profile against perf and
+bpftrace, in one run, on this machine.  bench/run installs the tools and
+builds what is needed, then runs this; BPF run statistics are switched on
+(BPF_ENABLE_STATS, the counted form of kernel.bpf_stats_enabled=1) for as
+long as it runs.
+
+Cases (issue 5), all at the same frequency and duration for every tool:
+  startup   exec -> sampling attached (strace timestamps), and the total wall
+            time and CPU of a 1 s profile (perf: record + script)
+  scale     manystacks -D 6 -t 2 (about 19k distinct stacks; run as a copy
+            named msbench), 10 s, whole host: samples kept, distinct stacks,
+            CPU, peak RSS, BPF map memory, BPF ns/sample against a floor of
+            two bpf_get_stackid() calls, end of sampling -> output
+  accuracy  burn -t 2 (named bbench), that process only: func_b/func_a = 3
+  overhead  burn -t 2 -d 4 under each tool and under none, at 999 and 4999 Hz,
+            interleaved rounds with the order rotated: BPF ns/sample, tool
+            CPU per sample, burn throughput (reported, not judged)
+
+How each figure is measured is in METHODS below, next to the code that
+measures it, and in the "methods" entry of the JSON.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess as sp
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bpfprog  # noqa: E402
+import folded   # noqa: E402
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+TOOLS = ("ours", "perf", "bpftrace")
+STRACE_SYSCALLS = "trace=execve,ioctl,exit_group"
+
+METHODS = {
+    "cpu": "user+sys of every process of the tool's pipeline, from wait4() "
+           "rusage (bench/rusage.c, microsecond resolution); perf = record + "
+           "`perf script report stackcollapse`",
+    "rss": "peak RSS (ru_maxrss) of the largest process of the pipeline",
+    "samples_taken": "BPF tools: run_cnt of the sampling program "
+                     "(kernel.bpf_stats_enabled=1; a reference to the program is "
+                     "taken while the tool runs, so the count survives its exit), "
+                     "minus the samples ours reports as filtered (idle) with -v; "
+                     "perf: the sample count perf record reports",
+    "samples_kept": "sum of the counts of folded lines that have a frame after "
+                    "the comm and no [Missed ... Stack] marker, over samples taken",
+    "distinct": "distinct folded lines (bpftrace: after folding its map output "
+                "and dropping +offsets)",
+    "bpf_ns": "run_time_ns / run_cnt of the sampling program, over all its runs",
+    "bpf_map_bytes": "the most memlock summed over the BPF maps the tool holds "
+                     "(/proc/PID/fdinfo, what bpftool map show prints), sampled "
+                     "once a second while it runs",
+    "timeline": "strace -f -ttt --seccomp-bpf -e trace=execve,ioctl,exit_group "
+                "(only these syscalls stop the tool): exec = the tool's execve; "
+                "attached = its last PERF_EVENT_IOC_ENABLE; end of sampling = its "
+                "first PERF_EVENT_IOC_DISABLE; output complete = the tool's exit "
+                "(perf: + the wall time of perf script report stackcollapse)",
+    "floor": "bench/floor.bpf.c: skip idle, then bpf_get_stackid() for the user "
+             "and the kernel stack into one 16384-entry stack map, nothing else; "
+             "run on the same workload as the scale case",
+    "per_sample_cpu": "tool CPU (whole pipeline, start-up included) / samples "
+                      "taken (all timer ticks the tool handled, idle included, "
+                      "since perf and bpftrace keep idle samples); marginal = "
+                      "difference of the medians between the two frequencies "
+                      "over the difference in samples, which removes fixed costs",
+    "throughput": "burn -t 2 -d B calls per second, medians over interleaved "
+                  "rounds (condition order rotated each round); not a valid "
+                  "overhead measure on this VM (it is inverted), reported only",
+}
+
+
+def log(msg):
+    sys.stderr.write(f"bench: {msg}\n")
+    sys.stderr.flush()
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def ratio(a, b):
+    if a is None or b in (None, 0):
+        return None
+    return a / b
+
+
+_live = []
+
+
+def cleanup():
+    for p in _live:
+        if p.poll() is None:
+            try:
+                p.terminate()
+                p.wait(5)
+            except (OSError, sp.TimeoutExpired):
+                p.kill()
+
+
+class Bench:
+    def __init__(self, args):
+        self.a = args
+        self.out = os.path.abspath(args.out)
+        self.tmp = os.path.join(self.out, "runs")	# every run's files, for a look
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        os.makedirs(self.tmp)
+        self.profile = os.path.abspath(args.profile)
+        self.wl = os.path.abspath(args.workloads)
+        self.perf = shutil.which("perf")
+        self.bpftrace = shutil.which("bpftrace")
+        self.floor = os.path.abspath(args.floor)
+        self.rusage = os.path.abspath(args.rusage)
+        self.seq = 0
+        # Debian's perf has Python, hence `perf script report stackcollapse`;
+        # without it, fold `perf script` output with bench/stackcollapse.awk.
+        scripts = sp.run([self.perf, "script", "-l"], capture_output=True, text=True).stdout
+        self.collapse = "report" if "stackcollapse" in scripts else "awk"
+        self.collapse_why = "" if self.collapse == "report" else "this perf has no stackcollapse script"
+        if args.perf_collapse:
+            self.collapse, self.collapse_why = args.perf_collapse, "--perf-collapse"
+        self.attach_est = {"ours": 0.3, "perf": 0.5, "bpftrace": 1.5}
+        self.res = {"methods": METHODS}
+        self.failures = []
+        self.res["failures"] = self.failures
+
+    # ----- running one tool -----------------------------------------------
+    def name(self, what):
+        self.seq += 1
+        return os.path.join(self.tmp, f"{self.seq:03d}-{what}")
+
+    def launch(self, cmd, base, stdout, trace=False, hold=False):
+        """Start cmd under bench/rusage (and strace when timing it)."""
+        run = {"cmd": cmd, "base": base, "rusage": base + ".rusage.json",
+               "stdout": stdout, "stderr": base + ".err", "trace": trace}
+        full = [self.rusage, run["rusage"], "--"] + cmd
+        if trace:
+            run["strace"] = base + ".strace"
+            full = ["strace", "-f", "-ttt", "--seccomp-bpf", "-e", STRACE_SYSCALLS,
+                    "-o", run["strace"]] + full
+        with open(stdout, "w") as o, open(run["stderr"], "w") as e:
+            run["p"] = sp.Popen(full, stdout=o, stderr=e)
+        _live.append(run["p"])
+        run["holder"] = bpfprog.ProgHolder(run["p"].pid) if hold else None
+        return run
+
+    def interrupt(self, run):
+        """SIGINT to bench/rusage, which passes it on to the tool."""
+        pid = run["p"].pid
+        if run["trace"]:
+            kids = bpfprog.descendants(pid)
+            pid = kids[1] if len(kids) > 1 else pid
+        run["interrupted"] = True
+        os.kill(pid, signal.SIGINT)
+
+    def finish(self, run, timeout=120):
+        try:
+            run["p"].wait(timeout)
+        except sp.TimeoutExpired:
+            log(f"{run['cmd'][0]} did not finish in {timeout} s; killing it")
+            run["p"].kill()
+            run["p"].wait()
+        r = {"cmd": " ".join(run["cmd"])}
+        try:
+            with open(run["rusage"]) as f:
+                ru = json.load(f)
+        except (OSError, ValueError):
+            ru = {"wall": None, "user": None, "sys": None, "maxrss_kb": None, "exit": -1}
+        r.update(wall=ru["wall"], user=ru["user"], sys=ru["sys"],
+                 maxrss_kb=ru["maxrss_kb"], exit=ru["exit"])
+        r["cpu"] = None if ru["user"] is None else ru["user"] + ru["sys"]
+        if run["holder"]:
+            run["holder"].stop()
+            main, progs = run["holder"].stats()
+            run["holder"].close()
+            r["bpf"] = main
+            r["bpf_progs"] = progs
+            r["bpf_map_bytes"] = run["holder"].map_bytes or None
+        if run["trace"]:
+            r["timeline"] = parse_strace(run["strace"], run["cmd"][0])
+        with open(run["stderr"], errors="replace") as f:
+            r["stderr_tail"] = f.read()[-2000:]
+        expected = (0, 124) if run["cmd"][0] == "timeout" else (0,)
+        if r["exit"] not in expected and not run.get("interrupted"):
+            log(f"{run['cmd'][0]} exited with {r['exit']}: {r['stderr_tail'][-300:]}")
+        return r
+
+    def tool_cmd(self, tool, freq, dur, base, pid=None):
+        """The command, where its output goes.  Whole host, or only pid."""
+        if tool == "ours":
+            cmd = [self.profile, "-F", str(freq), "-f", "-v"]
+            cmd += ["-p", str(pid)] if pid else []
+            return cmd + ([str(dur)] if dur else []), base + ".folded"
+        if tool == "bpftrace":
+            pred = f"/pid == {pid}/ " if pid else ""
+            prog = f"profile:hz:{freq} {pred}{{ @[comm, kstack, ustack] = count(); }}"
+            if dur:
+                prog += f" interval:s:{dur} {{ exit(); }}"
+            return [self.bpftrace, "-e", prog], base + ".bt"
+        if tool == "perf":
+            cmd = [self.perf, "record", "-g", "-F", str(freq), "-o", base + ".data"]
+            if pid:
+                # with -p, a command would be profiled instead of timing it
+                cmd = ["timeout", "-s", "INT", str(dur)] + cmd if dur else cmd
+                return cmd + ["-p", str(pid)], base + ".record.out"
+            cmd += ["-a"]
+            if dur:
+                cmd += ["--", "sleep", str(dur)]
+            return cmd, base + ".record.out"
+        raise ValueError(tool)
+
+    def run_tool(self, tool, freq, dur, what, trace=False, during=None, pid=None):
+        """Run one tool for dur seconds (or until `during` returns), then
+        its post-processing; return everything measured."""
+        base = self.name(f"{what}-{tool}-{freq}")
+        cmd, stdout = self.tool_cmd(tool, freq, dur, base, pid)
+        run = self.launch(cmd, base, stdout, trace=trace, hold=tool != "perf")
+        extra = None
+        if during:
+            time.sleep(self.attach_est[tool] + 0.3)
+            extra = during()
+            self.interrupt(run)
+        r = self.finish(run)
+        r.update(tool=tool, freq=freq, dur=dur, during=extra, steps=[dict(r)])
+        if tool == "ours":
+            r["folded_path"] = stdout
+            r.update(parse_ours_stderr(r["stderr_tail"]))
+        elif tool == "bpftrace":
+            r["folded_path"] = base + ".folded"
+            r["bpftrace_entries"] = folded.fold_bpftrace(stdout, r["folded_path"])
+            r["stack_id_errors"] = r["stderr_tail"].count("failed to look up stack id")
+        elif tool == "perf":
+            m = re.search(r"\((\d+) samples\)", r["stderr_tail"])
+            r["perf_samples"] = int(m[1]) if m else None
+            r["folded_path"] = base + ".folded"
+            if self.collapse == "report":
+                ccmd = [self.perf, "script", "report", "stackcollapse", "-i", base + ".data"]
+            else:	# no Python in perf: perf script | awk, in one shell
+                ccmd = ["sh", "-c", f'"$0" script -F comm,ip,sym -i "$1" | awk -f "$2"',
+                        self.perf, base + ".data", os.path.join(BENCH, "stackcollapse.awk")]
+            srun = self.launch(ccmd, base + "-script", r["folded_path"])
+            s = self.finish(srun)
+            s["what"] = ("perf script report stackcollapse" if self.collapse == "report"
+                         else "perf script | awk -f bench/stackcollapse.awk")
+            r["steps"].append(s)
+            r["script_wall"] = s["wall"]
+            m = re.search(r"lost (\d+) chunks", s["stderr_tail"])
+            r["perf_lost_chunks"] = int(m[1]) if m else 0
+            # the whole pipeline
+            r["cpu"] = sum(x["cpu"] or 0 for x in r["steps"])
+            r["maxrss_kb"] = max(x["maxrss_kb"] or 0 for x in r["steps"])
+            r["wall"] = sum(x["wall"] or 0 for x in r["steps"])
+        r["folded"] = folded.stats(r["folded_path"])
+        bad = [s for s in r["steps"] if s["exit"] not in (0, 124, 130)]
+        if bad:	# e.g. perf 6.1's script segfaults now and then
+            r["failed"] = "; ".join(f"{s.get('what', s['cmd'].split()[0])} exited with "
+                                    f"{s['exit']}" for s in bad)
+            self.failures.append(f"{what} {tool} {freq} Hz: {r['failed']}")
+            log(f"{tool}: {r['failed']}; this run is left out of the medians")
+        self.derive(r)
+        if not self.a.keep:
+            for p in (base + ".data", base + ".data.old"):
+                if os.path.exists(p):
+                    os.unlink(p)
+        return r
+
+    def derive(self, r):
+        """Samples taken, kept, per-sample costs, latency."""
+        tool, fs = r["tool"], r["folded"] or {}
+        bpf = r.get("bpf")
+        if bpf and bpf["run_cnt"]:
+            r["bpf_ns_per_sample"] = bpf["run_time_ns"] / bpf["run_cnt"]
+            r["ticks"] = bpf["run_cnt"]
+        if tool == "ours":
+            r["taken"] = (bpf["run_cnt"] - (r.get("filtered") or 0)) if bpf else r.get("self_taken")
+        elif tool == "bpftrace":
+            r["taken"] = bpf["run_cnt"] if bpf else None
+        else:
+            r["taken"] = r.get("perf_samples")
+            r["ticks"] = r.get("perf_samples")
+        r["kept"] = fs.get("real")
+        r["kept_frac"] = ratio(fs.get("real"), r["taken"])
+        r["distinct"] = fs.get("distinct")
+        r["cpu_us_per_sample"] = ratio(r["cpu"] * 1e6 if r["cpu"] is not None else None,
+                                       r.get("ticks"))
+        if fs.get("func_a"):
+            r["ratio_b_a"] = fs["func_b"] / fs["func_a"]
+        tl = r.get("timeline")
+        if tl and tl.get("exec") and tl.get("attach"):
+            r["exec_to_attach"] = tl["attach"] - tl["exec"]
+        if tl and tl.get("end") and tl.get("exit"):
+            lat = tl["exit"] - tl["end"]
+            if tool == "perf":
+                lat += r.get("script_wall") or 0
+            r["end_to_output"] = lat
+            if tl.get("attach"):
+                r["sampling_window"] = tl["end"] - tl["attach"]
+
+    # ----- cases --------------------------------------------------------------
+    def case_startup(self):
+        """Exec -> attached from strace timestamps; total wall of a 1 s profile
+        (perf: record + script) from bench/rusage, on the host as it is."""
+        log("start-up: 1 s profiles, exec -> attached, %d rounds" % self.a.startup_rounds)
+        runs = {t: [] for t in TOOLS}
+        for rnd in range(self.a.startup_rounds):
+            for tool in rotate(TOOLS, rnd):
+                r = self.run_tool(tool, self.a.freq, 1, "startup", trace=True)
+                runs[tool].append(slim(r))
+        out = {}
+        for tool in TOOLS:
+            rs = [r for r in runs[tool] if not r.get("failed")]
+            out[tool] = {
+                "exec_to_attach": median([r.get("exec_to_attach") for r in rs]),
+                "wall_1s": median([r.get("wall") for r in rs]),
+                "cpu_1s": median([r.get("cpu") for r in rs]),
+                "end_to_output": median([r.get("end_to_output") for r in rs]),
+                "runs": runs[tool]}
+            if out[tool]["exec_to_attach"]:
+                self.attach_est[tool] = out[tool]["exec_to_attach"]
+        self.res["startup"] = out
+
+    def manystacks(self, extra_start):
+        """manystacks, run as msbench: a copy under another name, so that its
+        samples are told apart from any other manystacks on the host."""
+        d = max(12.0, 0.5 + extra_start + self.a.scale_dur + 1.0)
+        ms = os.path.join(self.out, "msbench")
+        shutil.copy2(os.path.join(self.wl, "manystacks"), ms)
+        cmd = [ms, "-D", "6", "-t", "2", "-d", f"{d:g}"]
+        p = sp.Popen(cmd)
+        _live.append(p)
+        time.sleep(0.5)
+        return p, " ".join(cmd[1:])
+
+    def case_scale(self):
+        dur = self.a.scale_dur
+        log(f"scale: manystacks -D 6 -t 2, {self.a.freq} Hz, {dur} s, whole host")
+        out = {}
+        for tool in TOOLS:
+            ms, msargs = self.manystacks(self.attach_est[tool])
+            r = self.run_tool(tool, self.a.freq, dur, "scale", trace=True)
+            ms.wait()
+            r["workload"] = "manystacks (as msbench) " + msargs
+            out[tool] = r
+            log(f"  {tool}: taken {r.get('taken')} kept {r.get('kept')} "
+                f"distinct {r.get('distinct')} cpu {fmt(r.get('cpu'), 3)} s "
+                f"rss {r.get('maxrss_kb')} KiB")
+        # the floor of two bpf_get_stackid() calls, same workload
+        ms, msargs = self.manystacks(0.05)
+        base = self.name("scale-floor")
+        run = self.launch([self.floor, self.floor + ".bpf.o", str(self.a.freq), str(dur)],
+                          base, base + ".out", hold=True)
+        f = self.finish(run)
+        ms.wait()
+        if f.get("bpf") and f["bpf"]["run_cnt"]:
+            f["bpf_ns_per_sample"] = f["bpf"]["run_time_ns"] / f["bpf"]["run_cnt"]
+        out["floor"] = f
+        self.res["scale"] = out
+
+    def case_accuracy(self):
+        """burn -t 2 (renamed bbench) runs throughout, each tool profiles
+        that process only (-p PID; bpftrace /pid == PID/) for accuracy_secs:
+        the question is attribution, and profiling the whole host here would
+        mostly time bpftrace symbolizing everything else at exit.  burn is
+        stopped after the tool has printed, since bpftrace symbolizes user
+        stacks at print time and needs it alive."""
+        secs = self.a.accuracy_secs
+        log(f"accuracy: burn -t 2, {self.a.freq} Hz, {secs} s")
+        out = {}
+        for tool in TOOLS:
+            burn = sp.Popen([os.path.join(self.wl, "burn"), "-t", "2", "-n", "bbench"],
+                            stdout=sp.DEVNULL)
+            _live.append(burn)
+            time.sleep(0.3)
+            r = self.run_tool(tool, self.a.freq, secs, "accuracy", pid=burn.pid)
+            burn.terminate()
+            burn.wait()
+            fs = r["folded"] or {}
+            out[tool] = {"ratio_b_a": r.get("ratio_b_a"), "func_a": fs.get("func_a"),
+                         "func_b": fs.get("func_b"), "run": slim(r)}
+            log(f"  {tool}: func_b/func_a = {fmt(r.get('ratio_b_a'), 3)} "
+                f"({fs.get('func_b')}/{fs.get('func_a')})")
+        self.res["accuracy"] = out
+
+    def burn(self, secs):
+        p = sp.run([os.path.join(self.wl, "burn"), "-t", "2", "-n", "bbench",
+                    "-d", str(secs)],
+                   capture_output=True, text=True)
+        m = re.search(r"burn: (\d+) (\d+)", p.stdout)
+        if not m:
+            return None
+        return {"calls_a": int(m[1]), "calls_b": int(m[2]),
+                "throughput": (int(m[1]) + int(m[2])) / secs}
+
+    def case_overhead(self):
+        secs, rounds = self.a.burn_secs, self.a.rounds
+        conds = ("none",) + TOOLS
+        out = {}
+        for freq in self.a.freqs:
+            log(f"overhead: burn -t 2 -d {secs} at {freq} Hz, {rounds} interleaved rounds")
+            runs = {c: [] for c in conds}
+            for rnd in range(rounds):
+                for c in rotate(conds, rnd):
+                    if c == "none":
+                        runs[c].append({"during": self.burn(secs)})
+                        continue
+                    r = self.run_tool(c, freq, None, "overhead",
+                                      during=lambda: self.burn(secs))
+                    runs[c].append(slim(r))
+            agg = {}
+            none_tp = median([(r["during"] or {}).get("throughput") for r in runs["none"]])
+            for c in conds:
+                rs = [r for r in runs[c] if not r.get("failed")]
+                tp = median([(r.get("during") or {}).get("throughput") for r in rs])
+                agg[c] = {"throughput": tp, "throughput_vs_none": ratio(tp, none_tp),
+                          "runs": runs[c]}
+                if c == "none":
+                    continue
+                agg[c].update(
+                    cpu=median([r.get("cpu") for r in rs]),
+                    ticks=median([r.get("ticks") for r in rs]),
+                    cpu_us_per_sample=median([r.get("cpu_us_per_sample") for r in rs]),
+                    bpf_ns_per_sample=median([r.get("bpf_ns_per_sample") for r in rs]),
+                    ratio_b_a=median([r.get("ratio_b_a") for r in rs]),
+                    kept_frac=median([r.get("kept_frac") for r in rs]))
+            out[str(freq)] = agg
+        # marginal CPU per sample between the two frequencies
+        if len(self.a.freqs) >= 2:
+            lo, hi = str(min(self.a.freqs)), str(max(self.a.freqs))
+            for t in TOOLS:
+                a, b = out[lo][t], out[hi][t]
+                if None not in (a["cpu"], b["cpu"], a["ticks"], b["ticks"]) and b["ticks"] != a["ticks"]:
+                    out.setdefault("marginal_cpu_us_per_sample", {})[t] = \
+                        (b["cpu"] - a["cpu"]) * 1e6 / (b["ticks"] - a["ticks"])
+        self.res["overhead"] = out
+
+    # ----- report ----------------------------------------------------------------
+    def meta(self):
+        def cmd_out(cmd):
+            try:
+                return sp.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip()
+            except OSError:
+                return None
+        self.res["meta"] = {
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "kernel": platform.release(), "cpus": os.cpu_count(),
+            "perf": cmd_out([self.perf, "version"]),
+            "bpftrace": cmd_out([self.bpftrace, "--version"]),
+            "profile": cmd_out([self.profile, "--version"]),
+            "git": cmd_out(["git", "-C", ROOT, "describe", "--always", "--dirty"]),
+            "freq": self.a.freq, "accuracy_note": "tools given burn's pid", "scale_dur": self.a.scale_dur,
+            "freqs": self.a.freqs, "rounds": self.a.rounds,
+            "burn_secs": self.a.burn_secs, "accuracy_secs": self.a.accuracy_secs,
+            "quick": self.a.quick,
+            "perf_collapse": ("perf script report stackcollapse" if self.collapse == "report"
+                              else "perf script | awk -f bench/stackcollapse.awk "
+                                   f"({self.collapse_why})"),
+            "host_at_start": host_load(),
+        }
+
+
+def host_load():
+    """Load average and the busiest other processes: this bench shares the
+    machine with whatever else runs, and says so."""
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
+    try:
+        ps = sp.run(["ps", "-eo", "pcpu,etime,comm", "--sort=-pcpu", "--no-headers"],
+                    capture_output=True, text=True, timeout=10).stdout.splitlines()[:6]
+    except OSError:
+        ps = []
+    return {"loadavg": " ".join(load), "top": [" ".join(x.split()) for x in ps]}
+
+
+def rotate(xs, n):
+    n %= len(xs)
+    return tuple(xs[n:]) + tuple(xs[:n])
+
+
+def slim(r):
+    return {k: v for k, v in r.items() if k not in ("stderr_tail",)}
+
+
+def parse_ours_stderr(text):
+    out = {}
+    m = re.search(r"samples: taken (\d+), counted (\d+), filtered (\d+), dropped (\d+)", text)
+    if m:
+        out.update(self_taken=int(m[1]), counted=int(m[2]), filtered=int(m[3]),
+                   dropped=int(m[4]))
+    out["accounted"] = "counted + filtered + dropped == taken" in text
+    for kind in ("user", "kernel"):
+        m = re.search(kind + r" stacks: eexist (\d+), enomem (\d+), efault (\d+), other (\d+)", text)
+        if m:
+            out[kind + "_stack_errors"] = dict(zip(("eexist", "enomem", "efault", "other"),
+                                                   map(int, m.groups())))
+    m = re.search(r"spilled stacks: stored (\d+), spill map full (\d+), read errors (\d+)", text)
+    if m:
+        out["spill"] = dict(zip(("stored", "full", "read_errors"), map(int, m.groups())))
+    return out
+
+
+def parse_strace(path, exe):
+    """exec, attached, end of sampling and exit timestamps (see METHODS)."""
+    tl = {"exec": None, "attach": None, "end": None, "exit": None}
+    enables, disables, exits, groups, pid = [], [], {}, {}, None
+    line_re = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+(.*)$")
+    try:
+        f = open(path, errors="replace")
+    except OSError:
+        return tl
+    with f:
+        for line in f:
+            m = line_re.match(line)
+            if not m:
+                continue
+            p, ts, rest = int(m[1]), float(m[2]), m[3]
+            if rest.startswith(f'execve("{exe}"') and pid is None:
+                tl["exec"], pid = ts, p
+            elif "PERF_EVENT_IOC_ENABLE" in rest:
+                enables.append(ts)
+            elif "PERF_EVENT_IOC_DISABLE" in rest:
+                disables.append(ts)
+            elif rest.startswith("+++ exited") or rest.startswith("+++ killed"):
+                exits[p] = ts
+            elif rest.startswith("exit_group("):
+                groups.setdefault(p, ts)
+    if disables:
+        tl["end"] = min(disables)
+    before = [t for t in enables if tl["end"] is None or t < tl["end"]]
+    if before:
+        tl["attach"] = max(before)
+    if pid is not None:
+        tl["exit"] = exits.get(pid, groups.get(pid))
+    return tl
+
+
+def fmt(x, nd=1, pct=False):
+    if x is None:
+        return "-"
+    if pct:
+        return f"{100 * x:.{nd}f}%"
+    if isinstance(x, int):
+        return f"{x}"
+    return f"{x:.{nd}f}"
+
+
+def report(res):
+    """The table, and the targets of issue 5 with PASS/MISS."""
+    lines = []
+    m = res["meta"]
+    w = lines.append
+    w(f"profile bench  {m['date']}  kernel {m['kernel']}, {m['cpus']} CPUs, "
+      f"{m['perf']}, {m['bpftrace']}, {m['profile']} ({m['git']})"
+      + ("  [QUICK: not a valid result]" if m["quick"] else ""))
+    hs, he = m.get("host_at_start", {}), m.get("host_at_end", {})
+    if "awk" in m.get("perf_collapse", ""):
+        w("NOTE: " + m["perf_collapse"])
+    w(f"host load average at start {hs.get('loadavg')}, at end {he.get('loadavg')}; "
+      f"busiest at start: {'; '.join(hs.get('top', [])[:3])}")
+    hdr = f"{'':44} {'ours':>10} {'perf':>10} {'bpftrace':>10} {'ours/perf':>10} {'ours/bpft':>10}"
+
+    def row(label, vals, nd=1, pct=False, ratios=True):
+        cells = [fmt(vals.get(t), nd, pct) for t in TOOLS]
+        rs = ["", ""]
+        if ratios:
+            rs = [fmt(ratio(vals.get("ours"), vals.get(t)), 2) for t in ("perf", "bpftrace")]
+        w(f"{label:44} " + " ".join(f"{c:>10}" for c in cells + rs))
+
+    targets = []
+    sc = res.get("scale")
+    if sc:
+        w("")
+        w(f"1. Scale: {sc['ours'].get('workload')}, {m['freq']} Hz, {m['scale_dur']} s, whole host")
+        w(hdr)
+        g = lambda k, s=1.0: {t: (sc[t].get(k) * s if sc[t].get(k) is not None else None) for t in TOOLS}  # noqa: E731
+        row("samples taken", g("taken"), 0, ratios=False)
+        row("samples in output with real stacks", g("kept"), 0, ratios=False)
+        row("  kept / taken", g("kept_frac"), 2, pct=True, ratios=False)
+        ms = {t: ratio((sc[t].get("folded") or {}).get("ms_run"), (sc[t].get("folded") or {}).get("ms")) for t in TOOLS}
+        row("  msbench samples symbolized down to run()", ms, 1, pct=True, ratios=False)
+        w("    (bpftrace symbolizes user stacks as it prints; msbench may have exited by then)")
+        row("distinct stacks (folded lines)", g("distinct"), 0)
+        row("CPU user+sys, whole pipeline (ms)", g("cpu", 1e3), 0)
+        row("peak RSS (MiB)", g("maxrss_kb", 1 / 1024), 1)
+        row("BPF map memory, kernel (MiB)", g("bpf_map_bytes", 1 / 2**20), 1)
+        row("BPF ns/sample", g("bpf_ns_per_sample"), 0)
+        row("end of sampling -> output complete (ms)", g("end_to_output", 1e3), 0)
+        row("sampling window, attached -> end (s)", g("sampling_window"), 3, ratios=False)
+        fl = sc.get("floor", {}).get("bpf_ns_per_sample")
+        o = sc["ours"]
+        w(f"floor (2x bpf_get_stackid, same workload): {fmt(fl, 0)} ns/sample; "
+          f"ours = {fmt(ratio(o.get('bpf_ns_per_sample'), fl), 2)}x floor, "
+          f"bpftrace = {fmt(ratio(sc['bpftrace'].get('bpf_ns_per_sample'), fl), 2)}x floor")
+        if o.get("self_taken") is not None:
+            w(f"ours -v: taken {o['self_taken']}, counted {o['counted']}, filtered "
+              f"{o['filtered']}, dropped {o['dropped']}; user stacks {o.get('user_stack_errors')}; "
+              f"kernel stacks {o.get('kernel_stack_errors')}; spill {o.get('spill')}")
+        b = sc["bpftrace"]
+        w(f"bpftrace: {b.get('bpftrace_entries')} map entries printed (its map holds 4096), "
+          f"{(b.get('folded') or {}).get('empty')} samples printed with no stack at all, "
+          f"{b.get('stack_id_errors')} 'failed to look up stack id' errors")
+        targets.append(("Samples kept (manystacks) >= 99.5%, losses reported",
+                        fmt(o.get("kept_frac"), 2, pct=True) +
+                        (", accounted" if o.get("accounted") else ", NOT accounted"),
+                        (o.get("kept_frac") or 0) >= 0.995 and o.get("accounted")))
+        cp, cb = ratio(o.get("cpu"), sc["perf"].get("cpu")), ratio(o.get("cpu"), b.get("cpu"))
+        targets.append(("Profiler CPU <= 0.3x perf", fmt(cp, 3) + "x", cp is not None and cp <= 0.3))
+        targets.append(("Profiler CPU <= 0.1x bpftrace", fmt(cb, 3) + "x", cb is not None and cb <= 0.1))
+        nb = ratio(o.get("bpf_ns_per_sample"), b.get("bpf_ns_per_sample"))
+        targets.append(("BPF ns/sample <= bpftrace's", fmt(nb, 2) + "x (floor: "
+                        + fmt(ratio(o.get("bpf_ns_per_sample"), fl), 2) + "x)",
+                        nb is not None and nb <= 1.0))
+        rss = (o.get("maxrss_kb") or 0) / 1024
+        targets.append(("Peak RSS <= 16 MiB at ~19k stacks", f"{rss:.1f} MiB", 0 < rss <= 16))
+        lat = o.get("end_to_output")
+        targets.append(("End of sampling -> output <= 100 ms",
+                        fmt(lat * 1e3 if lat is not None else None, 0) + " ms",
+                        lat is not None and lat <= 0.1))
+
+    ac = res.get("accuracy")
+    if ac:
+        w("")
+        w(f"2. Accuracy: burn -t 2, {m['freq']} Hz, {m['accuracy_secs']} s, that process only: "
+          "func_b/func_a, expected 3.0")
+        w(hdr)
+        row("func_b/func_a", {t: ac[t].get("ratio_b_a") for t in TOOLS}, 3, ratios=False)
+        row("  samples in func_a", {t: ac[t].get("func_a") for t in TOOLS}, 0, ratios=False)
+        ov = res.get("overhead")
+        if ov:
+            for f in [k for k in ov if k.isdigit()]:
+                row(f"  func_b/func_a in the overhead runs, {f} Hz",
+                    {t: ov[f][t].get("ratio_b_a") for t in TOOLS}, 3, ratios=False)
+        w("  (bpftrace symbolizes at print time: in the overhead runs burn has exited by then)")
+
+    su = res.get("startup")
+    if su:
+        w("")
+        w(f"3. Start-up: 1 s profile at {m['freq']} Hz on the host as it is "
+          f"(median of {len(su['ours']['runs'])})")
+        w(hdr)
+        g = lambda k, s=1.0: {t: (su[t].get(k) * s if su[t].get(k) is not None else None) for t in TOOLS}  # noqa: E731
+        row("exec -> sampling attached (ms)", g("exec_to_attach", 1e3), 0)
+        row("total wall time, 1 s profile (s)", g("wall_1s"), 3)
+        row("CPU user+sys, 1 s profile (ms)", g("cpu_1s", 1e3), 0)
+        row("end of sampling -> output complete (ms)", g("end_to_output", 1e3), 0)
+        ea = su["ours"].get("exec_to_attach")
+        targets.append(("Exec -> attached <= 150 ms",
+                        fmt(ea * 1e3 if ea is not None else None, 0) + " ms",
+                        ea is not None and ea <= 0.15))
+
+    ov = res.get("overhead")
+    if ov:
+        freqs = [k for k in ov if k.isdigit()]
+        w("")
+        w(f"4. Overhead: burn -t 2 -d {m['burn_secs']} under each tool, "
+          f"{m['rounds']} interleaved rounds, medians")
+        w(hdr)
+        for f in freqs:
+            row(f"BPF ns/sample at {f} Hz", {t: ov[f][t].get("bpf_ns_per_sample") for t in TOOLS}, 0)
+            row(f"tool CPU us/sample at {f} Hz", {t: ov[f][t].get("cpu_us_per_sample") for t in TOOLS}, 2)
+        mc = ov.get("marginal_cpu_us_per_sample")
+        if mc:
+            row("tool CPU us/sample, marginal", mc, 2)
+            w("  (marginal = extra CPU per extra sample between the two frequencies;"
+              " at or below 0 means below the run-to-run noise of the start-up cost)")
+        for f in freqs:
+            row(f"burn throughput vs no tool at {f} Hz",
+                {t: ov[f][t].get("throughput_vs_none") for t in TOOLS}, 3)
+        w("  (not a valid overhead measure on this VM, see issue 5: it can come out inverted;"
+          " reported, not judged)")
+
+    for f in res.get("failures") or []:
+        w(f"FAILED RUN (left out of the medians): {f}")
+    w("")
+    w("Targets (issue 5)")
+    for label, val, ok in targets:
+        w(f"  {'PASS' if ok else 'MISS'}  {label:44} {val}")
+    res["targets"] = [{"target": l, "measured": v, "pass": bool(ok)} for l, v, ok in targets]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--json", help="results file (default OUT/results.json)")
+    ap.add_argument("--profile", default=os.path.join(ROOT, "build", "profile"))
+    ap.add_argument("--workloads", default=os.path.join(ROOT, "build", "workloads"))
+    helpers = os.path.join(ROOT, "build", "bench")
+    ap.add_argument("--rusage", default=os.path.join(helpers, "rusage"),
+                    help="bench/rusage.c, built")
+    ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
+                    help="bench/floor.c, built; FLOOR.bpf.o beside it")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead")
+    ap.add_argument("--freq", type=int, default=999)
+    ap.add_argument("--freqs", default="999,4999")
+    ap.add_argument("--scale-dur", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--startup-rounds", type=int, default=3)
+    ap.add_argument("--burn-secs", type=int, default=4)
+    ap.add_argument("--accuracy-secs", type=int, default=5)
+    ap.add_argument("--keep", action="store_true", help="keep perf.data files")
+    ap.add_argument("--perf-collapse", choices=("report", "awk"),
+                    help="how to fold perf's samples (default: report if perf has it)")
+    ap.add_argument("--quick", action="store_true",
+                    help="short runs to check the script itself, not for results")
+    a = ap.parse_args()
+    a.freqs = [int(x) for x in a.freqs.split(",")]
+    if a.quick:
+        a.scale_dur, a.rounds, a.startup_rounds, a.burn_secs = 3, 1, 1, 2
+        a.accuracy_secs = 2
+    cases = a.cases.split(",")
+    b = Bench(a)
+    b.meta()
+    sysctl = "/proc/sys/kernel/bpf_stats_enabled"
+    old = None
+    try:
+        stats_fd = bpfprog.enable_stats()
+    except OSError as e:
+        log(f"BPF_ENABLE_STATS failed ({e}); setting kernel.bpf_stats_enabled=1 instead")
+        stats_fd = None
+        with open(sysctl) as f:
+            old = f.read().strip()
+        with open(sysctl, "w") as f:
+            f.write("1")
+    t0 = time.monotonic()
+    b.res["meta"]["case_secs"] = {}
+    try:
+        for case in ("startup", "scale", "accuracy", "overhead"):
+            if case in cases:
+                t = time.monotonic()
+                getattr(b, "case_" + case)()
+                b.res["meta"]["case_secs"][case] = round(time.monotonic() - t, 1)
+    finally:
+        cleanup()
+        if stats_fd is not None:
+            os.close(stats_fd)
+        if old is not None:
+            with open(sysctl, "w") as f:
+                f.write(old)
+    b.res["meta"]["bench_secs"] = round(time.monotonic() - t0, 1)
+    b.res["meta"]["host_at_end"] = host_load()
+    text = report(b.res)
+    print(text)
+    path = a.json or os.path.join(b.out, "results.json")
+    with open(path, "w") as f:
+        json.dump(b.res, f, indent=1, default=str)
+    with open(os.path.join(b.out, "table.txt"), "w") as f:
+        f.write(text + "\n")
+    log(f"{b.res['meta']['bench_secs']} s; results in {path}, table in "
+        f"{os.path.join(b.out, 'table.txt')}")
+
+
+if __name__ == "__main__":
+    main()
