@@ -293,6 +293,12 @@ static __always_inline void spill(void *ctx, const struct map_set *ms,
 	}
 	st->nr = len / sizeof(__u64);
 	h = hash_stack(st, flags);
+	/* A stack that collides once collides every time: most are stored. */
+	if (bpf_map_lookup_elem(ms->spilled, &h)) {
+		ref->src = STACK_HASHED;
+		ref->id = h;
+		return;
+	}
 	err = bpf_map_update_elem(ms->spilled, &h, st, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		/* No room left anywhere: report it as bcc reports -ENOMEM. */

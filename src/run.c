@@ -191,6 +191,8 @@ static int report_set(struct run *r, bool clear)
 	r->interval_no++;
 	if (clear && !err)
 		err = session__clear(r->s, samples, nr);
+	if (clear && r->us)
+		usyms__forget_exited(r->us);
 out:
 	profile_free(&prof);
 	free(samples);

@@ -496,6 +496,28 @@ int usyms__exit(struct usyms *u, __u32 pid)
 	return 0;
 }
 
+void usyms__forget_exited(struct usyms *u)
+{
+	struct htab keep = {};
+	struct uproc *p;
+
+	for (size_t i = 0; i < u->procs.cap; i++) {
+		p = u->procs.slots[i].val;
+		if (p && p->alive &&
+		    htab__put(&keep, u->procs.slots[i].k1, u->procs.slots[i].k2, p)) {
+			htab__free(&keep);	/* out of memory: forget nothing */
+			return;
+		}
+	}
+	for (size_t i = 0; i < u->procs.cap; i++) {
+		p = u->procs.slots[i].val;
+		if (p && !p->alive)
+			free_proc(p);
+	}
+	htab__free(&u->procs);
+	u->procs = keep;
+}
+
 /* ---- lookups ---- */
 
 static bool may_refresh(const struct uproc *p)

@@ -149,6 +149,13 @@ int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid);
  */
 int usyms__exit(struct usyms *u, __u32 pid);
 
+/*
+ * Forget the processes that exited (and the pids remembered as gone), once
+ * their samples have been reported: with -i, a long run would otherwise
+ * keep every process it ever saw.
+ */
+void usyms__forget_exited(struct usyms *u);
+
 void usyms__stats(const struct usyms *u, struct usyms_stats *st);
 
 #endif /* USYMS_H */

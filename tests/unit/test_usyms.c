@@ -559,6 +559,10 @@ TEST(events_fork)
 
 		check_target(u, &child, target, pie);
 	}
+	/* Once reported, an exited process is forgotten; a live one is kept. */
+	usyms__forget_exited(u);
+	CHECK_INT(usyms__resolve(u, (__u32)dead, target, &sym), -ENOENT);
+	check_target(u, &c, target, pie);
 	/* Not the other way round: the parent's own table is untouched. */
 	CHECK_INT(usyms__exec(u, (__u32)dead), 0);
 	CHECK_INT(usyms__resolve(u, (__u32)dead, target, &sym), -ENOENT);
