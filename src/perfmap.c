@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "perfmap.h"
 #include "procfs.h"
 #include "procmaps.h"
@@ -34,17 +35,6 @@ struct perfmap {
 	char *text;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
@@ -58,9 +48,9 @@ static bool parse_hex(const char **pp, const char *end, __u64 *val)
 	int d, n = 0;
 
 	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
-	    hexval(p[2]) >= 0)
+	    hex_digit(p[2]) >= 0)
 		p += 2;
-	while (p < end && (d = hexval(*p)) >= 0) {
+	while (p < end && (d = hex_digit(*p)) >= 0) {
 		if (++n > 16)
 			return false;
 		v = v << 4 | (__u64)d;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "util.h"
 #include "pprof.h"
 #include "pb.h"
 #include "output.h"
@@ -126,24 +127,6 @@ static __u64 hash_str(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return h;
-}
-
-/* Room for *cap >= need elements of size bytes each at *arr. */
-static int grow_array(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *tmp;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	tmp = realloc(*arr, n * size);
-	if (!tmp)
-		return -ENOMEM;
-	*arr = tmp;
-	*cap = n;
-	return 0;
 }
 
 static struct idslot *idt_free_slot(const struct idtab *h, __u64 hash)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "procmaps.h"
 
 /* Bytes read from /proc per read(): big enough for most maps in one go. */
@@ -29,17 +30,6 @@ static const char memfd_prefix[] = "/memfd:";
 struct cursor {
 	const char *p, *end;
 };
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* At least one digit, no sign, no "0x", no overflow of 64 bits. */
 static int parse_hex(struct cursor *c, __u64 *val)

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 
+#include "util.h"
 #include "tracker.h"
 #include "usyms.h"
 
@@ -80,31 +81,14 @@ static __u64 record_time(const struct perf_event_header *h)
 	return t;
 }
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 256;
-	void *tmp;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	tmp = realloc(*buf, ncap * elem);
-	if (!tmp)
-		return -ENOMEM;
-	*buf = tmp;
-	*cap = ncap;
-	return 0;
-}
-
 static enum bpf_perf_event_ret collect(void *ctx, int cpu, struct perf_event_header *h)
 {
 	struct tracker *t = ctx;
 
 	if (h->size < sizeof(*h) + sizeof(__u64) || t->err)
 		return LIBBPF_PERF_EVENT_CONT;
-	if (grow((void **)&t->arena, &t->arena_cap, t->arena_len + h->size, 1) ||
-	    grow((void **)&t->recs, &t->cap, t->nr + 1, sizeof(*t->recs))) {
+	if (grow_array((void **)&t->arena, &t->arena_cap, t->arena_len + h->size, 1) ||
+	    grow_array((void **)&t->recs, &t->cap, t->nr + 1, sizeof(*t->recs))) {
 		t->err = -ENOMEM;
 		return LIBBPF_PERF_EVENT_CONT;
 	}
