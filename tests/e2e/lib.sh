@@ -43,11 +43,15 @@ have_root_bpf() {
 	[ -n "$ROOT_BPF" ]
 }
 
+# One prerequisite, or several joined by commas: all must hold.
 have_prereq() {
-	case $1 in
-	ROOT_BPF) have_root_bpf ;;
-	*) command -v "$1" >/dev/null 2>&1 ;;
-	esac
+	local p
+	for p in ${1//,/ }; do
+		case $p in
+		ROOT_BPF) have_root_bpf || return 1 ;;
+		*) command -v "$p" >/dev/null 2>&1 || return 1 ;;
+		esac
+	done
 }
 
 test_expect_success() {
