@@ -81,7 +81,7 @@ struct session *session__open(const struct options *o)
 	s->links = calloc(n, sizeof(*s->links));
 	s->pfds = calloc(n, sizeof(*s->pfds));
 	s->batch_keys = calloc(DRAIN_CHUNK, sizeof(*s->batch_keys));
-	s->batch_vals = calloc((size_t)DRAIN_CHUNK * n, sizeof(*s->batch_vals));
+	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
 	if (!s->links || !s->pfds || !s->batch_keys || !s->batch_vals)
 		goto nomem;
 	s->skel = profile_bpf__open();
@@ -405,16 +405,6 @@ static int room_for(struct sample **out, size_t *cap, size_t n)
 	return 0;
 }
 
-/* The count map is per-CPU: a value is one counter per possible CPU. */
-static __u64 sum_cpus(const struct session *s, const __u64 *vals)
-{
-	__u64 sum = 0;
-
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
-		sum += vals[cpu];
-	return sum;
-}
-
 /* Batched read: one syscall per thousand keys instead of two per key. */
 static int drain_batch(struct session *s, int fd, struct sample **out, size_t *nr)
 {
@@ -438,7 +428,7 @@ static int drain_batch(struct session *s, int fd, struct sample **out, size_t *n
 				return -ENOMEM;
 			}
 			(*out)[n].key = s->batch_keys[i];
-			(*out)[n].count = sum_cpus(s, &s->batch_vals[i * s->nr_cpus]);
+			(*out)[n].count = s->batch_vals[i];
 		}
 		if (err) {	/* ENOENT: that was the last batch */
 			err = 0;
@@ -450,7 +440,7 @@ static int drain_batch(struct session *s, int fd, struct sample **out, size_t *n
 	return err;
 }
 
-static int drain_iter(struct session *s, int fd, struct sample **out, size_t *nr)
+static int drain_iter(int fd, struct sample **out, size_t *nr)
 {
 	struct count_key key, next;
 	size_t n = 0, cap = 0;
@@ -459,9 +449,8 @@ static int drain_iter(struct session *s, int fd, struct sample **out, size_t *nr
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		if (room_for(out, &cap, n))
 			return -ENOMEM;
-		if (!bpf_map_lookup_elem(fd, &next, s->batch_vals)) {
+		if (!bpf_map_lookup_elem(fd, &next, &(*out)[n].count)) {
 			(*out)[n].key = next;
-			(*out)[n].count = sum_cpus(s, s->batch_vals);
 			n++;
 		}
 		key = next;
@@ -482,7 +471,7 @@ int session__drain(struct session *s, struct sample **samples, size_t *nr)
 	if (err == -EINVAL || err == -ENOTSUP || err == -524 /* ENOTSUPP */) {
 		free(out);
 		out = NULL;
-		err = drain_iter(s, fd, &out, nr);
+		err = drain_iter(fd, &out, nr);
 	}
 	if (err) {
 		free(out);
