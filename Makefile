@@ -57,7 +57,7 @@ $(OUTPUT)/profile.skel.h: $(OUTPUT)/profile.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name profile_bpf > $@
 
-$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+$(OUTPUT)/%.o: src/%.c Makefile | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -132,6 +132,8 @@ static int try_debuglink(struct elf_file *ef, const char *path,
 		return -ENOENT;
 	/* The file's directory, "" for the root. */
 	slash = memrchr(path, '/', path_len);
+	if (!slash)
+		return -ENOENT;
 	memcpy(fdir, path, (size_t)(slash - path));
 	fdir[slash - path] = '\0';
 	if (snprintf(cand[0], PATH_MAX, "%s/%s", fdir, name) >= PATH_MAX ||

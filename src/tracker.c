@@ -242,7 +242,8 @@ int tracker__poll(struct tracker *t, int timeout_ms)
 	err = perf_buffer__consume(t->pb);
 	if (err < 0)
 		return err;
-	qsort(t->recs, t->nr, sizeof(*t->recs), by_time);
+	if (t->nr)
+		qsort(t->recs, t->nr, sizeof(*t->recs), by_time);
 	for (size_t i = 0; i < t->nr; i++)
 		apply(t, (const void *)(t->arena + t->recs[i].off));
 	return t->err;

@@ -511,8 +511,11 @@ void usyms__forget_exited(struct usyms *u)
 	}
 	for (size_t i = 0; i < u->procs.cap; i++) {
 		p = u->procs.slots[i].val;
-		if (p && !p->alive)
-			free_proc(p);
+		if (!p || p->alive)
+			continue;
+		if (u->last == p)
+			u->last = NULL;
+		free_proc(p);
 	}
 	htab__free(&u->procs);
 	u->procs = keep;

@@ -15,7 +15,8 @@ check_lines() {
 		n=$((n + 1))
 		eval "set -- $line"
 		rc=0
-		strace -f -qq -o trace -e trace=bpf,perf_event_open \
+		# LeakSanitizer cannot run under ptrace: off for this run only.
+		ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o trace -e trace=bpf,perf_event_open \
 			"$PROFILE" "$@" >out 2>err </dev/null || rc=$?
 		lines=$(wc -l <err)
 		calls=$(grep -c -E "(^|[^a-z_])(bpf|perf_event_open)\(" trace || :)
