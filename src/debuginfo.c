@@ -127,7 +127,7 @@ static int try_debuglink(struct elf_file *ef, const char *path,
 	size_t i;
 
 	name = elf_file__debuglink(ef, &crc);
-	if (!name || !path_len || path[0] != '/' || path_len >= PATH_MAX ||
+	if (!name || !path || !path_len || path[0] != '/' || path_len >= PATH_MAX ||
 	    memchr(path, '\0', path_len))
 		return -ENOENT;
 	/* The file's directory, "" for the root. */
