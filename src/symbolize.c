@@ -7,22 +7,13 @@
 #include "session.h"
 #include "ksyms.h"
 #include "usyms.h"
+#include "htab.h"
 
 /*
- * One open-addressing table maps (a, b) keys to pointers: stacks by
+ * Two htab tables map (k1, k2) keys to pointers: stacks by
  * (reference id, process and source), frames by (address, process and
  * leafness).  Stacks and frames live in a bump arena, freed all at once.
  */
-struct slot {
-	__u64 a, b;
-	void *val;		/* NULL: empty */
-};
-
-struct table {
-	struct slot *slots;
-	size_t cap, used;
-};
-
 struct arena_block {
 	struct arena_block *next;
 	size_t used, size;
@@ -30,47 +21,9 @@ struct arena_block {
 };
 
 struct sym_cache {
-	struct table stacks, frames;
+	struct htab stacks, frames;
 	struct arena_block *arena;
 };
-
-static __u64 mix(__u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static struct slot *table_slot(struct table *t, __u64 a, __u64 b)
-{
-	size_t mask = t->cap - 1;
-	size_t i = mix(a ^ mix(b)) & mask;
-
-	while (t->slots[i].val && (t->slots[i].a != a || t->slots[i].b != b))
-		i = (i + 1) & mask;
-	return &t->slots[i];
-}
-
-/* Keep the load under 3/4: grow before an insertion would pass it. */
-static int table_reserve(struct table *t)
-{
-	struct table n;
-
-	if (t->cap && (t->used + 1) * 4 <= t->cap * 3)
-		return 0;
-	n.cap = t->cap ? t->cap * 2 : 1024;
-	n.used = t->used;
-	n.slots = calloc(n.cap, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i].val)
-			*table_slot(&n, t->slots[i].a, t->slots[i].b) = t->slots[i];
-	free(t->slots);
-	*t = n;
-	return 0;
-}
 
 static void *arena_alloc(struct sym_cache *c, size_t size)
 {
@@ -129,11 +82,11 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	__u64 b = ((__u64)(kernel ? 0 : pid) << 2) | (kernel << 1) | leaf;
 	__u64 pc = leaf ? addr : addr - 1;
 	struct frame *f;
-	struct slot *s;
+	struct hent *s;
 
-	if (table_reserve(&c->frames))
+	s = htab__slot(&c->frames, addr, b, NULL, NULL);
+	if (!s)
 		return NULL;
-	s = table_slot(&c->frames, addr, b);
 	if (s->val)
 		return s->val;
 	f = arena_alloc(c, sizeof(*f));
@@ -146,10 +99,10 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 		resolve_kernel(sym->ksyms, f, pc);
 	else
 		resolve_user(sym->usyms, pid, f, pc);
-	s->a = addr;
-	s->b = b;
+	s->k1 = addr;
+	s->k2 = b;
 	s->val = f;
-	c->frames.used++;
+	c->frames.nr++;
 	return f;
 }
 
@@ -178,12 +131,12 @@ static int get_stack(struct profile *p, const struct symbolizer *sym, __u32 pid,
 	struct sym_cache *c = p->cache;
 	__u64 ips[MAX_STACK_DEPTH];
 	__u64 b = ((__u64)(kernel ? 0 : pid) << 8) | ref->src;
-	struct slot *s;
+	struct hent *s;
 	int n;
 
-	if (table_reserve(&c->stacks))
+	s = htab__slot(&c->stacks, ref->id, b, NULL, NULL);
+	if (!s)
 		return -ENOMEM;
-	s = table_slot(&c->stacks, ref->id, b);
 	if (!s->val) {
 		n = session__stack(sym->session, ref, ips);
 		if (n < 0)
@@ -191,9 +144,9 @@ static int get_stack(struct profile *p, const struct symbolizer *sym, __u32 pid,
 		s->val = symbolize_stack(c, sym, pid, kernel, ips, n);
 		if (!s->val)
 			return -ENOMEM;
-		s->a = ref->id;
-		s->b = b;
-		c->stacks.used++;
+		s->k1 = ref->id;
+		s->k2 = b;
+		c->stacks.nr++;
 	}
 	*out = s->val;
 	return 0;
@@ -247,8 +200,8 @@ void sym_cache__free(struct sym_cache *c)
 		next = b->next;
 		free(b);
 	}
-	free(c->stacks.slots);
-	free(c->frames.slots);
+	htab__free(&c->stacks);
+	htab__free(&c->frames);
 	free(c);
 }
 
