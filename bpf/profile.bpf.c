@@ -159,11 +159,26 @@ struct {
 	__uint(max_entries, 16384);
 } seen SEC(".maps");
 
+/* Per CPU: the process this CPU noted last, to skip most `seen` lookups. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} last_noted SEC(".maps");
+
 static __always_inline void note_process(void *ctx, __u32 pid, __u64 *cnt)
 {
+	__u32 zero = 0, *last;
 	__u8 one = 1;
 
-	if (!notify_new || bpf_map_lookup_elem(&seen, &pid))
+	if (!notify_new)
+		return;
+	last = bpf_map_lookup_elem(&last_noted, &zero);
+	if (!last || *last == pid)
+		return;
+	*last = pid;
+	if (bpf_map_lookup_elem(&seen, &pid))
 		return;
 	bpf_map_update_elem(&seen, &pid, &one, BPF_ANY);
 	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &pid, sizeof(pid)))
@@ -388,6 +403,25 @@ static __always_inline void select_set(struct map_set *ms, __u32 set)
 	}
 }
 
+/*
+ * Was the CPU in user mode when the timer fired?  Then there is no kernel
+ * stack, and asking for one costs a callchain setup for nothing.  Read
+ * from the UAPI register layout at fixed offsets (no CO-RE relocation);
+ * other architectures always ask.
+ */
+static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* struct pt_regs: cs is the 18th 8-byte word; CPL 3 is user. */
+	return (((__u64 *)ctx)[17] & 3) == 3;
+#elif defined(__TARGET_ARCH_arm64)
+	/* struct user_pt_regs: pstate after regs[31], sp, pc; EL0t is 0. */
+	return (((__u64 *)ctx)[33] & 0xf) == 0;
+#else
+	return false;
+#endif
+}
+
 static __always_inline void sample(struct bpf_perf_event_data *ctx,
 				   const struct map_set *ms, __u64 *cnt)
 {
@@ -406,8 +440,13 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user)
 		get_stack(ctx, ms, &key.user, BPF_F_USER_STACK, CNT_USER_EEXIST, cnt);
-	if (want_kernel)
+	if (want_kernel && !in_user_mode(ctx)) {
 		get_stack(ctx, ms, &key.kern, 0, CNT_KERN_EEXIST, cnt);
+	} else if (want_kernel) {
+		/* What bpf_get_stackid() would have said, without the call. */
+		key.kern.err = -EFAULT;
+		cnt[CNT_KERN_EFAULT]++;
+	}
 	/* A process's first sample always makes a new key. */
 	if (count(ms->counts, &key, cnt))
 		note_process(ctx, key.pid, cnt);
