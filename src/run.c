@@ -95,12 +95,13 @@ static void report_symbol_stats(const struct run *r)
 		usyms__stats(r->us, &us);
 	fprintf(stderr,
 		"profile: processes: %llu seen, %llu gone before read; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost\n"
-		"profile: files: %llu opened, %llu parsed, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps\n",
+		"profile: files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps\n",
 		(unsigned long long)us.procs, (unsigned long long)us.procs_gone,
 		(unsigned long long)ts.mmaps, (unsigned long long)ts.execs,
 		(unsigned long long)ts.forks, (unsigned long long)ts.exits,
 		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost,
 		(unsigned long long)us.files, (unsigned long long)us.files_parsed,
+		(unsigned long long)us.files_pruned,
 		(unsigned long long)us.debug_files, (unsigned long long)us.minidebug,
 		(unsigned long long)us.perfmaps);
 }

@@ -225,6 +225,86 @@ void ufiles__free(struct ufiles *u)
 	free(u);
 }
 
+void ufiles__keep(struct ufile *f)
+{
+	f->keep = true;
+}
+
+/* The file in slot i of the table if it is not marked, else NULL. */
+static struct ufile *unkept(const struct ufiles *u, size_t i)
+{
+	struct ufile *f = u->files.slots[i].val;
+
+	return f && !f->keep ? f : NULL;
+}
+
+static size_t count_unkept(const struct ufiles *u)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < u->files.cap; i++)
+		n += unkept(u, i) != NULL;
+	return n;
+}
+
+/* Put the marked files into kept.  -ENOMEM. */
+static int copy_kept(const struct ufiles *u, struct htab *kept)
+{
+	const struct hent *e;
+	size_t i;
+
+	for (i = 0; i < u->files.cap; i++) {
+		e = &u->files.slots[i];
+		if (e->val && !unkept(u, i) &&
+		    htab__put(kept, e->k1, e->k2, e->val))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_unkept(struct ufiles *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->files.cap; i++) {
+		if (unkept(u, i))
+			free_ufile(unkept(u, i));
+	}
+}
+
+static void clear_marks(struct ufiles *u)
+{
+	struct ufile *f;
+	size_t i;
+
+	for (i = 0; i < u->files.cap; i++) {
+		f = u->files.slots[i].val;
+		if (f)
+			f->keep = false;
+	}
+	for (i = 0; i < u->nr_vdsos; i++)
+		u->vdsos[i]->keep = false;
+}
+
+size_t ufiles__sweep(struct ufiles *u)
+{
+	struct htab kept = {};
+	size_t n = count_unkept(u);
+
+	if (n && copy_kept(u, &kept)) {
+		htab__free(&kept);	/* out of memory: free nothing */
+		n = 0;
+	}
+	if (n) {
+		free_unkept(u);
+		htab__free(&u->files);
+		u->files = kept;
+	}
+	clear_marks(u);
+	u->stats.files_pruned += n;
+	return n;
+}
+
 void ufiles__stats(const struct ufiles *u, struct ufiles_stats *st)
 {
 	*st = u->stats;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The files behind executable mappings, parsed once per run: keyed by
- * device and inode (libc is parsed once however many processes map it),
+ * The files behind executable mappings, parsed once while in use: keyed
+ * by device and inode (libc is parsed once however many processes map it),
  * and the vdso by its bytes (it has no file).  A stripped file gets the
  * names of its debug file (debuginfo.h) or MiniDebugInfo.
  */
@@ -21,11 +21,13 @@ struct ufile {
 	struct elf_file *elf;	/* NULL: no symbols from this file */
 	void *image;		/* vdso only: its bytes, to share equal ones */
 	size_t image_len;
+	bool keep;		/* marked by ufiles__keep() for the next sweep */
 };
 
 struct ufiles_stats {
-	__u64 files;		/* distinct files (device, inode) opened */
+	__u64 files;		/* files (device, inode) opened; again if pruned */
 	__u64 files_parsed;	/* ... that were ELF files we could parse */
+	__u64 files_pruned;	/* ... freed by ufiles__sweep() */
 	__u64 vdsos;		/* distinct vdso images */
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
@@ -45,6 +47,16 @@ void ufiles__free(struct ufiles *uf);
  */
 struct ufile *ufiles__get(struct ufiles *uf, int proc_dirfd,
 			  const struct vma *vma);
+
+/*
+ * Pruning, by mark and sweep: the caller marks with ufiles__keep() every
+ * file that a process it still knows maps, then ufiles__sweep() frees the
+ * other files (the caller must hold no pointer to them) and clears the
+ * marks.  The vdsos are kept: a kernel has one image per ABI.  Returns how
+ * many files were freed; 0, freeing nothing, when out of memory.
+ */
+void ufiles__keep(struct ufile *f);
+size_t ufiles__sweep(struct ufiles *uf);
 
 void ufiles__stats(const struct ufiles *uf, struct ufiles_stats *st);
 

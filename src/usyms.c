@@ -496,7 +496,8 @@ int usyms__exit(struct usyms *u, __u32 pid)
 	return 0;
 }
 
-void usyms__forget_exited(struct usyms *u)
+/* Drop the processes that exited from the table. */
+static void forget_procs(struct usyms *u)
 {
 	struct htab keep = {};
 	struct uproc *p;
@@ -519,6 +520,27 @@ void usyms__forget_exited(struct usyms *u)
 	}
 	htab__free(&u->procs);
 	u->procs = keep;
+}
+
+/* Free the parsed files that no process we still know maps. */
+static void prune_files(struct usyms *u)
+{
+	const struct uproc *p;
+
+	for (size_t i = 0; i < u->procs.cap; i++) {
+		p = u->procs.slots[i].val;
+		for (size_t j = 0; p && j < p->nr_maps; j++) {
+			if (p->maps[j].file)
+				ufiles__keep(p->maps[j].file);
+		}
+	}
+	ufiles__sweep(u->files);
+}
+
+void usyms__forget_exited(struct usyms *u)
+{
+	forget_procs(u);
+	prune_files(u);
 }
 
 /* ---- lookups ---- */
@@ -724,6 +746,7 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 	*st = u->stats;
 	st->files = fs.files;
 	st->files_parsed = fs.files_parsed;
+	st->files_pruned = fs.files_pruned;
 	st->vdsos = fs.vdsos;
 	st->debug_files = fs.debug_files;
 	st->minidebug = fs.minidebug;

@@ -4,7 +4,8 @@
  *
  * It remembers, per process, the executable mappings read from
  * /proc/PID/maps, and per file (by device and inode, so libc is parsed once
- * per run however many processes map it) the file's function symbols.
+ * however many processes map it) the file's function symbols, until no
+ * process it still knows maps the file (usyms__forget_exited()).
  * Files are opened through /proc/PID/map_files/ (deleted files, other mount
  * namespaces; needs CAP_SYS_ADMIN), else PATH resolved inside
  * /proc/PID/root (openat2 RESOLVE_IN_ROOT, Linux 5.6), else /proc/PID/exe,
@@ -54,8 +55,9 @@ struct usyms_stats {
 	__u64 procs;		/* processes looked at, gone ones included */
 	__u64 procs_gone;	/* ... whose maps could not be read */
 	__u64 maps_reads;	/* reads of /proc/PID/maps, re-reads included */
-	__u64 files;		/* distinct files (device, inode) opened */
+	__u64 files;		/* files (device, inode) opened; again if pruned */
 	__u64 files_parsed;	/* ... that were ELF files we could parse */
+	__u64 files_pruned;	/* ... freed, as no process we know maps them */
 	__u64 vdsos;		/* distinct vdso images */
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
@@ -80,7 +82,8 @@ void usyms__free(struct usyms *u);
  * profiler).  Returns 0 with sym filled (sym->name may be NULL), -ENOENT
  * when neither an executable mapping nor the perf map holds addr, or the
  * process is gone and nothing is known of it, other negative errno on
- * failure.  Strings stay valid until usyms__free().
+ * failure.  Strings stay valid until usyms__free(), or for names and
+ * build-ids read from a file, until usyms__forget_exited() frees it.
  *
  * A process not added before is read on first use.  An address in no
  * known mapping makes the maps be read again, at most once a second per
@@ -152,7 +155,10 @@ int usyms__exit(struct usyms *u, __u32 pid);
 /*
  * Forget the processes that exited (and the pids remembered as gone), once
  * their samples have been reported: with -i, a long run would otherwise
- * keep every process it ever saw.
+ * keep every process it ever saw.  Then free the parsed files that no
+ * process still known maps (a process that maps one later opens it again):
+ * the names and build-ids of those files that resolves returned are no
+ * longer valid.
  */
 void usyms__forget_exited(struct usyms *u);
 
