@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,24 @@ struct hent *htab__slot(struct htab *h, __u64 k1, __u64 k2, htab_eq_fn eq,
 	if ((h->nr + 1) * 2 > h->cap && grow(h))
 		return NULL;
 	return find_slot(h, k1, k2, eq, ctx);
+}
+
+void htab__fill(struct htab *h, struct hent *e, __u64 k1, __u64 k2, void *val)
+{
+	e->k1 = k1;
+	e->k2 = k2;
+	e->val = val;
+	h->nr++;
+}
+
+void *htab__id_val(size_t id)
+{
+	return (void *)(uintptr_t)id;
+}
+
+size_t htab__val_id(const void *val)
+{
+	return (uintptr_t)val;
 }
 
 void *htab__get(const struct htab *h, __u64 k1, __u64 k2)
@@ -156,10 +175,7 @@ const char *strpool__intern(struct strpool *p, const char *s, size_t len)
 		return NULL;
 	memcpy(copy, s, len);
 	copy[len] = '\0';
-	e->k1 = h;
-	e->k2 = len;
-	e->val = copy;
-	p->set.nr++;
+	htab__fill(&p->set, e, h, len, copy);
 	return copy;
 }
 

@@ -41,6 +41,16 @@ int htab__put(struct htab *h, __u64 k1, __u64 k2, void *val);
 struct hent *htab__slot(struct htab *h, __u64 k1, __u64 k2, htab_eq_fn eq,
 			const void *ctx);
 
+/* Fill the empty slot e that htab__slot() returned, and count it. */
+void htab__fill(struct htab *h, struct hent *e, __u64 k1, __u64 k2, void *val);
+
+/*
+ * A table indexing an array that moves as it grows keeps ids, 1-based
+ * indices, as its values: an id is never 0, so never an empty slot.
+ */
+void *htab__id_val(size_t id);
+size_t htab__val_id(const void *val);
+
 void htab__free(struct htab *h);
 
 /* Interned strings: equal strings share one NUL-terminated copy. */

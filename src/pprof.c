@@ -14,6 +14,7 @@
 
 #include "util.h"
 #include "pprof.h"
+#include "htab.h"
 #include "pb.h"
 #include "output.h"
 #include "symbolize.h"
@@ -50,17 +51,6 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 
-/* Open-addressing table of ids into one of the arrays below; id 0: free. */
-struct idslot {
-	__u64 hash;
-	__u32 id;		/* index + 1 */
-};
-
-struct idtab {
-	struct idslot *slots;
-	size_t cap, used;
-};
-
 struct pp_mapping {
 	__u64 start, limit, pgoff;
 	__u32 file, build_id;	/* string table indices */
@@ -87,98 +77,32 @@ struct pp {
 	__u64 period;
 	int err;			/* sticky, like out.err */
 
+	/* Each array has a table of ids (index + 1) into it, by content. */
 	const char **strs;
 	size_t nr_strs, cap_strs;
-	struct idtab str_ht;
+	struct htab str_ht;
 
 	__u32 *funcs;			/* function id - 1 -> name index */
 	size_t nr_funcs, cap_funcs;
-	struct idtab func_ht;
+	struct htab func_ht;
 
 	struct pp_mapping *maps;
 	size_t nr_maps, cap_maps;
-	struct idtab map_ht;
+	struct htab map_ht;
 
 	struct pp_location *locs;
 	size_t nr_locs, cap_locs;
-	struct idtab loc_ht;
+	struct htab loc_ht;
 
 	__u64 *ids;			/* one sample's location ids */
 	size_t nr_ids, cap_ids;
 };
 
-typedef bool (*idt_eq_fn)(const struct pp *pp, __u32 id, const void *key);
-
-static __u64 mix(__u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/* FNV-1a: short strings, no need for more. */
-static __u64 hash_str(const char *s)
-{
-	__u64 h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
-static struct idslot *idt_free_slot(const struct idtab *h, __u64 hash)
-{
-	size_t mask = h->cap - 1, i = hash & mask;
-
-	while (h->slots[i].id)
-		i = (i + 1) & mask;
-	return &h->slots[i];
-}
-
-/* Keep the load at most one half, so that probe runs stay short. */
-static int idt_reserve(struct idtab *h)
-{
-	struct idslot *old = h->slots;
-	size_t old_cap = h->cap, cap;
-
-	if (h->cap && (h->used + 1) * 2 <= h->cap)
-		return 0;
-	cap = h->cap ? h->cap * 2 : 256;
-	h->slots = calloc(cap, sizeof(*h->slots));
-	if (!h->slots) {
-		h->slots = old;
-		return -ENOMEM;
-	}
-	h->cap = cap;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].id)
-			*idt_free_slot(h, old[i].hash) = old[i];
-	free(old);
-	return 0;
-}
-
-/* The slot that holds key, or the free one where it would go. */
-static struct idslot *idt_lookup(const struct idtab *h, __u64 hash,
-				 idt_eq_fn eq, const struct pp *pp,
-				 const void *key)
-{
-	size_t mask = h->cap - 1, i = hash & mask;
-
-	while (h->slots[i].id &&
-	       (h->slots[i].hash != hash || !eq(pp, h->slots[i].id, key)))
-		i = (i + 1) & mask;
-	return &h->slots[i];
-}
-
-static void idt_fill(struct idtab *h, struct idslot *slot, __u64 hash, __u32 id)
-{
-	slot->hash = hash;
-	slot->id = id;
-	h->used++;
-}
+/* What str_eq() and map_eq() compare an entry of the tables with. */
+struct probe {
+	const struct pp *pp;
+	const void *key;
+};
 
 static __u32 fail(struct pp *pp, int err)
 {
@@ -192,33 +116,33 @@ static const char *str_at(const struct pp *pp, __u32 idx)
 	return idx < pp->nr_strs ? pp->strs[idx] : "";
 }
 
-static bool str_eq(const struct pp *pp, __u32 id, const void *key)
+static bool str_eq(const void *val, const void *ctx)
 {
-	return !strcmp(pp->strs[id - 1], key);
+	const struct probe *p = ctx;
+
+	return !strcmp(p->pp->strs[htab__val_id(val) - 1], p->key);
 }
 
 /* Index of s in the string table; s must outlive pprof_write(). */
 static __u32 intern_string(struct pp *pp, const char *s)
 {
-	__u64 hash = hash_str(s);
-	struct idslot *slot;
+	struct probe probe = { pp, s };
+	size_t len = strlen(s);
+	__u64 hash = htab__hash_bytes(s, len);
+	struct hent *e;
 
 	if (pp->err)
 		return 0;
-	if (idt_reserve(&pp->str_ht) ||
-	    grow_array((void **)&pp->strs, &pp->cap_strs, pp->nr_strs + 1, sizeof(*pp->strs)))
+	if (grow_array((void **)&pp->strs, &pp->cap_strs, pp->nr_strs + 1, sizeof(*pp->strs)))
 		return fail(pp, -ENOMEM);
-	slot = idt_lookup(&pp->str_ht, hash, str_eq, pp, s);
-	if (slot->id)
-		return slot->id - 1;
+	e = htab__slot(&pp->str_ht, hash, len, str_eq, &probe);
+	if (!e)
+		return fail(pp, -ENOMEM);
+	if (e->val)
+		return htab__val_id(e->val) - 1;
 	pp->strs[pp->nr_strs++] = s;
-	idt_fill(&pp->str_ht, slot, hash, pp->nr_strs);
+	htab__fill(&pp->str_ht, e, hash, len, htab__id_val(pp->nr_strs));
 	return pp->nr_strs - 1;
-}
-
-static bool func_eq(const struct pp *pp, __u32 id, const void *key)
-{
-	return pp->funcs[id - 1] == *(const __u32 *)key;
 }
 
 /*
@@ -228,25 +152,26 @@ static bool func_eq(const struct pp *pp, __u32 id, const void *key)
 static __u32 intern_function(struct pp *pp, const char *name)
 {
 	__u32 idx = intern_string(pp, name);
-	__u64 hash = mix(idx);
-	struct idslot *slot;
+	struct hent *e;
 
 	if (pp->err)
 		return 0;
-	if (idt_reserve(&pp->func_ht) ||
-	    grow_array((void **)&pp->funcs, &pp->cap_funcs, pp->nr_funcs + 1, sizeof(*pp->funcs)))
+	if (grow_array((void **)&pp->funcs, &pp->cap_funcs, pp->nr_funcs + 1, sizeof(*pp->funcs)))
 		return fail(pp, -ENOMEM);
-	slot = idt_lookup(&pp->func_ht, hash, func_eq, pp, &idx);
-	if (slot->id)
-		return slot->id;
+	e = htab__slot(&pp->func_ht, idx, 0, NULL, NULL);	/* the name is the key */
+	if (!e)
+		return fail(pp, -ENOMEM);
+	if (e->val)
+		return htab__val_id(e->val);
 	pp->funcs[pp->nr_funcs++] = idx;
-	idt_fill(&pp->func_ht, slot, hash, pp->nr_funcs);
+	htab__fill(&pp->func_ht, e, idx, 0, htab__id_val(pp->nr_funcs));
 	return pp->nr_funcs;
 }
 
-static bool map_eq(const struct pp *pp, __u32 id, const void *key)
+static bool map_eq(const void *val, const void *ctx)
 {
-	const struct pp_mapping *a = &pp->maps[id - 1], *b = key;
+	const struct probe *p = ctx;
+	const struct pp_mapping *a = &p->pp->maps[htab__val_id(val) - 1], *b = p->key;
 
 	if (a->synthetic || b->synthetic)
 		return a->synthetic == b->synthetic && a->file == b->file;
@@ -255,12 +180,16 @@ static bool map_eq(const struct pp *pp, __u32 id, const void *key)
 	       a->build_id == b->build_id;
 }
 
-static __u64 map_hash(const struct pp_mapping *m)
+/* The htab keys of a mapping: of what map_eq() compares, and no more. */
+static void map_keys(const struct pp_mapping *m, __u64 *k1, __u64 *k2)
 {
-	if (m->synthetic)
-		return mix(m->file ^ 0x5bd1e995ULL << 32);
-	return mix(m->start ^ mix(m->limit ^
-		   mix(m->pgoff ^ mix(m->file ^ (__u64)m->build_id << 32))));
+	if (m->synthetic) {
+		*k1 = m->file;
+		*k2 = 0;
+		return;
+	}
+	*k1 = htab__hash(m->start, m->limit);
+	*k2 = htab__hash(m->pgoff, m->file | (__u64)m->build_id << 32);
 }
 
 /*
@@ -279,22 +208,25 @@ static bool is_comm_file(const char *file, const char *comm)
 /* Id of the mapping equal to key, added if new; *added says which. */
 static __u32 intern_mapping(struct pp *pp, const struct pp_mapping *key, bool *added)
 {
-	__u64 hash = map_hash(key);
-	struct idslot *slot;
+	struct probe probe = { pp, key };
+	struct hent *e;
+	__u64 k1, k2;
 
 	*added = false;
 	if (pp->err)
 		return 0;
-	if (idt_reserve(&pp->map_ht) ||
-	    grow_array((void **)&pp->maps, &pp->cap_maps, pp->nr_maps + 1, sizeof(*pp->maps)))
+	if (grow_array((void **)&pp->maps, &pp->cap_maps, pp->nr_maps + 1, sizeof(*pp->maps)))
 		return fail(pp, -ENOMEM);
-	slot = idt_lookup(&pp->map_ht, hash, map_eq, pp, key);
-	if (slot->id)
-		return slot->id;
+	map_keys(key, &k1, &k2);
+	e = htab__slot(&pp->map_ht, k1, k2, map_eq, &probe);
+	if (!e)
+		return fail(pp, -ENOMEM);
+	if (e->val)
+		return htab__val_id(e->val);
 	pp->maps[pp->nr_maps] = *key;
 	pp->maps[pp->nr_maps++].main = !key->kernel &&
 				       is_comm_file(str_at(pp, key->file), pp->comm);
-	idt_fill(&pp->map_ht, slot, hash, pp->nr_maps);
+	htab__fill(&pp->map_ht, e, k1, k2, htab__id_val(pp->nr_maps));
 	*added = true;
 	return pp->nr_maps;
 }
@@ -339,14 +271,6 @@ static __u32 user_mapping(struct pp *pp, __u32 pid, const struct frame *f, __u64
 	return intern_mapping(pp, &key, &added);
 }
 
-static bool loc_eq(const struct pp *pp, __u32 id, const void *key)
-{
-	const struct pp_location *a = &pp->locs[id - 1], *b = key;
-
-	return a->addr == b->addr && a->mapping == b->mapping &&
-	       a->function == b->function;
-}
-
 /*
  * One location per (mapping, address); the function is part of the key only
  * so that two processes' different JIT code at one address stays apart.
@@ -354,19 +278,20 @@ static bool loc_eq(const struct pp *pp, __u32 id, const void *key)
 static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 function)
 {
 	struct pp_location key = { .addr = addr, .mapping = mapping, .function = function };
-	__u64 hash = mix(addr ^ mix((__u64)mapping << 32 | function));
-	struct idslot *slot;
+	__u64 k2 = (__u64)mapping << 32 | function;	/* with addr, the whole key */
+	struct hent *e;
 
 	if (pp->err)
 		return 0;
-	if (idt_reserve(&pp->loc_ht) ||
-	    grow_array((void **)&pp->locs, &pp->cap_locs, pp->nr_locs + 1, sizeof(*pp->locs)))
+	if (grow_array((void **)&pp->locs, &pp->cap_locs, pp->nr_locs + 1, sizeof(*pp->locs)))
 		return fail(pp, -ENOMEM);
-	slot = idt_lookup(&pp->loc_ht, hash, loc_eq, pp, &key);
-	if (slot->id)
-		return slot->id;
+	e = htab__slot(&pp->loc_ht, addr, k2, NULL, NULL);
+	if (!e)
+		return fail(pp, -ENOMEM);
+	if (e->val)
+		return htab__val_id(e->val);
 	pp->locs[pp->nr_locs++] = key;
-	idt_fill(&pp->loc_ht, slot, hash, pp->nr_locs);
+	htab__fill(&pp->loc_ht, e, addr, k2, htab__id_val(pp->nr_locs));
 	if (mapping) {
 		if (function)
 			pp->maps[mapping - 1].named = true;
@@ -627,13 +552,13 @@ static void pp_free(struct pp *pp)
 {
 	pb_free(&pp->out);
 	free(pp->strs);
-	free(pp->str_ht.slots);
+	htab__free(&pp->str_ht);
 	free(pp->funcs);
-	free(pp->func_ht.slots);
+	htab__free(&pp->func_ht);
 	free(pp->maps);
-	free(pp->map_ht.slots);
+	htab__free(&pp->map_ht);
 	free(pp->locs);
-	free(pp->loc_ht.slots);
+	htab__free(&pp->loc_ht);
 	free(pp->ids);
 }
 

@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "report.h"
+#include "htab.h"
 #include "output.h"
 #include "symbolize.h"
+#include "util.h"
 
 struct entry {
 	const char *comm;	/* points into a record */
@@ -16,15 +18,20 @@ struct entry {
 };
 
 struct table {
-	struct entry *ents;
-	size_t cap, used;
+	struct entry *ents;	/* in the order first seen */
+	size_t nr, cap;
+	struct htab index;	/* hash of (comm, module, symbol) -> id in ents */
 };
 
-static __u64 hash_str(__u64 h, const char *s)
+/* What entry_eq() compares a table's entry with. */
+struct probe {
+	const struct table *t;
+	const struct entry *key;
+};
+
+static __u64 hash_str(const char *s)
 {
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
+	return htab__hash_bytes(s, strlen(s));
 }
 
 static const char *basename_of(const char *path)
@@ -43,52 +50,34 @@ static void frame_keys(const struct frame *f, const char **module, const char **
 		*module = f->module ? basename_of(f->module) : "[unknown]";
 }
 
-static int grow(struct table *t)
+static bool entry_eq(const void *val, const void *ctx)
 {
-	struct table n = { .cap = t->cap ? t->cap * 2 : 1024 };
+	const struct probe *p = ctx;
+	const struct entry *e = &p->t->ents[htab__val_id(val) - 1];
 
-	n.ents = calloc(n.cap, sizeof(*n.ents));
-	if (!n.ents)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		const struct entry *e = &t->ents[i];
-		size_t j;
-
-		if (!e->symbol)
-			continue;
-		j = hash_str(hash_str(hash_str(0xcbf29ce484222325ULL, e->comm), e->module),
-			     e->symbol) & (n.cap - 1);
-		while (n.ents[j].symbol)
-			j = (j + 1) & (n.cap - 1);
-		n.ents[j] = *e;
-	}
-	n.used = t->used;
-	free(t->ents);
-	*t = n;
-	return 0;
+	return !strcmp(e->symbol, p->key->symbol) && !strcmp(e->module, p->key->module) &&
+	       !strcmp(e->comm, p->key->comm);
 }
 
+/* The entry for (comm, module, symbol), added if new; valid until the next. */
 static struct entry *lookup(struct table *t, const char *comm, const char *module,
 			    const char *symbol)
 {
-	size_t i;
+	struct entry key = { comm, module, symbol, 0, 0, 0 };
+	struct probe probe = { t, &key };
+	__u64 k1 = htab__hash(hash_str(comm), hash_str(module)), k2 = hash_str(symbol);
+	struct hent *e;
 
-	if ((t->used + 1) * 2 > t->cap && grow(t))
+	if (grow_array((void **)&t->ents, &t->cap, t->nr + 1, sizeof(*t->ents)))
 		return NULL;
-	i = hash_str(hash_str(hash_str(0xcbf29ce484222325ULL, comm), module), symbol) &
-	    (t->cap - 1);
-	for (;; i = (i + 1) & (t->cap - 1)) {
-		struct entry *e = &t->ents[i];
-
-		if (!e->symbol) {
-			*e = (struct entry){ comm, module, symbol, 0, 0, 0 };
-			t->used++;
-			return e;
-		}
-		if (!strcmp(e->symbol, symbol) && !strcmp(e->module, module) &&
-		    !strcmp(e->comm, comm))
-			return e;
-	}
+	e = htab__slot(&t->index, k1, k2, entry_eq, &probe);
+	if (!e)
+		return NULL;
+	if (e->val)
+		return &t->ents[htab__val_id(e->val) - 1];
+	t->ents[t->nr++] = key;
+	htab__fill(&t->index, e, k1, k2, htab__id_val(t->nr));
+	return &t->ents[t->nr - 1];
 }
 
 /* Count one stack part: every function once into total, the leaf into self. */
@@ -158,7 +147,6 @@ int report_write(FILE *out, const struct profile *p, const struct output_opts *o
 {
 	struct table t = {};
 	__u64 all = 0;
-	size_t n = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < p->nr && !err; i++) {
@@ -167,16 +155,13 @@ int report_write(FILE *out, const struct profile *p, const struct output_opts *o
 	}
 	if (err)
 		goto out;
-	/* Compact the table into a sorted array. */
-	for (size_t i = 0; i < t.cap; i++)
-		if (t.ents[i].symbol)
-			t.ents[n++] = t.ents[i];
-	qsort(t.ents, n, sizeof(*t.ents), by_self);
+	if (t.nr)
+		qsort(t.ents, t.nr, sizeof(*t.ents), by_self);
 	if (fprintf(out, "# Samples: %llu\n#\n# %7s %9s %10s  %-16s %-24s %s\n",
 		    (unsigned long long)all, "Self", "Children", "Samples", "Command",
 		    "Shared Object", "Symbol") < 0)
 		err = -errno;
-	for (size_t i = 0; i < n && (!limit || i < limit) && !err; i++) {
+	for (size_t i = 0; i < t.nr && (!limit || i < limit) && !err; i++) {
 		const struct entry *e = &t.ents[i];
 
 		if (fprintf(out, "  %6.2f%% %8.2f%% %10llu  %-16s %-24s %s\n",
@@ -186,5 +171,6 @@ int report_write(FILE *out, const struct profile *p, const struct output_opts *o
 	}
 out:
 	free(t.ents);
+	htab__free(&t.index);
 	return err;
 }

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The perf-report-style table on hand-built records. */
+#include <stdlib.h>
+#include "unit.h"
+#include "output.h"
+#include "report.h"
+#include "symbolize.h"
+#include "stacks.h"
+
+#define HEADER "#\n#    Self  Children    Samples  Command          Shared Object            Symbol\n"
+
+static STACK(kst, 2);
+static STACK(ust, 2);
+static STACK(urec, 3);
+static STACK(unamed, 2);
+
+static void setup(void)
+{
+	kst.frames[0] = (struct frame){ .name = "kleaf", .kernel = true, .addr = 0xffffffff81000010 };
+	kst.frames[1] = (struct frame){ .name = "kroot", .kernel = true, .module = "ext4" };
+	ust.frames[0] = (struct frame){ .name = "func_b", .addr = 0x401000, .module = "/bin/burn" };
+	ust.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn" };
+	urec.frames[0] = ust.frames[0];	/* recursion: func_b calls itself */
+	urec.frames[1] = ust.frames[0];
+	urec.frames[1].addr += 8;
+	urec.frames[2] = ust.frames[1];
+	unamed.frames[0] = (struct frame){ .addr = 0x7f0000 };	/* no name, no module */
+	unamed.frames[1] = ust.frames[1];
+}
+
+static struct record rec(const char *comm, __u64 count, const void *user, __u8 us,
+			 const void *kern, __u8 ks)
+{
+	struct record r = { .pid = 1, .count = count, .user = as_stack(user),
+			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	return r;
+}
+
+static char *render(struct record *recs, size_t nr, const struct output_opts *o, size_t limit)
+{
+	struct profile p = { .recs = recs, .nr = nr };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return NULL;
+	CHECK_INT(report_write(f, &p, o, limit), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct record recs[6];
+
+static void make_recs(void)
+{
+	recs[0] = rec("burn", 5, &ust, STATE_OK, &kst, STATE_OK);
+	recs[1] = rec("burn", 3, &ust, STATE_OK, NULL, STATE_NONE);
+	recs[2] = rec("idle", 2, NULL, STATE_NONE, &kst, STATE_OK);
+	recs[3] = rec("burn", 1, &urec, STATE_OK, NULL, STATE_NONE);
+	recs[4] = rec("lost", 4, NULL, STATE_MISSED, NULL, STATE_MISSED);
+	recs[5] = rec("burn", 2, &unamed, STATE_OK, NULL, STATE_NONE);
+}
+
+/*
+ * Self: the leaf of the kernel stack if any, else of the user one; total:
+ * every function of a sample once, however often it recurs.  A sample with
+ * no stack counts for [unknown].  Sorted by self, total, symbol, comm.
+ */
+TEST(self_and_children)
+{
+	struct output_opts o = { .want_user = true, .want_kernel = true };
+	char *out = render(recs, 6, &o, 0);
+
+	CHECK_STR(out,
+		  "# Samples: 17\n" HEADER
+		  "   29.41%    29.41%          5  burn             [kernel]                 kleaf\n"
+		  "   23.53%    52.94%          4  burn             burn                     func_b\n"
+		  "   23.53%    23.53%          4  lost             [unknown]                [unknown]\n"
+		  "   11.76%    11.76%          2  burn             [unknown]                [unknown]\n"
+		  "   11.76%    11.76%          2  idle             [kernel]                 kleaf\n"
+		  "    0.00%    64.71%          0  burn             burn                     main\n"
+		  "    0.00%    29.41%          0  burn             [kernel]                 kroot\n"
+		  "    0.00%    11.76%          0  idle             [kernel]                 kroot\n");
+	free(out);
+}
+
+/* Without kernel stacks, the user leaf is self; the limit cuts the lines. */
+TEST(user_only_limit)
+{
+	struct output_opts o = { .want_user = true };
+	char *out = render(recs, 6, &o, 3);
+
+	CHECK_STR(out,
+		  "# Samples: 17\n" HEADER
+		  "   52.94%    52.94%          9  burn             burn                     func_b\n"
+		  "   23.53%    23.53%          4  lost             [unknown]                [unknown]\n"
+		  "   11.76%    11.76%          2  burn             [unknown]                [unknown]\n");
+	free(out);
+}
+
+TEST(empty)
+{
+	struct output_opts o = { .want_user = true, .want_kernel = true };
+	char *out = render(NULL, 0, &o, 0);
+
+	CHECK_STR(out, "# Samples: 0\n" HEADER);
+	free(out);
+}
+
+/* Many distinct functions: the table grows and keeps every count apart. */
+TEST(many_functions)
+{
+	enum { N = 3000 };
+	static char names[N][16];
+	static struct record many[N];
+	static struct { __u32 nr; struct frame frames[1]; } sts[N];
+	struct output_opts o = { .want_user = true };
+	const char *top = "# Samples: 4501500\n" HEADER
+		"    0.07%     0.07%       3000  a                libx.so                  fn2999\n"
+		"    0.07%     0.07%       2999  b                libx.so                  fn2998\n";
+	const char *line;
+	size_t lines = 0;
+	char *out;
+
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "fn%zu", i);
+		sts[i].nr = 1;
+		sts[i].frames[0] = (struct frame){ .name = names[i], .module = "/lib/libx.so" };
+		many[i] = rec(i % 2 ? "a" : "b", i + 1, &sts[i], STATE_OK, NULL, STATE_NONE);
+	}
+	out = render(many, N, &o, 0);
+	CHECK(out != NULL);
+	if (!out)
+		return;
+	for (line = out; (line = strchr(line, '\n')); line++)
+		lines++;
+	CHECK_INT(lines, 3 + N);
+	CHECK(!strncmp(out, top, strlen(top)));
+	CHECK(strstr(out, "       1  b                libx.so                  fn0\n") != NULL);
+	CHECK(strstr(out, "fn0\n") == out + strlen(out) - 4);
+	free(out);
+}
+
+int main(void)
+{
+	setup();
+	make_recs();
+	RUN(self_and_children);
+	RUN(user_only_limit);
+	RUN(empty);
+	RUN(many_functions);
+	return unit_summary();
+}
