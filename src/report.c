@@ -134,7 +134,10 @@ static int by_self(const void *pa, const void *pb)
 	if (a->total != b->total)
 		return a->total > b->total ? -1 : 1;
 	c = strcmp(a->symbol, b->symbol);
-	return c ? c : strcmp(a->comm, b->comm);
+	if (!c)
+		c = strcmp(a->comm, b->comm);
+	/* Last, so that the order never depends on the order of the drain. */
+	return c ? c : strcmp(a->module, b->module);
 }
 
 static double pct(__u64 part, __u64 all)

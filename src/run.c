@@ -192,11 +192,12 @@ static int report_set(struct run *r, bool clear)
 	r->interval_no++;
 	if (clear && !err)
 		err = session__clear(r->s, samples, nr);
-	if (clear && r->us)
-		usyms__forget_exited(r->us);
 out:
 	profile_free(&prof);
 	free(samples);
+	/* After profile_free: the profile points into the files it frees. */
+	if (clear && r->us)
+		usyms__forget_exited(r->us);
 	return err;
 }
 
@@ -276,28 +277,54 @@ static void poll_tracker(struct run *r, const struct timespec *now,
 	}
 }
 
-/* Sleep until deadline (monotonic) or a stop request, looking at the
- * targets at least once a second. */
+/*
+ * The next look, a second after the last one began; later when the prefetch
+ * took long (a very large count map), so that it costs at most 2% of a CPU.
+ */
+static void next_tick(const struct timespec *began, struct timespec *tick)
+{
+	struct timespec end;
+	long long took, wait = 1000000000LL;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	took = (end.tv_sec - began->tv_sec) * 1000000000LL + end.tv_nsec - began->tv_nsec;
+	if (took * 50 > wait)
+		wait = took * 50;
+	*tick = *began;
+	tick->tv_sec += wait / 1000000000LL;
+	tick->tv_nsec += wait % 1000000000LL;
+	if (tick->tv_nsec >= 1000000000L) {
+		tick->tv_sec++;
+		tick->tv_nsec -= 1000000000L;
+	}
+}
+
+/*
+ * Sleep until deadline (monotonic) or a stop request.  Process records wake
+ * us as they come; the targets and the prefetch are looked at once a
+ * second, not on every wake-up (on a busy host that is many times a second,
+ * and each prefetch reads the whole count map).
+ */
 static void wait_until(struct run *r, const struct timespec *deadline)
 {
-	struct timespec now, step;
+	struct timespec now, step, tick;
 
+	clock_gettime(CLOCK_MONOTONIC, &tick);
+	tick.tv_sec += 1;
 	while (!*r->stop) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!ts_before(&now, deadline))
 			return;
-		step = now;
-		step.tv_sec += 1;
-		if (ts_before(deadline, &step))
-			step = *deadline;
+		if (!ts_before(&now, &tick)) {
+			check_targets(r);
+			prefetch(r);
+			next_tick(&now, &tick);
+		}
+		step = ts_before(deadline, &tick) ? *deadline : tick;
 		if (r->tracker)
 			poll_tracker(r, &now, &step);
 		else
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL);
-		check_targets(r);
-		if (!ts_before(&step, deadline))
-			return;
-		prefetch(r);
 	}
 }
 
@@ -397,7 +424,8 @@ int run_profile(const struct options *o, const struct limits *lim,
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Read kernel symbols while the samples come in, not after. */
-	r.ks = load_ksyms();
+	if (!o->user_only)
+		r.ks = load_ksyms();
 	if (!o->interval)
 		r.cache = sym_cache__new();
 	err = sample_loop(&r, &start);
