@@ -448,8 +448,10 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		cnt[CNT_KERN_EFAULT]++;
 	}
 	/* A process's first sample always makes a new key. */
-	if (count(ms->counts, &key, cnt))
+	if (count(ms->counts, &key, cnt)) {
+		cnt[CNT_NEW_KEYS]++;
 		note_process(ctx, key.pid, cnt);
+	}
 }
 
 SEC("perf_event")

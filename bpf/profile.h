@@ -77,6 +77,7 @@ enum counter {
 	CNT_SPILL_ERR,		/* bpf_get_stack failed after -EEXIST */
 	CNT_NOTES,		/* first-sample notes sent to user space */
 	CNT_NOTE_ERR,		/* ... that could not be sent */
+	CNT_NEW_KEYS,		/* count map keys inserted */
 	NR_COUNTERS,
 };
 

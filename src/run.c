@@ -37,6 +37,9 @@ struct run {
 	bool missed_enomem;
 	unsigned int interval_no;
 	bool *target_gone;	/* per -p/-L id: its exit was reported */
+	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
+	size_t prefetch_keys;	/* keys the last prefetch read */
+	unsigned int prefetches;
 	struct timespec interval_start;	/* wall clock */
 };
 
@@ -186,8 +189,8 @@ static int report_set(struct run *r, bool clear)
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writer_write(&r->w, &prof, r->interval_no, &r->interval_start, &now);
 	if (r->o->verbose > 1)
-		fprintf(stderr, "profile: report: %zu keys; drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB\n",
-			nr, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
+		fprintf(stderr, "profile: report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB\n",
+			nr, r->prefetches, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
 	r->interval_no++;
 	if (clear && !err)
@@ -222,10 +225,30 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 }
 
 /*
- * Without -i, read and symbolize the stacks counted so far, once a second
- * while sampling goes on: at the end only the newest are left, so the
- * report comes out quickly.  Failures only mean more work at the end.
+ * Without -i, read and symbolize the stacks counted so far while sampling
+ * goes on, so that at the end only the newest are left and the report comes
+ * out quickly.  Each prefetch reads the whole count map, so it runs only
+ * when the keys inserted since the last one reach half of those seen then
+ * (and at least PREFETCH_MIN): a few reads while the map grows, none once
+ * it is stable, and at most a third of the keys left for the end.
+ * Failures only mean more work at the end.
  */
+#define PREFETCH_MIN 1024
+
+static bool prefetch_due(struct run *r)
+{
+	__u64 c[NR_COUNTERS], fresh, want;
+
+	if (session__counters(r->s, c))
+		return true;
+	fresh = c[CNT_NEW_KEYS] - r->prefetch_mark;
+	want = r->prefetch_keys / 2 > PREFETCH_MIN ? r->prefetch_keys / 2 : PREFETCH_MIN;
+	if (fresh < want)
+		return false;
+	r->prefetch_mark = c[CNT_NEW_KEYS];
+	return true;
+}
+
 static void prefetch(struct run *r)
 {
 	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us,
@@ -233,10 +256,27 @@ static void prefetch(struct run *r)
 	struct sample *samples = NULL;
 	size_t nr = 0;
 
-	if (!r->cache || session__drain(r->s, &samples, &nr))
+	if (!r->cache || !prefetch_due(r) || session__drain(r->s, &samples, &nr))
 		return;
+	r->prefetch_keys = nr;
+	r->prefetches++;
 	symbolize_prefetch(&sym, samples, nr);
 	free(samples);
+}
+
+static void poll_tracker(struct run *r, const struct timespec *now,
+			 const struct timespec *until)
+{
+	long ms = (until->tv_sec - now->tv_sec) * 1000 +
+		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
+	int err = tracker__poll(r->tracker, ms);
+
+	if (err && err != -EINTR) {
+		fprintf(stderr, "profile: stopped following processes: %s; those that exit before the end will show [unknown]\n",
+			strerror(-err));
+		tracker__free(r->tracker);
+		r->tracker = NULL;
+	}
 }
 
 /*
@@ -262,48 +302,10 @@ static void check_targets(struct run *r)
 	}
 }
 
-static void poll_tracker(struct run *r, const struct timespec *now,
-			 const struct timespec *until)
-{
-	long ms = (until->tv_sec - now->tv_sec) * 1000 +
-		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
-	int err = tracker__poll(r->tracker, ms);
-
-	if (err && err != -EINTR) {
-		fprintf(stderr, "profile: stopped following processes: %s; those that exit before the end will show [unknown]\n",
-			strerror(-err));
-		tracker__free(r->tracker);
-		r->tracker = NULL;
-	}
-}
-
-/*
- * The next look, a second after the last one began; later when the prefetch
- * took long (a very large count map), so that it costs at most 2% of a CPU.
- */
-static void next_tick(const struct timespec *began, struct timespec *tick)
-{
-	struct timespec end;
-	long long took, wait = 1000000000LL;
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	took = (end.tv_sec - began->tv_sec) * 1000000000LL + end.tv_nsec - began->tv_nsec;
-	if (took * 50 > wait)
-		wait = took * 50;
-	*tick = *began;
-	tick->tv_sec += wait / 1000000000LL;
-	tick->tv_nsec += wait % 1000000000LL;
-	if (tick->tv_nsec >= 1000000000L) {
-		tick->tv_sec++;
-		tick->tv_nsec -= 1000000000L;
-	}
-}
-
 /*
  * Sleep until deadline (monotonic) or a stop request.  Process records wake
  * us as they come; the targets and the prefetch are looked at once a
- * second, not on every wake-up (on a busy host that is many times a second,
- * and each prefetch reads the whole count map).
+ * second, not on every wake-up (on a busy host that is many times a second).
  */
 static void wait_until(struct run *r, const struct timespec *deadline)
 {
@@ -318,7 +320,8 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 		if (!ts_before(&now, &tick)) {
 			check_targets(r);
 			prefetch(r);
-			next_tick(&now, &tick);
+			tick = now;
+			tick.tv_sec += 1;
 		}
 		step = ts_before(deadline, &tick) ? *deadline : tick;
 		if (r->tracker)
