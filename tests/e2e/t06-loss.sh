@@ -58,9 +58,14 @@ test_expect_success ROOT_BPF 'no loss: 19k stacks at 999 Hz, >= 99.5% of samples
 	trap reap EXIT &&
 	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 12 >/dev/null &&
 	sleep 0.5 &&
-	"$PROFILE" -F 999 -f -v 10 >ms.folded 2>err &&
+	"$PROFILE" -F 999 -f -vv 10 >ms.folded 2>err.vv &&
+	grep -v "^libbpf" err.vv >err &&
 	cat err &&
 	check_identity err &&
+	prefetches=$(sed -n "s/^profile: report: [0-9]* keys (\([0-9]*\) prefetches before).*/\1/p" err) &&
+	echo "prefetches while sampling: $prefetches" &&
+	{ [ -n "$prefetches" ] && [ "$prefetches" -ge 1 ] && [ "$prefetches" -le 8 ] ||
+		fail "expected 1-8 prefetches while 19k keys grow (each reads the whole map), saw ${prefetches:-none}"; } &&
 	t=$(counter taken err) && f=$(counter filtered err) &&
 	real=$(awk "!/\\[Missed/ { n += \$NF } END { print n + 0 }" ms.folded) &&
 	missed=$(awk "/\\[Missed/ { n += \$NF } END { print n + 0 }" ms.folded) &&
@@ -77,6 +82,15 @@ test_expect_success ROOT_BPF 'no loss: 19k stacks at 999 Hz, >= 99.5% of samples
 	{ ! grep -q "^WARNING" err || fail "a WARNING was printed"; }
 '
 show_numbers
+
+test_expect_success ROOT_BPF 'a stable count map is not read again while sampling' '
+	trap reap EXIT &&
+	bg "$WORKLOADS/burn" -t 1 -d 6 >/dev/null &&
+	"$PROFILE" -F 999 -f -vv -p "$(tail -1 "$TRASH/bg.pids")" 4 >burn.folded 2>err.vv &&
+	grep "^profile: report:" err.vv &&
+	grep -q "^profile: report: [0-9]* keys (0 prefetches before)" err.vv ||
+		fail "a few dozen keys should never be prefetched"
+'
 
 test_expect_success ROOT_BPF '--stack-storage-size 4: identity holds, WARNING, [Missed ...] stacks' '
 	trap reap EXIT &&
