@@ -290,7 +290,7 @@ struct map_set {
 	void *spilled;
 };
 
-static __always_inline void spill(void *ctx, const struct map_set *ms,
+static __always_inline bool spill(void *ctx, const struct map_set *ms,
 				  struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
 	__u32 zero = 0;
@@ -299,12 +299,12 @@ static __always_inline void spill(void *ctx, const struct map_set *ms,
 	__u64 h;
 
 	if (!st)
-		return;
+		return false;
 	len = bpf_get_stack(ctx, st->ips, stack_bytes, flags);
 	if (len <= 0) {
 		cnt[CNT_SPILL_ERR]++;
 		ref->err = len ? len : -EFAULT;
-		return;
+		return false;
 	}
 	st->nr = len / sizeof(__u64);
 	h = hash_stack(st, flags);
@@ -312,23 +312,28 @@ static __always_inline void spill(void *ctx, const struct map_set *ms,
 	if (bpf_map_lookup_elem(ms->spilled, &h)) {
 		ref->src = STACK_HASHED;
 		ref->id = h;
-		return;
+		return false;
 	}
 	err = bpf_map_update_elem(ms->spilled, &h, st, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		/* No room left anywhere: report it as bcc reports -ENOMEM. */
 		cnt[CNT_SPILL_FULL]++;
 		ref->err = -ENOMEM;
-		return;
+		return false;
 	}
 	if (!err)
 		cnt[CNT_SPILLED]++;
 	ref->src = STACK_HASHED;
 	ref->id = h;
+	return !err;
 }
 
-/* Index of the first of the four per-kind error counters. */
-static __always_inline void get_stack(void *ctx, const struct map_set *ms,
+/*
+ * Fill in ref; base is the index of the first of the four per-kind error
+ * counters.  Returns true when the stack was spilled just now, for the
+ * first time: then no count key can refer to it yet.
+ */
+static __always_inline bool get_stack(void *ctx, const struct map_set *ms,
 				      struct stack_ref *ref, __u64 flags, int base,
 				      __u64 *cnt)
 {
@@ -337,7 +342,7 @@ static __always_inline void get_stack(void *ctx, const struct map_set *ms,
 	if (id >= 0) {
 		ref->src = STACK_MAP;
 		ref->id = id;
-		return;
+		return false;
 	}
 	ref->src = STACK_MISSED;
 	ref->err = id;
@@ -345,7 +350,7 @@ static __always_inline void get_stack(void *ctx, const struct map_set *ms,
 	case -EFAULT:
 		cnt[base + 2]++;
 		ref->src = STACK_NONE;
-		return;
+		return false;
 	case -EEXIST:
 		cnt[base]++;
 		break;
@@ -354,26 +359,31 @@ static __always_inline void get_stack(void *ctx, const struct map_set *ms,
 		break;
 	default:
 		cnt[base + 3]++;
-		return;
+		return false;
 	}
-	spill(ctx, ms, ref, flags, cnt);
+	return spill(ctx, ms, ref, flags, cnt);
 }
 
 /*
- * Count one sample.  Returns true when the key is new, which is how a
+ * Count one sample; fresh says that one of its stacks was stored just now,
+ * so the key cannot exist yet.  Returns true when the key is new, which is how a
  * process's first sample is recognised cheaply.  (A per-CPU hash avoids the
  * atomic, but measured no faster here and costs 30 ms of set-up and a
  * value per CPU in every drain.)
  */
-static __always_inline bool count(void *counts, struct count_key *key, __u64 *cnt)
+static __always_inline bool count(void *counts, struct count_key *key, bool fresh,
+				  __u64 *cnt)
 {
 	__u64 one = 1, *val;
 	long err;
 
-	val = bpf_map_lookup_elem(counts, key);
-	if (val) {
-		__sync_fetch_and_add(val, 1);
-		return false;
+	/* A stack stored just now is in no key yet: skip the lookup. */
+	if (!fresh) {
+		val = bpf_map_lookup_elem(counts, key);
+		if (val) {
+			__sync_fetch_and_add(val, 1);
+			return false;
+		}
 	}
 	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
 	if (!err)
@@ -426,6 +436,7 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 				   const struct map_set *ms, __u64 *cnt)
 {
 	struct count_key key = {};
+	bool fresh = false;
 	__u32 pid, tid;
 
 	if (!wanted(&pid, &tid)) {
@@ -439,16 +450,16 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user)
-		get_stack(ctx, ms, &key.user, BPF_F_USER_STACK, CNT_USER_EEXIST, cnt);
+		fresh = get_stack(ctx, ms, &key.user, BPF_F_USER_STACK, CNT_USER_EEXIST, cnt);
 	if (want_kernel && !in_user_mode(ctx)) {
-		get_stack(ctx, ms, &key.kern, 0, CNT_KERN_EEXIST, cnt);
+		fresh |= get_stack(ctx, ms, &key.kern, 0, CNT_KERN_EEXIST, cnt);
 	} else if (want_kernel) {
 		/* What bpf_get_stackid() would have said, without the call. */
 		key.kern.err = -EFAULT;
 		cnt[CNT_KERN_EFAULT]++;
 	}
 	/* A process's first sample always makes a new key. */
-	if (count(ms->counts, &key, cnt)) {
+	if (count(ms->counts, &key, fresh, cnt)) {
 		cnt[CNT_NEW_KEYS]++;
 		note_process(ctx, key.pid, cnt);
 	}
