@@ -6,6 +6,7 @@
  * written while sampling goes on in the other set.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,19 @@ static long peak_rss_kb(void)
 	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
 }
 
+/*
+ * In a long -i run, a burst of processes (a build, a deploy) leaves freed
+ * symbol tables in the heap; hand those pages back to the system after each
+ * interval, so that RSS follows what is in use rather than the worst
+ * interval so far.
+ */
+static void give_back_memory(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 static int report_set(struct run *r, bool clear)
 {
 	double t0 = now_ms(), t1, t2;
@@ -201,6 +215,8 @@ out:
 	/* After profile_free: the profile points into the files it frees. */
 	if (clear && r->us)
 		usyms__forget_exited(r->us);
+	if (clear)
+		give_back_memory();
 	return err;
 }
 
