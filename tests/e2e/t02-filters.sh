@@ -167,6 +167,15 @@ test_expect_success ROOT_BPF '-U: user frames only, no kernel frames (faulter)' 
 	diff expect header
 '
 
+test_expect_success ROOT_BPF,strace '-U reads no kernel symbols; without -U /proc/kallsyms is read' '
+	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o trace.u -e trace=openat \
+		"$PROFILE" -U -F 49 -f 1 >/dev/null 2>err &&
+	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o trace.a -e trace=openat \
+		"$PROFILE" -F 49 -f 1 >/dev/null 2>>err &&
+	{ grep -q "/proc/kallsyms" trace.a || fail "control: the profile without -U did not open /proc/kallsyms"; } &&
+	{ ! grep "/proc/kallsyms" trace.u || fail "-U opened /proc/kallsyms"; }
+'
+
 test_expect_success ROOT_BPF '-K: kernel frames only; user-mode samples keep their comm' '
 	trap reap EXIT &&
 	bg "$WORKLOADS/faulter" 5 >/dev/null && f=$! &&
