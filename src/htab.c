@@ -179,6 +179,26 @@ const char *strpool__intern(struct strpool *p, const char *s, size_t len)
 	return copy;
 }
 
+const char *strpool__find(const struct strpool *p, const char *s, size_t len)
+{
+	struct strkey key = { s, len };
+
+	if (!p->set.cap)
+		return NULL;
+	return find_slot(&p->set, htab__hash_bytes(s, len), len, str_eq,
+			 &key)->val;
+}
+
+size_t strpool__bytes(const struct strpool *p)
+{
+	const struct strchunk *c;
+	size_t n = 0;
+
+	for (c = p->chunks; c; c = c->next)
+		n += c->used;
+	return n;
+}
+
 void strpool__free(struct strpool *p)
 {
 	while (p->chunks) {

@@ -63,6 +63,10 @@ struct strpool {
 const char *strpool__intern(struct strpool *p, const char *s, size_t len);
 /* Room for size bytes that live as long as the pool (not interned). */
 char *strpool__alloc(struct strpool *p, size_t size);
+/* The interned copy of s[0..len), or NULL if none; never allocates. */
+const char *strpool__find(const struct strpool *p, const char *s, size_t len);
+/* Bytes handed out so far, for stats and tests. */
+size_t strpool__bytes(const struct strpool *p);
 void strpool__free(struct strpool *p);
 
 #endif /* HTAB_H */

@@ -61,12 +61,29 @@ struct uproc {
 struct usyms {
 	struct htab procs;	/* (pid, 0) -> struct uproc */
 	struct ufiles *files;
-	struct htab names;	/* demangled names, see demangled() */
-	struct strpool strs;
+	struct htab names;	/* struct dname, see demangled() */
+	struct strpool strs;	/* module paths, JIT names */
 	struct uproc *last;	/* frames come in runs of one process */
 	bool demangle;
 	struct usyms_stats stats;
 };
+
+/*
+ * A demangled name, demangled once while in use: "MANGLED\0DEMANGLED\0",
+ * or "MANGLED\0\0" when it does not demangle.  One that no resolve asked
+ * for since the last usyms__forget_exited() is freed there.
+ */
+struct dname {
+	bool used;
+	char s[];
+};
+
+static bool name_eq(const void *val, const void *ctx)
+{
+	const struct dname *d = val;
+
+	return !strcmp(d->s, ctx);
+}
 
 static __u64 now_ns(void)
 {
@@ -537,10 +554,96 @@ static void prune_files(struct usyms *u)
 	ufiles__sweep(u->files);
 }
 
+/*
+ * Intern the module of every mapping we still know into to, or with
+ * repoint, point the mappings at the copies interned before.  -ENOMEM.
+ */
+static int move_modules(struct usyms *u, struct strpool *to, bool repoint)
+{
+	const char *s;
+	struct uproc *p;
+	struct umap *m;
+
+	for (size_t i = 0; i < u->procs.cap; i++) {
+		p = u->procs.slots[i].val;
+		for (size_t j = 0; p && j < p->nr_maps; j++) {
+			m = &p->maps[j];
+			s = repoint ? strpool__find(to, m->module, strlen(m->module))
+				    : strpool__intern(to, m->module, strlen(m->module));
+			if (!s)
+				return -ENOMEM;
+			if (repoint)
+				m->module = s;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Rebuild the string pool with only the module paths of the mappings we
+ * still know: the JIT names and the paths of forgotten processes go.
+ */
+static void compact_strs(struct usyms *u)
+{
+	struct strpool fresh = {};
+
+	if (move_modules(u, &fresh, false)) {
+		strpool__free(&fresh);	/* out of memory: keep the old one */
+		return;
+	}
+	move_modules(u, &fresh, true);	/* finds them all: no allocation */
+	strpool__free(&u->strs);
+	u->strs = fresh;
+}
+
+/* Put the names used since the last prune into to.  -ENOMEM. */
+static int copy_used_names(const struct htab *from, struct htab *to)
+{
+	const struct hent *e;
+	const struct dname *d;
+	struct hent *slot;
+
+	for (size_t i = 0; i < from->cap; i++) {
+		e = &from->slots[i];
+		d = e->val;
+		if (!d || !d->used)
+			continue;
+		slot = htab__slot(to, e->k1, e->k2, name_eq, d->s);
+		if (!slot)
+			return -ENOMEM;
+		htab__fill(to, slot, e->k1, e->k2, e->val);
+	}
+	return 0;
+}
+
+/* Free the demangled names no resolve asked for since the last prune. */
+static void prune_names(struct usyms *u)
+{
+	struct htab keep = {};
+	bool oom = copy_used_names(&u->names, &keep) != 0;
+	struct dname *d;
+
+	if (oom)
+		htab__free(&keep);	/* out of memory: free nothing */
+	for (size_t i = 0; i < u->names.cap; i++) {
+		d = u->names.slots[i].val;
+		if (d && (d->used || oom))
+			d->used = false;
+		else if (d)
+			free(d);
+	}
+	if (!oom) {
+		htab__free(&u->names);
+		u->names = keep;
+	}
+}
+
 void usyms__forget_exited(struct usyms *u)
 {
 	forget_procs(u);
 	prune_files(u);
+	compact_strs(u);
+	prune_names(u);
 }
 
 /* ---- lookups ---- */
@@ -624,48 +727,46 @@ static const char *find_jit(struct usyms *u, struct uproc *p, __u64 addr,
 	return name ? strpool__intern(&u->strs, name, strlen(name)) : NULL;
 }
 
-/*
- * The demangled name, demangled once per distinct name: a pool entry
- * "MANGLED\0DEMANGLED\0", or "MANGLED\0\0" when it does not demangle.
- */
-static bool name_eq(const void *val, const void *ctx)
+static struct dname *new_dname(const char *name, size_t len)
 {
-	return !strcmp(val, ctx);
+	char *dm = demangle(name);
+	size_t dlen = dm ? strlen(dm) : 0;
+	struct dname *d = malloc(sizeof(*d) + len + dlen + 2);
+
+	if (d) {
+		d->used = false;
+		memcpy(d->s, name, len + 1);
+		memcpy(d->s + len + 1, dm ? dm : "", dlen + 1);
+	}
+	free(dm);
+	return d;
 }
 
 static const char *demangled(struct usyms *u, const char *name)
 {
-	size_t len, dlen;
+	struct dname *d;
 	struct hent *e;
-	char *dm, *ent;
+	size_t len;
+	__u64 h;
 
 	if (!u->demangle || !demangle__is_mangled(name))
 		return name;
 	len = strlen(name);
-	e = htab__slot(&u->names, htab__hash_bytes(name, len), len, name_eq,
-		       name);
+	h = htab__hash_bytes(name, len);
+	e = htab__slot(&u->names, h, len, name_eq, name);
 	if (!e)
 		return name;
 	if (!e->val) {
-		dm = demangle(name);
-		dlen = dm ? strlen(dm) : 0;
-		ent = strpool__alloc(&u->strs, len + dlen + 2);
-		if (!ent) {
-			free(dm);
+		d = new_dname(name, len);
+		if (!d)
 			return name;
-		}
-		memcpy(ent, name, len + 1);
-		memcpy(ent + len + 1, dm ? dm : "", dlen + 1);
-		free(dm);
-		e->k1 = htab__hash_bytes(name, len);
-		e->k2 = len;
-		e->val = ent;
-		u->names.nr++;
-		if (dlen)
+		htab__fill(&u->names, e, h, len, d);
+		if (d->s[len + 1])
 			u->stats.demangled++;
 	}
-	ent = e->val;
-	return ent[len + 1] ? ent + len + 1 : name;
+	d = e->val;
+	d->used = true;
+	return d->s[len + 1] ? d->s + len + 1 : name;
 }
 
 int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym)
@@ -731,6 +832,8 @@ void usyms__free(struct usyms *u)
 		if (u->procs.slots[i].val)
 			free_proc(u->procs.slots[i].val);
 	}
+	for (i = 0; i < u->names.cap; i++)
+		free(u->names.slots[i].val);
 	ufiles__free(u->files);
 	htab__free(&u->procs);
 	htab__free(&u->names);
@@ -750,4 +853,6 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 	st->vdsos = fs.vdsos;
 	st->debug_files = fs.debug_files;
 	st->minidebug = fs.minidebug;
+	st->str_bytes = strpool__bytes(&u->strs);
+	st->names = u->names.nr;
 }

@@ -64,7 +64,9 @@ struct usyms_stats {
 	__u64 mappings;		/* usyms__add_mapping() calls that added one */
 	__u64 perfmaps;		/* perf map files read */
 	__u64 perfmaps_refused;	/* ... refused: owner, age or file type */
-	__u64 demangled;	/* distinct names demangled */
+	__u64 demangled;	/* distinct names demangled, again if pruned */
+	__u64 str_bytes;	/* string pool now: module paths, JIT names */
+	__u64 names;		/* demangled names cached now */
 };
 
 struct usyms_opts {
@@ -82,8 +84,8 @@ void usyms__free(struct usyms *u);
  * profiler).  Returns 0 with sym filled (sym->name may be NULL), -ENOENT
  * when neither an executable mapping nor the perf map holds addr, or the
  * process is gone and nothing is known of it, other negative errno on
- * failure.  Strings stay valid until usyms__free(), or for names and
- * build-ids read from a file, until usyms__forget_exited() frees it.
+ * failure.  Strings stay valid until the next usyms__forget_exited() (or
+ * usyms__free()), which frees those that no process it still knows maps.
  *
  * A process not added before is read on first use.  An address in no
  * known mapping makes the maps be read again, at most once a second per
@@ -156,9 +158,10 @@ int usyms__exit(struct usyms *u, __u32 pid);
  * Forget the processes that exited (and the pids remembered as gone), once
  * their samples have been reported: with -i, a long run would otherwise
  * keep every process it ever saw.  Then free the parsed files that no
- * process still known maps (a process that maps one later opens it again):
- * the names and build-ids of those files that resolves returned are no
- * longer valid.
+ * process still known maps (a process that maps one later opens it again),
+ * JIT names and module paths no such process maps, and the demangled names
+ * no resolve asked for since the last call: hold no string a resolve
+ * returned across this call.
  */
 void usyms__forget_exited(struct usyms *u);
 
