@@ -42,6 +42,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
+.SECONDARY: $(OUTPUT)/profile.bpf.o $(OUTPUT)/knames.bpf.o
 .PHONY: all clean install test unit-bins vmlinux check-asan bench fuzz test-kernels
 
 all: $(OUTPUT)/profile
@@ -49,20 +50,21 @@ all: $(OUTPUT)/profile
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/profile.bpf.o: bpf/profile.bpf.c | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/profile.skel.h: $(OUTPUT)/profile.bpf.o
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name profile_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 $(OUTPUT)/%.o: src/%.c Makefile | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-# The loader includes the skeleton; make that edge explicit.
+# The loaders include the skeletons; make those edges explicit.
 $(OUTPUT)/session.o: $(OUTPUT)/profile.skel.h
+$(OUTPUT)/knames.o: $(OUTPUT)/knames.skel.h
 
 $(OUTPUT)/libprofile.a: $(LIB_OBJS)
 	$(call msg,AR,$@)

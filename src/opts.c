@@ -36,6 +36,7 @@ enum {
 	OPT_LIMIT,
 	OPT_TOP,
 	OPT_NO_DEMANGLE,
+	OPT_KALLSYMS,
 	OPT_PER_CPU,
 	OPT_PER_THREAD,
 };
@@ -70,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "kallsyms", no_argument, NULL, OPT_KALLSYMS },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -118,6 +120,7 @@ void options_usage(FILE *out)
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
 "      --no-demangle           print C++ and Rust names as they are in the binary\n"
+"      --kallsyms              name kernel frames from /proc/kallsyms, as perf does\n"
 "      --per-cpu               break stacks down by CPU (folded: cpu_N;...)\n"
 "      --per-thread            break stacks down by thread (folded: comm-PID/TID;...)\n"
 "  -v, --verbose               print counters, addresses and modules; -vv adds libbpf debug output\n"
@@ -398,6 +401,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 		break;
 	case OPT_LIST_EVENTS: o->list_events = true; break;
 	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
+	case OPT_KALLSYMS: o->kallsyms = true; break;
 	case OPT_PER_CPU: o->per_cpu = true; break;
 	case OPT_PER_THREAD: o->per_thread = true; break;
 	case 'v': o->verbose++; break;

@@ -58,6 +58,7 @@ struct options {
 	__u64 limit;			/* --limit: report lines, 0 for all */
 	bool top;			/* --top: live report every interval */
 	bool no_demangle;		/* --no-demangle */
+	bool kallsyms;			/* --kallsyms */
 	bool per_cpu;			/* --per-cpu */
 	bool per_thread;		/* --per-thread */
 	int verbose;

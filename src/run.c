@@ -17,7 +17,7 @@
 
 #include "run.h"
 #include "session.h"
-#include "ksyms.h"
+#include "knames.h"
 #include "usyms.h"
 #include "symbolize.h"
 #include "output.h"
@@ -28,7 +28,7 @@ struct run {
 	const struct options *o;
 	volatile sig_atomic_t *stop;
 	struct session *s;
-	struct ksyms *ks;
+	struct knames *kn;
 	struct usyms *us;
 	struct tracker *tracker;	/* NULL: processes are read at the end only */
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
@@ -43,20 +43,6 @@ struct run {
 	unsigned int prefetches;
 	struct timespec interval_start;	/* wall clock */
 };
-
-static struct ksyms *load_ksyms(void)
-{
-	struct ksyms *ks = ksyms__load("/proc/kallsyms");
-
-	if (!ks) {
-		fprintf(stderr, "profile: cannot read /proc/kallsyms: %s; kernel frames will be [unknown]\n",
-			strerror(errno));
-		return NULL;
-	}
-	if (ksyms__hidden(ks))
-		fprintf(stderr, "profile: /proc/kallsyms shows only zero addresses (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will be [unknown]\n");
-	return ks;
-}
 
 static struct usyms *new_usyms(const struct options *o)
 {
@@ -92,6 +78,7 @@ static void report_symbol_stats(const struct run *r)
 {
 	struct tracker_stats ts = {};
 	struct usyms_stats us = {};
+	struct knames_stats ks;
 
 	if (r->tracker)
 		tracker__stats(r->tracker, &ts);
@@ -108,6 +95,15 @@ static void report_symbol_stats(const struct run *r)
 		(unsigned long long)us.files_pruned,
 		(unsigned long long)us.debug_files, (unsigned long long)us.minidebug,
 		(unsigned long long)us.perfmaps);
+	if (!r->kn)
+		return;
+	knames__stats(r->kn, &ks);
+	if (ks.from_kernel)
+		fprintf(stderr, "profile: kernel symbols: %llu addresses named by the kernel in %llu runs; /proc/kallsyms %s\n",
+			(unsigned long long)ks.addrs, (unsigned long long)ks.runs,
+			ks.kallsyms_read ? "read for an ftrace trampoline" : "not read");
+	else
+		fprintf(stderr, "profile: kernel symbols: from /proc/kallsyms\n");
 }
 
 static void report_counters(const struct run *r, const __u64 *c)
@@ -175,7 +171,7 @@ static int report_set(struct run *r, bool clear)
 {
 	double t0 = now_ms(), t1, t2;
 	long rss0 = peak_rss_kb(), rss1 = 0, rss2 = 0;
-	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us,
+	struct symbolizer sym = { .session = r->s, .knames = r->kn, .usyms = r->us,
 				  .cache = r->cache };
 	struct profile prof = {};
 	struct sample *samples = NULL;
@@ -267,7 +263,7 @@ static bool prefetch_due(struct run *r)
 
 static void prefetch(struct run *r)
 {
-	struct symbolizer sym = { .session = r->s, .ksyms = r->ks, .usyms = r->us,
+	struct symbolizer sym = { .session = r->s, .knames = r->kn, .usyms = r->us,
 				  .cache = r->cache };
 	struct sample *samples = NULL;
 	size_t nr = 0;
@@ -442,9 +438,9 @@ int run_profile(const struct options *o, const struct limits *lim,
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
-	/* Read kernel symbols while the samples come in, not after. */
+	/* Ready the kernel symbols while the samples come in, not after. */
 	if (!o->user_only)
-		r.ks = load_ksyms();
+		r.kn = knames__new(o->kallsyms);
 	if (!o->interval)
 		r.cache = sym_cache__new();
 	err = sample_loop(&r, &start);
@@ -455,7 +451,7 @@ out:
 	tracker__free(r.tracker);
 	sym_cache__free(r.cache);
 	usyms__free(r.us);
-	ksyms__free(r.ks);
+	knames__free(r.kn);
 	session__destroy(r.s);
 	free(r.target_gone);
 	return r.s ? exit_status(err) : 1;

@@ -5,7 +5,7 @@
 
 #include "symbolize.h"
 #include "session.h"
-#include "ksyms.h"
+#include "knames.h"
 #include "usyms.h"
 #include "htab.h"
 
@@ -48,11 +48,11 @@ static void *arena_alloc(struct sym_cache *c, size_t size)
 	return p;
 }
 
-static void resolve_kernel(const struct ksyms *ks, struct frame *f, __u64 pc)
+static void resolve_kernel(struct knames *kn, struct frame *f, __u64 pc)
 {
 	struct ksym sym;
 
-	if (ks && ksyms__find(ks, pc, &sym)) {
+	if (knames__find(kn, pc, &sym)) {
 		f->name = sym.name;
 		f->module = sym.module;
 		f->offset = f->addr - sym.addr;
@@ -76,11 +76,16 @@ static void resolve_user(struct usyms *us, __u32 pid, struct frame *f, __u64 pc)
  * the instruction before it, so look up addr - 1.  Otherwise a call at the
  * very end of a function is charged to whatever follows it.
  */
+static __u64 frame_pc(__u64 addr, bool leaf)
+{
+	return leaf ? addr : addr - 1;
+}
+
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
 				     __u32 pid, bool kernel, __u64 addr, bool leaf)
 {
 	__u64 b = ((__u64)(kernel ? 0 : pid) << 2) | (kernel << 1) | leaf;
-	__u64 pc = leaf ? addr : addr - 1;
+	__u64 pc = frame_pc(addr, leaf);
 	struct frame *f;
 	struct hent *s;
 
@@ -96,7 +101,7 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	f->addr = addr;
 	f->kernel = kernel;
 	if (kernel)
-		resolve_kernel(sym->ksyms, f, pc);
+		resolve_kernel(sym->knames, f, pc);
 	else
 		resolve_user(sym->usyms, pid, f, pc);
 	s->k1 = addr;
@@ -115,6 +120,14 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 	if (!st)
 		return NULL;
 	st->nr = n;
+	if (kernel && sym->knames) {
+		/* One kernel call names the whole stack's new addresses. */
+		__u64 pcs[MAX_STACK_DEPTH];
+
+		for (int i = 0; i < n && i < MAX_STACK_DEPTH; i++)
+			pcs[i] = frame_pc(ips[i], i == 0);
+		knames__prepare(sym->knames, pcs, n < MAX_STACK_DEPTH ? n : MAX_STACK_DEPTH);
+	}
 	for (int i = 0; i < n; i++) {
 		st->frames[i] = get_frame(c, sym, pid, kernel, ips[i], i == 0);
 		if (!st->frames[i])

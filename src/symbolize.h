@@ -13,7 +13,7 @@
 
 struct session;
 struct sample;
-struct ksyms;
+struct knames;
 struct usyms;
 
 struct frame {
@@ -68,7 +68,7 @@ struct symbolizer {
 	 * is, without -i (which recycles them).
 	 */
 	struct sym_cache *cache;
-	const struct ksyms *ksyms;	/* NULL: kernel frames stay [unknown] */
+	struct knames *knames;		/* NULL: kernel frames stay [unknown] */
 	struct usyms *usyms;		/* NULL: user frames stay [unknown] */
 };
 

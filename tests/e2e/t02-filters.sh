@@ -167,13 +167,17 @@ test_expect_success ROOT_BPF '-U: user frames only, no kernel frames (faulter)' 
 	diff expect header
 '
 
-test_expect_success ROOT_BPF,strace '-U reads no kernel symbols; without -U /proc/kallsyms is read' '
-	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o trace.u -e trace=openat \
-		"$PROFILE" -U -F 49 -f 1 >/dev/null 2>err &&
-	ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o trace.a -e trace=openat \
-		"$PROFILE" -F 49 -f 1 >/dev/null 2>>err &&
-	{ grep -q "/proc/kallsyms" trace.a || fail "control: the profile without -U did not open /proc/kallsyms"; } &&
-	{ ! grep "/proc/kallsyms" trace.u || fail "-U opened /proc/kallsyms"; }
+test_expect_success ROOT_BPF,strace '/proc/kallsyms is read with --kallsyms only, never with -U' '
+	trace_open() {
+		ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$1" -e trace=openat \
+			"$PROFILE" "${@:2}" -F 49 -f 1 >/dev/null 2>>err
+	} &&
+	trace_open trace.u -U && trace_open trace.d && trace_open trace.k --kallsyms -U &&
+	trace_open trace.a --kallsyms &&
+	{ grep -q "/proc/kallsyms" trace.a || fail "control: --kallsyms did not open /proc/kallsyms"; } &&
+	{ ! grep "/proc/kallsyms" trace.d || fail "the default opened /proc/kallsyms"; } &&
+	{ ! grep "/proc/kallsyms" trace.u || fail "-U opened /proc/kallsyms"; } &&
+	{ ! grep "/proc/kallsyms" trace.k || fail "-U --kallsyms opened /proc/kallsyms"; }
 '
 
 test_expect_success ROOT_BPF '-K: kernel frames only; user-mode samples keep their comm' '

@@ -3,7 +3,8 @@
 # demangling, JIT code named by a perf map, libc named through its debug
 # file, binaries deleted while they run or present only in another mount
 # namespace, processes that exit long before the profile ends, and a perf
-# map planted by another user.
+# map planted by another user; kernel frames named by the kernel agree
+# with /proc/kallsyms.
 #
 # Bodies run as the condition of an "if" (set -e has no effect): each step
 # is chained with &&, each check is "{ CONDITION || fail MESSAGE; } &&".
@@ -80,6 +81,33 @@ test_expect_success ROOT_BPF 'a perf map planted by another user is refused' '
 	all=$(fsum planted.folded "") && echo "all=$all" &&
 	{ [ "$all" -gt 100 ] || fail "too few samples"; } &&
 	{ ! grep -q planted_by_nobody planted.folded || fail "planted name shown"; }
+'
+
+# Address, name+offset and module of every kernel frame in plain -v output.
+kframes() {
+	grep -E "^    ffff[0-9a-f]+ " "$1" | awk "{ print \$1, \$2, \$3 }" | sort -u
+}
+
+test_expect_success ROOT_BPF 'faulter: kernel frames named by the kernel match /proc/kallsyms (--kallsyms)' '
+	trap reap EXIT &&
+	bg "$WORKLOADS/faulter" 6 >/dev/null && pid=$! &&
+	sleep 0.3 &&
+	{ "$PROFILE" --kallsyms -K -v -F 499 -p $pid 2 >ks.plain 2>ks.err & p1=$!; } &&
+	"$PROFILE" -K -v -F 499 -p $pid 2 >kn.plain 2>kn.err &&
+	wait $p1 &&
+	kframes kn.plain >kn.frames && kframes ks.plain >ks.frames &&
+	join kn.frames ks.frames >both &&
+	n=$(wc -l <both) &&
+	named=$(grep -v -c "\[unknown\]" kn.frames || :) &&
+	echo "kernel frames: $(wc -l <kn.frames) by the kernel ($named named), $(wc -l <ks.frames) by kallsyms, $n addresses in both" &&
+	sed -n 1,3p both &&
+	{ [ "$n" -ge 20 ] || fail "too few kernel frames in common"; } &&
+	{ [ "$named" -eq "$(wc -l <kn.frames)" ] || fail "kernel frames left [unknown]"; } &&
+	{ ! awk "\$2 != \$4 || \$3 != \$5" both | grep . || fail "names differ"; } &&
+	grep "kernel symbols:" kn.err ks.err &&
+	{ grep -q -E "^profile: kernel symbols: [0-9]+ addresses named by the kernel in [0-9]+ runs; /proc/kallsyms not read\$" kn.err ||
+		fail "-v does not say the kernel named the frames"; } &&
+	{ grep -q -x "profile: kernel symbols: from /proc/kallsyms" ks.err || fail "--kallsyms -v: no line"; }
 '
 
 test_expect_success ROOT_BPF 'burn: libc frames are named through the debug file' '

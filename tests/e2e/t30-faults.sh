@@ -420,7 +420,7 @@ kstacks_hidden() {
 	pid=$!
 	KPID=$pid
 	sleep 0.2
-	rc=0; run "$@" "$PROFILE" -F 199 -K -f -p $pid 1 >kf 2>kerr || rc=$?
+	rc=0; run "$@" "$PROFILE" --kallsyms -F 199 -K -f -p $pid 1 >kf 2>kerr || rc=$?
 	show kerr
 	n=$(fsum kf "^faulter;")
 	unk=$(fsum kf "^faulter(;\\[unknown\\])+ [0-9]+$")
@@ -430,7 +430,7 @@ kstacks_hidden() {
 	[ "$unk" -eq "$n" ] || { grep -E -v "^faulter(;\\[unknown\\])+ " kf | head -5; fail "kernel frames were named from zero addresses"; }
 	one_line kerr
 	grep -q "kptr_restrict" kerr || fail "the warning does not name kptr_restrict"
-	rc=0; run "$@" "$PROFILE" -F 199 -K -v -p $pid 1 >kv 2>kverr || rc=$?
+	rc=0; run "$@" "$PROFILE" --kallsyms -F 199 -K -v -p $pid 1 >kv 2>kverr || rc=$?
 	[ $rc -eq 0 ] || fail "-v: exit status $rc"
 	n=$(grep -c "^    [0-9a-f]* \\[unknown\\] \\[kernel.kallsyms\\]$" kv || :)
 	named=$(grep -E "^    [0-9a-f]+ " kv | grep -v -c "\\[unknown\\]" || :)
@@ -449,9 +449,16 @@ t_kptr2() {
 	sysctl -q -w kernel.kptr_restrict=2
 	head -1 /proc/kallsyms | grep -q "^0000000000000000 " || fail "kptr_restrict=2 shows addresses"
 	kstacks_hidden "kptr_restrict=2"
+	# Named by the kernel (the default), the frames do not depend on it.
+	rc=0; run "$PROFILE" -F 199 -K -f -p $KPID 1 >kf 2>kerr || rc=$?
+	n=$(grep -c -E "^faulter;.*(asm_exc_page_fault|entry_SYSCALL_64|do_syscall_64)" kf || :)
+	echo "kptr_restrict=2 without --kallsyms: exit $rc, $n stacks with named kernel frames"
+	[ $rc -eq 0 ] || fail "exit $rc"
+	[ "$n" -ge 1 ] || fail "kernel frames not named by the kernel under kptr_restrict=2"
+	! grep -q kptr_restrict kerr || fail "kptr_restrict warning without --kallsyms"
 	sysctl -q -w kernel.kptr_restrict="$ORIG_KPTR"
 	# And the control: readable addresses give named frames and no warning.
-	rc=0; run "$PROFILE" -F 199 -K -f -p $KPID 1 >kf 2>kerr || rc=$?
+	rc=0; run "$PROFILE" --kallsyms -F 199 -K -f -p $KPID 1 >kf 2>kerr || rc=$?
 	n=$(grep -c -E "^faulter;.*(asm_exc_page_fault|entry_SYSCALL_64|do_syscall_64)" kf || :)
 	echo "kptr_restrict=$ORIG_KPTR: exit $rc, $n stacks with named kernel frames"
 	[ $rc -eq 0 ] || fail "exit $rc"
@@ -473,8 +480,8 @@ t_no_syslog() {
 	kstacks_hidden "no CAP_SYSLOG" capsh --drop=cap_syslog -- -c 'exec "$@"' nosyslog
 }
 
-test_expect_success ROOT_BPF 'kptr_restrict=2: kernel frames [unknown], addresses with -v, one kptr_restrict warning' t_kptr2
-test_expect_success ROOT_BPF_CAPS 'root without CAP_SYSLOG: zeros detected, kernel frames [unknown], one warning' t_no_syslog
+test_expect_success ROOT_BPF 'kptr_restrict=2: --kallsyms gives [unknown] frames, addresses with -v, one warning; the default names them' t_kptr2
+test_expect_success ROOT_BPF_CAPS 'root without CAP_SYSLOG, --kallsyms: zeros detected, kernel frames [unknown], one warning' t_no_syslog
 
 # --- 8. Maps too small --------------------------------------------------------
 
