@@ -182,7 +182,8 @@ static void fall_back(struct knames *kn, int err)
 		strerror(-err));
 	knames_bpf__destroy(kn->skel);
 	kn->skel = NULL;
-	kn->ks = load_kallsyms();
+	if (!kn->ks)	/* not already read for an ftrace trampoline */
+		kn->ks = load_kallsyms();
 }
 
 static bool in_batch(const __u64 *batch, size_t nb, __u64 pc)
@@ -238,15 +239,11 @@ bool knames__find(struct knames *kn, __u64 pc, struct ksym *sym)
 
 	if (!kn)
 		return false;
-	if (kn->skel) {
-		id = htab__get(&kn->cache, pc, 0);
-		if (!id) {
-			knames__prepare(kn, &pc, 1);
-			id = htab__get(&kn->cache, pc, 0);
-		}
-	}
+	if (kn->skel && !htab__get(&kn->cache, pc, 0))
+		knames__prepare(kn, &pc, 1);
 	if (!kn->skel)		/* --kallsyms, or the program failed */
 		return kn->ks && ksyms__find(kn->ks, pc, sym);
+	id = htab__get(&kn->cache, pc, 0);
 	if (!id)
 		return false;
 	e = &kn->ents[htab__val_id(id) - 1];

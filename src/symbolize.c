@@ -120,13 +120,13 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 	if (!st)
 		return NULL;
 	st->nr = n;
-	if (kernel && sym->knames) {
+	if (kernel && sym->knames && n <= MAX_STACK_DEPTH) {
 		/* One kernel call names the whole stack's new addresses. */
 		__u64 pcs[MAX_STACK_DEPTH];
 
-		for (int i = 0; i < n && i < MAX_STACK_DEPTH; i++)
+		for (int i = 0; i < n; i++)
 			pcs[i] = frame_pc(ips[i], i == 0);
-		knames__prepare(sym->knames, pcs, n < MAX_STACK_DEPTH ? n : MAX_STACK_DEPTH);
+		knames__prepare(sym->knames, pcs, n);
 	}
 	for (int i = 0; i < n; i++) {
 		st->frames[i] = get_frame(c, sym, pid, kernel, ips[i], i == 0);
