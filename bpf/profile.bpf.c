@@ -45,7 +45,7 @@ struct {								\
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);			\
 	__uint(key_size, sizeof(__u32));				\
 	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));		\
-	__uint(max_entries, 16384);					\
+	__uint(max_entries, DEFAULT_STACK_STORAGE);			\
 } name SEC(".maps")
 
 /*
@@ -58,7 +58,7 @@ struct {								\
 	__uint(map_flags, BPF_F_NO_PREALLOC);				\
 	__type(key, __u64);						\
 	__type(value, struct hashed_stack);				\
-	__uint(max_entries, 16384);					\
+	__uint(max_entries, DEFAULT_STACK_STORAGE);			\
 } name SEC(".maps")
 
 #define COUNT_MAP(name)						\
@@ -66,7 +66,7 @@ struct {								\
 	__uint(type, BPF_MAP_TYPE_HASH);				\
 	__type(key, struct count_key);					\
 	__type(value, __u64);						\
-	__uint(max_entries, 40960);					\
+	__uint(max_entries, DEFAULT_HASH_STORAGE);			\
 } name SEC(".maps")
 
 STACK_MAP(stacks0);
@@ -76,8 +76,7 @@ SPILL_MAP(spilled1);
 COUNT_MAP(counts0);
 COUNT_MAP(counts1);
 
-/* Per CPU: 1 + the set a running program uses, 0 when none runs. */
-#define INFLIGHT_UNKNOWN 3
+/* Per CPU: INFLIGHT_SET(the set a running program uses), or INFLIGHT_IDLE. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
@@ -345,16 +344,17 @@ static __always_inline bool spill(void *ctx, const struct map_set *ms,
 }
 
 /*
- * Fill in ref; base is the index of the first of the four per-kind error
- * counters.  Returns true when the stack was spilled just now, for the
- * first time: then no count key can refer to it yet.
+ * Fill in the reference to one part's stack.  Returns true when the stack
+ * was spilled just now, for the first time: then no count key can refer to
+ * it yet.
  */
 static __always_inline bool get_stack(void *ctx, const struct map_set *ms,
-				      struct stack_ref *ref, __u64 flags, int base,
-				      __u64 *cnt)
+				      struct stack_ref *ref, int part, __u64 *cnt)
 {
+	__u64 flags = part == PART_USER ? BPF_F_USER_STACK : 0;
 	long id = bpf_get_stackid(ctx, ms->stacks, flags);
 
+	ref->kind = part == PART_USER ? FRAME_NATIVE : FRAME_KERNEL;
 	if (id >= 0) {
 		ref->src = STACK_MAP;
 		ref->id = id;
@@ -364,17 +364,17 @@ static __always_inline bool get_stack(void *ctx, const struct map_set *ms,
 	ref->err = id;
 	switch (id) {
 	case -EFAULT:
-		cnt[base + 2]++;
+		cnt[CNT_STACK_ERR(part, STACK_ERR_EFAULT)]++;
 		ref->src = STACK_NONE;
 		return false;
 	case -EEXIST:
-		cnt[base]++;
+		cnt[CNT_STACK_ERR(part, STACK_ERR_EEXIST)]++;
 		break;
 	case -ENOMEM:
-		cnt[base + 1]++;
+		cnt[CNT_STACK_ERR(part, STACK_ERR_ENOMEM)]++;
 		break;
 	default:
-		cnt[base + 3]++;
+		cnt[CNT_STACK_ERR(part, STACK_ERR_OTHER)]++;
 		return false;
 	}
 	return spill(ctx, ms, ref, flags, cnt);
@@ -466,13 +466,14 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user)
-		fresh = get_stack(ctx, ms, &key.user, BPF_F_USER_STACK, CNT_USER_EEXIST, cnt);
+		fresh = get_stack(ctx, ms, &key.parts[PART_USER], PART_USER, cnt);
 	if (want_kernel && !in_user_mode(ctx)) {
-		fresh |= get_stack(ctx, ms, &key.kern, 0, CNT_KERN_EEXIST, cnt);
+		fresh |= get_stack(ctx, ms, &key.parts[PART_KERNEL], PART_KERNEL, cnt);
 	} else if (want_kernel) {
 		/* What bpf_get_stackid() would have said, without the call. */
-		key.kern.err = -EFAULT;
-		cnt[CNT_KERN_EFAULT]++;
+		key.parts[PART_KERNEL].kind = FRAME_KERNEL;
+		key.parts[PART_KERNEL].err = -EFAULT;
+		cnt[CNT_STACK_ERR(PART_KERNEL, STACK_ERR_EFAULT)]++;
 	}
 	/* A process's first sample always makes a new key. */
 	if (count(ms->counts, &key, fresh, cnt)) {
@@ -503,10 +504,10 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	*busy = INFLIGHT_UNKNOWN;
 	__sync_fetch_and_add(&stat->c[CNT_TAKEN], 1);
 	set = active_set & 1;
-	*busy = set + 1;
+	*busy = INFLIGHT_SET(set);
 	select_set(&ms, set);
 	sample(ctx, &ms, stat->c);
-	*busy = 0;
+	*busy = INFLIGHT_IDLE;
 	return 0;
 }
 

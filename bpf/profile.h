@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The contract between bpf/profile.bpf.c and user space.  Fixed-width types
- * only: this header is compiled by clang for BPF and by cc for the loader.
+ * The contract between bpf/profile.bpf.c and user space, and nothing else:
+ * the count key, how stacks are stored and what their frames are, the
+ * counters, the in-flight flag and the default map sizes.  Fixed-width
+ * types only: this header is compiled by clang for BPF and by cc for the
+ * loader.
  */
 #ifndef PROFILE_H
 #define PROFILE_H
@@ -14,13 +17,54 @@
  */
 #define MAX_STACK_DEPTH 127
 
+/* Map sizes unless --stack-storage-size / --hash-storage-size say more. */
+#define DEFAULT_STACK_STORAGE 16384	/* stacks in each of the stack maps */
+#define DEFAULT_HASH_STORAGE 40960	/* keys in the count map */
+
 /*
- * Where a stack lives.  A count key refers to a user and a kernel stack by
+ * A trace is a sequence of typed frames.  The kind says who names a frame
+ * (one resolver per kind in user space); the flags say how to read it.
+ * Kinds only ever grow: a new stack source adds one here and a resolver,
+ * and the writers see frames as before.
+ */
+enum frame_kind {
+	FRAME_NONE = 0,		/* not a frame (a marker, see symbolize.h) */
+	FRAME_KERNEL = 1,	/* kernel text: addr is a kernel address */
+	FRAME_NATIVE = 2,	/* user machine code in a mapped file */
+	FRAME_JIT = 3,		/* user machine code in anonymous memory */
+	FRAME_INTERP = 4,	/* an interpreter's frame: addr is its code
+				 * object, aux the instruction offset */
+	NR_FRAME_KINDS,
+};
+
+enum frame_flags {
+	/*
+	 * addr is a return address: the call it belongs to is the
+	 * instruction before it, so it is named at addr - 1.  Every frame of
+	 * a stack from bpf_get_stack()/bpf_get_stackid() has it but the
+	 * first, the interrupted instruction itself.
+	 */
+	FRAME_RETADDR = 1 << 0,
+	FRAME_MISSED = 1 << 1,		/* stands for a stack that was lost */
+	FRAME_TRUNCATED = 1 << 2,	/* the walk stopped here, out of depth */
+};
+
+/* One frame of a trace as a stack source hands it to the symbolizer. */
+struct trace_frame {
+	__u64 addr;
+	__u32 aux;		/* FRAME_INTERP: instruction offset */
+	__u8 kind;		/* enum frame_kind */
+	__u8 flags;		/* enum frame_flags */
+	__u16 pad;
+};
+
+/*
+ * Where a stack lives.  A count key refers to each part of its trace by
  * (src, id): the kernel's STACK_TRACE map hands out small ids, and a stack
  * that could not go there (its bucket held a different stack, -EEXIST) is
  * spilled into a hash map keyed by a 64-bit hash of its frames.  Stacks that
- * bpf_get_stackid() did not produce at all (a future in-kernel .eh_frame
- * unwinder) are stored the same way as spilled ones.
+ * bpf_get_stackid() did not produce at all (an in-kernel .eh_frame unwinder)
+ * are stored the same way as spilled ones.
  */
 enum stack_src {
 	STACK_NONE = 0,		/* no such stack (-EFAULT): print nothing */
@@ -30,9 +74,21 @@ enum stack_src {
 };
 
 struct stack_ref {
-	__u32 src;		/* enum stack_src */
+	__u8 src;		/* enum stack_src */
+	__u8 kind;		/* enum frame_kind of every frame stored */
+	__u16 pad;
 	__s32 err;		/* errno of the failure, 0 when stored */
 	__u64 id;
+};
+
+/*
+ * The parts of a trace, leaf end first: a sample's trace is its kernel
+ * frames (leaf first) followed by its user frames (leaf first).
+ */
+enum trace_part {
+	PART_KERNEL,
+	PART_USER,
+	NR_PARTS,
 };
 
 /*
@@ -44,8 +100,7 @@ struct count_key {
 	__u32 tid;
 	__u32 cpu;
 	__u32 flags;		/* reserved, zero */
-	struct stack_ref user;
-	struct stack_ref kern;
+	struct stack_ref parts[NR_PARTS];
 	char comm[TASK_COMM_LEN];
 };
 
@@ -53,6 +108,18 @@ struct count_key {
 struct hashed_stack {
 	__u64 nr;			/* frames used in ips[] */
 	__u64 ips[MAX_STACK_DEPTH];
+};
+
+/*
+ * How reading one part's stack went, other than stored in the stack map.
+ * Each part has a counter for each, in this order (see CNT_STACK_ERR).
+ */
+enum stack_err {
+	STACK_ERR_EEXIST,	/* bucket collision, then spilled */
+	STACK_ERR_ENOMEM,	/* stack map full, then spilled */
+	STACK_ERR_EFAULT,	/* no such stack (kernel thread, user mode) */
+	STACK_ERR_OTHER,
+	NR_STACK_ERRS,
 };
 
 /*
@@ -64,13 +131,13 @@ enum counter {
 	CNT_TAKEN,		/* every run of the program */
 	CNT_FILTERED,		/* rejected by a filter, or the profiler itself */
 	CNT_HASH_FULL,		/* the count map had no room: sample lost */
-	CNT_USER_EEXIST,	/* bucket collision, then spilled */
+	CNT_USER_EEXIST,	/* NR_STACK_ERRS counters per part */
 	CNT_USER_ENOMEM,
-	CNT_USER_EFAULT,	/* no user stack (kernel thread) */
+	CNT_USER_EFAULT,
 	CNT_USER_OTHER,
 	CNT_KERN_EEXIST,
 	CNT_KERN_ENOMEM,
-	CNT_KERN_EFAULT,	/* no kernel stack (sample in user mode) */
+	CNT_KERN_EFAULT,
 	CNT_KERN_OTHER,
 	CNT_SPILLED,		/* stacks stored in the spill map */
 	CNT_SPILL_FULL,		/* spill map full: stack printed as missed */
@@ -80,5 +147,30 @@ enum counter {
 	CNT_NEW_KEYS,		/* count map keys inserted */
 	NR_COUNTERS,
 };
+
+/* The counter for how reading a part's stack went. */
+#define CNT_STACK_ERR(part, err) \
+	(((part) == PART_USER ? CNT_USER_EEXIST : CNT_KERN_EEXIST) + (err))
+
+_Static_assert(CNT_USER_OTHER - CNT_USER_EEXIST == STACK_ERR_OTHER &&
+	       CNT_USER_ENOMEM - CNT_USER_EEXIST == STACK_ERR_ENOMEM &&
+	       CNT_USER_EFAULT - CNT_USER_EEXIST == STACK_ERR_EFAULT,
+	       "user stack counters follow enum stack_err");
+_Static_assert(CNT_KERN_OTHER - CNT_KERN_EEXIST == STACK_ERR_OTHER &&
+	       CNT_KERN_ENOMEM - CNT_KERN_EEXIST == STACK_ERR_ENOMEM &&
+	       CNT_KERN_EFAULT - CNT_KERN_EEXIST == STACK_ERR_EFAULT,
+	       "kernel stack counters follow enum stack_err");
+_Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 16,
+	       "no padding the BPF side and user space could read differently");
+
+/*
+ * The per-CPU in-flight flag: which map set a running program counts into,
+ * so that a flip of the set (-i) can wait for programs on the old one.
+ */
+#define INFLIGHT_IDLE 0			/* no program runs on this CPU */
+#define INFLIGHT_SET(set) (1 + (set))	/* running on set 0 or 1 */
+#define INFLIGHT_UNKNOWN 3		/* running, the set not yet chosen */
+
+_Static_assert(INFLIGHT_SET(1) < INFLIGHT_UNKNOWN, "in-flight values are distinct");
 
 #endif /* PROFILE_H */

@@ -17,6 +17,7 @@
 #include <linux/magic.h>
 
 #include "opts.h"
+#include "log.h"
 
 static int read_sysctl_u64(const char *path, __u64 *out)
 {
@@ -132,7 +133,7 @@ static int check_ids_exist(const char *what, const __u32 *ids, size_t nr)
 		/* /proc/PID/task/TID also resolves as /proc/TID: use it for both. */
 		snprintf(path, sizeof(path), "/proc/%u", ids[i]);
 		if (access(path, F_OK)) {
-			fprintf(stderr, "profile: %s %u does not exist (see --help)\n",
+			pr_err("%s %u does not exist (see --help)",
 				what, ids[i]);
 			return -EINVAL;
 		}
@@ -146,17 +147,17 @@ static int check_cgroup_dir(const char *path)
 	struct stat st;
 
 	if (stat(path, &st)) {
-		fprintf(stderr, "profile: --cgroup '%s': %s (see --help)\n", path,
+		pr_err("--cgroup '%s': %s (see --help)", path,
 			strerror(errno));
 		return -EINVAL;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "profile: --cgroup '%s' is not a directory; give a cgroup v2 directory\n",
+		pr_err("--cgroup '%s' is not a directory; give a cgroup v2 directory",
 			path);
 		return -EINVAL;
 	}
 	if (statfs(path, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
-		fprintf(stderr, "profile: --cgroup '%s' is not in a cgroup v2 hierarchy; give a cgroup2 directory\n",
+		pr_err("--cgroup '%s' is not in a cgroup v2 hierarchy; give a cgroup2 directory",
 			path);
 		return -EINVAL;
 	}
@@ -168,12 +169,12 @@ static int check_pinned(const char *opt, const char *path)
 	struct statfs fs;
 
 	if (statfs(path, &fs)) {
-		fprintf(stderr, "profile: %s '%s': %s (see --help)\n", opt, path,
+		pr_err("%s '%s': %s (see --help)", opt, path,
 			strerror(errno));
 		return -EINVAL;
 	}
 	if (fs.f_type != BPF_FS_MAGIC) {
-		fprintf(stderr, "profile: %s '%s' is not a pinned BPF map in a bpffs (see --help)\n",
+		pr_err("%s '%s' is not a pinned BPF map in a bpffs (see --help)",
 			opt, path);
 		return -EINVAL;
 	}
@@ -183,13 +184,13 @@ static int check_pinned(const char *opt, const char *path)
 static int check_rates(const struct options *o, const struct limits *lim)
 {
 	if (o->freq > lim->max_sample_rate) {
-		fprintf(stderr, "profile: -F %llu is above kernel.perf_event_max_sample_rate (%llu); lower -F or raise the sysctl\n",
+		pr_err("-F %llu is above kernel.perf_event_max_sample_rate (%llu); lower -F or raise the sysctl",
 			(unsigned long long)o->freq,
 			(unsigned long long)lim->max_sample_rate);
 		return -EINVAL;
 	}
 	if (o->max_stack_depth_set && o->max_stack_depth > lim->max_stack) {
-		fprintf(stderr, "profile: --perf-max-stack-depth %u is above kernel.perf_event_max_stack (%u); lower it or raise the sysctl\n",
+		pr_err("--perf-max-stack-depth %u is above kernel.perf_event_max_stack (%u); lower it or raise the sysctl",
 			o->max_stack_depth, lim->max_stack);
 		return -EINVAL;
 	}
@@ -204,7 +205,7 @@ int options_check(struct options *o, const struct limits *lim)
 	if (!o->max_stack_depth_set && o->max_stack_depth > lim->max_stack && lim->max_stack)
 		o->max_stack_depth = lim->max_stack;
 	if (o->cpu >= 0 && (o->cpu >= lim->nr_cpus || !lim->cpu_online[o->cpu])) {
-		fprintf(stderr, "profile: -C %d is not an online CPU (see /sys/devices/system/cpu/online)\n",
+		pr_err("-C %d is not an online CPU (see /sys/devices/system/cpu/online)",
 			o->cpu);
 		return -EINVAL;
 	}
@@ -218,7 +219,7 @@ int options_check(struct options *o, const struct limits *lim)
 	if (o->mntnsmap && check_pinned("--mntnsmap", o->mntnsmap))
 		return -EINVAL;
 	if (o->format == FMT_PPROF && !o->output && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "profile: pprof output is binary; use -o FILE.pb.gz or redirect stdout\n");
+		pr_err("pprof output is binary; use -o FILE.pb.gz or redirect stdout");
 		return -EINVAL;
 	}
 	return 0;

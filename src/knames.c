@@ -24,6 +24,7 @@
 #include "htab.h"
 #include "util.h"
 #include "knames.skel.h"
+#include "log.h"
 
 struct kname {
 	__u64 start;
@@ -166,19 +167,19 @@ static struct ksyms *load_kallsyms(void)
 	struct ksyms *ks = ksyms__load("/proc/kallsyms");
 
 	if (!ks) {
-		fprintf(stderr, "profile: cannot read /proc/kallsyms: %s; kernel frames will be [unknown]\n",
+		pr_warn("cannot read /proc/kallsyms: %s; kernel frames will be [unknown]",
 			strerror(errno));
 		return NULL;
 	}
 	if (ksyms__hidden(ks))
-		fprintf(stderr, "profile: /proc/kallsyms shows only zero addresses (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will be [unknown]\n");
+		pr_warn("/proc/kallsyms shows only zero addresses (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will be [unknown]");
 	return ks;
 }
 
 /* The program failed to run: name the rest from /proc/kallsyms. */
 static void fall_back(struct knames *kn, int err)
 {
-	fprintf(stderr, "profile: the kernel-symbol program failed (%s); reading /proc/kallsyms instead\n",
+	pr_warn("the kernel-symbol program failed (%s); reading /proc/kallsyms instead",
 		strerror(-err));
 	knames_bpf__destroy(kn->skel);
 	kn->skel = NULL;
@@ -276,7 +277,7 @@ struct knames *knames__new(bool kallsyms)
 	struct knames *kn = calloc(1, sizeof(*kn));
 
 	if (!kn) {
-		fprintf(stderr, "profile: out of memory for kernel symbols; kernel frames will be [unknown]\n");
+		pr_warn("out of memory for kernel symbols; kernel frames will be [unknown]");
 		return NULL;
 	}
 	if (!kallsyms)

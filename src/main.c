@@ -13,11 +13,9 @@
 #include "opts.h"
 #include "run.h"
 #include "events.h"
+#include "log.h"
 
 static volatile sig_atomic_t stop_requested;
-
-/* libbpf's print callback takes no context; -vv is all it needs to know. */
-static int libbpf_verbosity;
 
 static void on_signal(int sig)
 {
@@ -26,9 +24,10 @@ static void on_signal(int sig)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (libbpf_verbosity < 2 && level != LIBBPF_WARN)
+	/* libbpf's lines carry their own "libbpf: " prefix. */
+	if (log__verbosity() < 2 && level != LIBBPF_WARN)
 		return 0;
-	if (libbpf_verbosity < 1)
+	if (log__verbosity() < 1)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -65,14 +64,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (limits_read(&lim)) {
-		fprintf(stderr, "profile: cannot read /sys/devices/system/cpu/online: %s\n",
+		pr_err("cannot read /sys/devices/system/cpu/online: %s",
 			strerror(errno));
 		options_free(&o);
 		return 1;
 	}
 	status = EXIT_USAGE;
 	if (!options_check(&o, &lim)) {
-		libbpf_verbosity = o.verbose;
+		log__set_verbosity(o.verbose);
 		libbpf_set_print(libbpf_print);
 		set_signals();
 		status = run_profile(&o, &lim, &stop_requested);

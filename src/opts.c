@@ -19,6 +19,7 @@
 
 #include "opts.h"
 #include "profile.h"
+#include "log.h"
 
 enum {
 	OPT_STACK_STORAGE = 256,
@@ -199,11 +200,13 @@ fail:
 	return err;
 }
 
+/* fmt has one %s, for arg. */
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "profile: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see --help)\n");
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	pr_err("%s (see --help)", msg);
 	return -EINVAL;
 }
 
@@ -213,12 +216,12 @@ static int parse_num_opt(const char *name, const char *arg, __u64 min,
 	int err = parse_u64(arg, min, max, out);
 
 	if (err == -ERANGE) {
-		fprintf(stderr, "profile: %s '%s' is out of range [%llu, %llu] (see --help)\n",
+		pr_err("%s '%s' is out of range [%llu, %llu] (see --help)",
 			name, arg, (unsigned long long)min, (unsigned long long)max);
 		return -EINVAL;
 	}
 	if (err) {
-		fprintf(stderr, "profile: %s '%s' is not a valid number (see --help)\n",
+		pr_err("%s '%s' is not a valid number (see --help)",
 			name, arg);
 		return -EINVAL;
 	}
@@ -229,11 +232,11 @@ static int parse_list_opt(const char *name, const char *arg, __u32 **ids,
 			  size_t *nr)
 {
 	if (*ids) {
-		fprintf(stderr, "profile: %s given twice (see --help)\n", name);
+		pr_err("%s given twice (see --help)", name);
 		return -EINVAL;
 	}
 	if (parse_id_list(arg, ids, nr)) {
-		fprintf(stderr, "profile: %s '%s' is not a comma-separated list of distinct positive ids (see --help)\n",
+		pr_err("%s '%s' is not a comma-separated list of distinct positive ids (see --help)",
 			name, arg);
 		return -EINVAL;
 	}
@@ -243,7 +246,7 @@ static int parse_list_opt(const char *name, const char *arg, __u32 **ids,
 static int parse_path_opt(const char *name, const char *arg, const char **out)
 {
 	if (!arg[0]) {
-		fprintf(stderr, "profile: %s needs a non-empty path (see --help)\n", name);
+		pr_err("%s needs a non-empty path (see --help)", name);
 		return -EINVAL;
 	}
 	*out = arg;
@@ -258,7 +261,7 @@ static int parse_percent(const char *name, const char *arg, double *out)
 	errno = 0;
 	v = strtod(arg, &end);
 	if (!isdigit((unsigned char)arg[0]) || errno || *end || v < 0 || v > 100) {
-		fprintf(stderr, "profile: %s '%s' is not a percentage in [0, 100] (see --help)\n",
+		pr_err("%s '%s' is not a percentage in [0, 100] (see --help)",
 			name, arg);
 		return -EINVAL;
 	}
@@ -422,9 +425,9 @@ static int bad_option(int c, char **argv)
 	if (optopt && strncmp(arg, "--", 2))
 		arg = shortopt;
 	if (c == ':')
-		fprintf(stderr, "profile: option '%s' needs a value (see --help)\n", arg);
+		pr_err("option '%s' needs a value (see --help)", arg);
 	else
-		fprintf(stderr, "profile: unknown option '%s' (see --help)\n", arg);
+		pr_err("unknown option '%s' (see --help)", arg);
 	return -EINVAL;
 }
 

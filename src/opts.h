@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Command-line options: parsing and validation. */
+/*
+ * Command-line options: parsing and the checks that need only the command
+ * line (opts.c), and the checks against the running system (checks.c).
+ */
 #ifndef OPTS_H
 #define OPTS_H
 
@@ -8,10 +11,9 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "events.h"
+#include "profile.h"
 
 #define DEFAULT_FREQ 49
-#define DEFAULT_STACK_STORAGE 16384
-#define DEFAULT_HASH_STORAGE 40960
 
 /* Exit statuses. */
 #define EXIT_USAGE 2

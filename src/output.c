@@ -10,18 +10,23 @@
 
 #include "output.h"
 #include "strbuf.h"
-#include "symbolize.h"
+#include "trace.h"
 
 struct rendered {
 	size_t off, len;
 	__u64 count;
 };
 
+/* A frame's name; a marker's is what it stands for. */
 static void put_name(struct strbuf *sb, const struct frame *f,
 		     const struct output_opts *o)
 {
+	if (f->flags & FRAME_DELIMITER) {
+		sb_puts(sb, o->folded ? "-" : "--");
+		return;
+	}
 	sb_puts(sb, f->name ? f->name : "[unknown]");
-	if (f->kernel && o->annotations)
+	if (f->kind == FRAME_KERNEL && o->annotations && !frame__is_marker(f))
 		sb_puts(sb, "_[k]");
 }
 
@@ -29,6 +34,10 @@ static void put_name(struct strbuf *sb, const struct frame *f,
 static void put_verbose(struct strbuf *sb, const struct frame *f,
 			const struct output_opts *o)
 {
+	if (frame__is_marker(f)) {
+		put_name(sb, f, o);
+		return;
+	}
 	sb_hex(sb, f->addr);
 	sb_putc(sb, ' ');
 	put_name(sb, f, o);
@@ -36,7 +45,7 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 		sb_puts(sb, "+0x");
 		sb_hex(sb, f->offset);
 	}
-	if (f->module || f->kernel) {
+	if (f->module || f->kind == FRAME_KERNEL) {
 		sb_puts(sb, " [");
 		sb_puts(sb, f->module ? f->module : "kernel.kallsyms");
 		sb_putc(sb, ']');
@@ -50,28 +59,6 @@ static void put_comm(struct strbuf *sb, const char *comm)
 		sb_putc(sb, *c == ';' || *c == '\n' ? '_' : *c);
 }
 
-static bool both_stacks(const struct record *r, const struct output_opts *o)
-{
-	return o->delimited && o->want_user && o->want_kernel &&
-	       r->user_state == STATE_OK && r->kern_state == STATE_OK;
-}
-
-static void folded_part(struct strbuf *sb, const struct stack *st, __u8 state,
-			const char *missed, const struct output_opts *o)
-{
-	if (state == STATE_MISSED) {
-		sb_putc(sb, ';');
-		sb_puts(sb, missed);
-		return;
-	}
-	if (state != STATE_OK)
-		return;
-	for (int i = st->nr - 1; i >= 0; i--) {
-		sb_putc(sb, ';');
-		put_name(sb, st->frames[i], o);
-	}
-}
-
 /*
  * comm;user_root;...;user_leaf;-;kernel_root;...;kernel_leaf, with a
  * cpu_N root and comm-PID/TID (stackcollapse-perf.pl --tid) when broken down.
@@ -79,6 +66,8 @@ static void folded_part(struct strbuf *sb, const struct stack *st, __u8 state,
 static void render_folded(struct strbuf *sb, const struct record *r,
 			  const struct output_opts *o)
 {
+	struct trace_iter it;
+
 	if (o->per_cpu) {
 		sb_puts(sb, "cpu_");
 		sb_u64(sb, r->cpu);
@@ -91,32 +80,10 @@ static void render_folded(struct strbuf *sb, const struct record *r,
 		sb_putc(sb, '/');
 		sb_u64(sb, r->tid);
 	}
-	if (o->want_user)
-		folded_part(sb, r->user, r->user_state, "[Missed User Stack]", o);
-	if (both_stacks(r, o))
-		sb_puts(sb, ";-");
-	if (o->want_kernel)
-		folded_part(sb, r->kern, r->kern_state, "[Missed Kernel Stack]", o);
-}
-
-static void plain_part(struct strbuf *sb, const struct stack *st, __u8 state,
-		       const char *missed, const struct output_opts *o)
-{
-	if (state == STATE_MISSED) {
-		sb_puts(sb, "    ");
-		sb_puts(sb, missed);
-		sb_putc(sb, '\n');
-		return;
-	}
-	if (state != STATE_OK)
-		return;
-	for (__u32 i = 0; i < st->nr; i++) {
-		sb_puts(sb, "    ");
-		if (o->verbose)
-			put_verbose(sb, st->frames[i], o);
-		else
-			put_name(sb, st->frames[i], o);
-		sb_putc(sb, '\n');
+	trace_iter__init(&it, r, &o->view);
+	for (__u32 i = 0; i < it.len; i++) {
+		sb_putc(sb, ';');
+		put_name(sb, trace_iter__frame(&it, i), o);
 	}
 }
 
@@ -124,12 +91,19 @@ static void plain_part(struct strbuf *sb, const struct stack *st, __u8 state,
 static void render_plain(struct strbuf *sb, const struct record *r,
 			 const struct output_opts *o)
 {
-	if (o->want_kernel)
-		plain_part(sb, r->kern, r->kern_state, "[Missed Kernel Stack]", o);
-	if (both_stacks(r, o))
-		sb_puts(sb, "    --\n");
-	if (o->want_user)
-		plain_part(sb, r->user, r->user_state, "[Missed User Stack]", o);
+	struct trace_iter it;
+
+	trace_iter__init(&it, r, &o->view);
+	for (__u32 i = it.len; i-- > 0;) {
+		const struct frame *f = trace_iter__frame(&it, i);
+
+		sb_puts(sb, "    ");
+		if (o->verbose)
+			put_verbose(sb, f, o);
+		else
+			put_name(sb, f, o);
+		sb_putc(sb, '\n');
+	}
 	sb_puts(sb, "    -                ");
 	sb_puts(sb, r->comm);
 	sb_puts(sb, " (");
@@ -203,7 +177,7 @@ static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
 	return fflush(out) ? -errno : 0;
 }
 
-int output_stacks(FILE *out, const struct profile *p, const struct output_opts *o)
+int output_write(FILE *out, const struct records *p, const struct output_opts *o)
 {
 	struct strbuf text = {};
 	struct rendered *rs;

@@ -5,16 +5,13 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-
-struct profile;
+#include "trace.h"
 
 struct output_opts {
+	struct trace_view view;	/* the parts shown; -d: "--" / "-" between */
 	bool folded;
-	bool delimited;		/* -d: "--" / "-" between kernel and user */
 	bool annotations;	/* -a: "_[k]" after kernel frames */
 	bool verbose;		/* addresses, offsets and modules */
-	bool want_user;
-	bool want_kernel;
 	bool per_cpu;		/* records carry a CPU: cpu_N root frame */
 	bool per_thread;	/* records carry a TID: comm-PID/TID */
 };
@@ -24,6 +21,6 @@ struct output_opts {
  * are merged; ties in count are ordered by the text.  Returns 0 or a
  * negative errno (a failed write keeps its errno, e.g. -EPIPE, -ENOSPC).
  */
-int output_stacks(FILE *out, const struct profile *p, const struct output_opts *o);
+int output_write(FILE *out, const struct records *rs, const struct output_opts *o);
 
 #endif /* OUTPUT_H */

@@ -17,7 +17,7 @@
 #include "htab.h"
 #include "pb.h"
 #include "output.h"
-#include "symbolize.h"
+#include "trace.h"
 #include "usyms.h"
 
 /* Field numbers from profile.proto. */
@@ -72,7 +72,7 @@ struct pp_location {
 struct pp {
 	struct pb out;			/* the Profile message */
 	struct usyms *us;
-	const struct output_opts *oo;
+	struct trace_view view;		/* the parts written; never a delimiter */
 	const char *comm;		/* of the record being written */
 	__u64 period;
 	int err;			/* sticky, like out.err */
@@ -301,16 +301,15 @@ static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 fun
 	return pp->nr_locs;
 }
 
-/*
- * Every frame but a stack's first is a return address; use the call
- * instruction's address, as the symbolizer did to name it.
- */
-static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f, bool first)
+/* A frame's location, named at the address the symbolizer named it by. */
+static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f)
 {
-	__u64 pc = first || !f->addr ? f->addr : f->addr - 1;
+	__u64 pc = frame__pc(f);
 	__u32 mapping, function;
 
-	if (f->kernel)
+	if (f->flags & FRAME_MISSED)
+		return intern_location(pp, 0, 0, intern_function(pp, f->name));
+	if (f->kind == FRAME_KERNEL)
 		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc, true);
 	else
 		mapping = user_mapping(pp, pid, f, pc);
@@ -327,20 +326,6 @@ static void add_id(struct pp *pp, __u32 id)
 		return;
 	}
 	pp->ids[pp->nr_ids++] = id;
-}
-
-/* Root first: see write_sample(). */
-static void add_stack(struct pp *pp, __u32 pid, const struct stack *st,
-		      __u8 state, const char *missed)
-{
-	if (state == STATE_MISSED) {
-		add_id(pp, intern_location(pp, 0, 0, intern_function(pp, missed)));
-		return;
-	}
-	if (state != STATE_OK)
-		return;
-	for (__u32 i = st->nr; i-- > 0;)
-		add_id(pp, frame_location(pp, pid, st->frames[i], i == 0));
 }
 
 static void reverse_ids(struct pp *pp)
@@ -376,12 +361,13 @@ static void write_sample(struct pp *pp, const struct record *r)
 	__u64 values[2] = { r->count, r->count * pp->period };
 	size_t mark;
 
+	struct trace_iter it;
+
 	pp->nr_ids = 0;
 	pp->comm = r->comm;
-	if (pp->oo->want_user)
-		add_stack(pp, r->pid, r->user, r->user_state, "[Missed User Stack]");
-	if (pp->oo->want_kernel)
-		add_stack(pp, r->pid, r->kern, r->kern_state, "[Missed Kernel Stack]");
+	trace_iter__init(&it, r, &pp->view);
+	for (__u32 i = 0; i < it.len; i++)
+		add_id(pp, frame_location(pp, r->pid, trace_iter__frame(&it, i)));
 	reverse_ids(pp);
 	mark = pb_open(&pp->out, PROFILE_SAMPLE);
 	pb_packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
@@ -562,16 +548,17 @@ static void pp_free(struct pp *pp)
 	free(pp->ids);
 }
 
-int pprof_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+int pprof_write(FILE *out, const struct records *p, const struct output_opts *oo,
 		struct usyms *us, const struct pprof_meta *m)
 {
 	struct pprof_meta none = {};
-	struct pp pp = { .us = us, .oo = oo };
+	struct pp pp = { .us = us, .view = oo->view };
 	__u32 *map_ids;
 	int err;
 
 	if (!m)
 		m = &none;
+	pp.view.delimited = false;
 	pp.period = m->period;
 	intern_string(&pp, "");		/* index 0, as profile.proto requires */
 	write_header(&pp, m);

@@ -6,7 +6,7 @@
 #include "report.h"
 #include "htab.h"
 #include "output.h"
-#include "symbolize.h"
+#include "trace.h"
 #include "util.h"
 
 struct entry {
@@ -44,7 +44,7 @@ static const char *basename_of(const char *path)
 static void frame_keys(const struct frame *f, const char **module, const char **symbol)
 {
 	*symbol = f->name ? f->name : "[unknown]";
-	if (f->kernel)
+	if (f->kind == FRAME_KERNEL)
 		*module = "[kernel]";
 	else
 		*module = f->module ? basename_of(f->module) : "[unknown]";
@@ -80,40 +80,47 @@ static struct entry *lookup(struct table *t, const char *comm, const char *modul
 	return &t->ents[t->nr - 1];
 }
 
-/* Count one stack part: every function once into total, the leaf into self. */
-static int count_stack(struct table *t, const struct record *r, const struct stack *st,
-		       __u64 stamp, bool leaf_here)
+/* Count one frame: into total once per record, and into self if the leaf. */
+static int count_frame(struct table *t, const struct record *r, const struct frame *f,
+		       __u64 stamp, bool leaf)
 {
-	for (__u32 i = 0; i < st->nr; i++) {
-		const char *module, *symbol;
-		struct entry *e;
+	const char *module, *symbol;
+	struct entry *e;
 
-		frame_keys(st->frames[i], &module, &symbol);
-		e = lookup(t, r->comm, module, symbol);
-		if (!e)
-			return -ENOMEM;
-		if (e->stamp != stamp) {
-			e->stamp = stamp;
-			e->total += r->count;
-		}
-		if (i == 0 && leaf_here)
-			e->self += r->count;
+	frame_keys(f, &module, &symbol);
+	e = lookup(t, r->comm, module, symbol);
+	if (!e)
+		return -ENOMEM;
+	if (e->stamp != stamp) {
+		e->stamp = stamp;
+		e->total += r->count;
 	}
+	if (leaf)
+		e->self += r->count;
 	return 0;
 }
 
+/*
+ * Lost stacks and the delimiter are not functions: a record with no frame
+ * at all is one [unknown].
+ */
 static int count_record(struct table *t, const struct record *r, __u64 stamp,
 			const struct output_opts *oo)
 {
-	bool kern = oo->want_kernel && r->kern_state == STATE_OK && r->kern->nr;
-	bool user = oo->want_user && r->user_state == STATE_OK && r->user->nr;
+	struct trace_iter it;
+	bool leaf = true;
 	int err = 0;
 
-	if (kern)
-		err = count_stack(t, r, r->kern, stamp, true);
-	if (!err && user)
-		err = count_stack(t, r, r->user, stamp, !kern);
-	if (!err && !kern && !user) {
+	trace_iter__init(&it, r, &oo->view);
+	for (__u32 i = it.len; i-- > 0 && !err;) {
+		const struct frame *f = trace_iter__frame(&it, i);
+
+		if (frame__is_marker(f))
+			continue;
+		err = count_frame(t, r, f, stamp, leaf);
+		leaf = false;
+	}
+	if (!err && leaf) {
 		struct entry *e = lookup(t, r->comm, "[unknown]", "[unknown]");
 
 		if (!e)
@@ -145,7 +152,7 @@ static double pct(__u64 part, __u64 all)
 	return all ? 100.0 * part / all : 0.0;
 }
 
-int report_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+int report_write(FILE *out, const struct records *p, const struct output_opts *oo,
 		 size_t limit)
 {
 	struct table t = {};

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-struct profile;
+struct records;
 struct output_opts;
 
 /*
@@ -15,7 +15,7 @@ struct output_opts;
  * distinct function on its stack once.  limit 0 prints every line.
  * 0 or a negative errno from writing.
  */
-int report_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+int report_write(FILE *out, const struct records *p, const struct output_opts *oo,
 		 size_t limit);
 
 #endif /* REPORT_H */

@@ -23,6 +23,7 @@
 #include "output.h"
 #include "writer.h"
 #include "tracker.h"
+#include "log.h"
 
 struct run {
 	const struct options *o;
@@ -50,7 +51,7 @@ static struct usyms *new_usyms(const struct options *o)
 	struct usyms *us = usyms__new_opts(&uo);
 
 	if (!us)
-		fprintf(stderr, "profile: cannot set up user symbols: %s; user frames will be [unknown]\n",
+		pr_warn("cannot set up user symbols: %s; user frames will be [unknown]",
 			strerror(errno));
 	return us;
 }
@@ -60,7 +61,7 @@ static struct tracker *new_tracker(struct session *s, struct usyms *us)
 	struct tracker *t = tracker__new(session__events_fd(s), us);
 
 	if (!t)
-		fprintf(stderr, "profile: cannot follow processes (%s); those that exit before the end will show [unknown]\n",
+		pr_warn("cannot follow processes (%s); those that exit before the end will show [unknown]",
 			strerror(errno));
 	return t;
 }
@@ -84,13 +85,12 @@ static void report_symbol_stats(const struct run *r)
 		tracker__stats(r->tracker, &ts);
 	if (r->us)
 		usyms__stats(r->us, &us);
-	fprintf(stderr,
-		"profile: processes: %llu seen, %llu gone before read; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost\n"
-		"profile: files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps\n",
+	pr_info("processes: %llu seen, %llu gone before read; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost",
 		(unsigned long long)us.procs, (unsigned long long)us.procs_gone,
 		(unsigned long long)ts.mmaps, (unsigned long long)ts.execs,
 		(unsigned long long)ts.forks, (unsigned long long)ts.exits,
-		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost,
+		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost);
+	pr_info("files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps",
 		(unsigned long long)us.files, (unsigned long long)us.files_parsed,
 		(unsigned long long)us.files_pruned,
 		(unsigned long long)us.debug_files, (unsigned long long)us.minidebug,
@@ -99,46 +99,51 @@ static void report_symbol_stats(const struct run *r)
 		return;
 	knames__stats(r->kn, &ks);
 	if (ks.from_kernel)
-		fprintf(stderr, "profile: kernel symbols: %llu addresses named by the kernel in %llu runs; /proc/kallsyms %s\n",
+		pr_info("kernel symbols: %llu addresses named by the kernel in %llu runs; /proc/kallsyms %s",
 			(unsigned long long)ks.addrs, (unsigned long long)ks.runs,
 			ks.kallsyms_read ? "read for an ftrace trampoline" : "not read");
 	else
-		fprintf(stderr, "profile: kernel symbols: from /proc/kallsyms\n");
+		pr_info("kernel symbols: from /proc/kallsyms");
+}
+
+/* "user stacks: eexist 1, enomem 0, efault 2, other 0" */
+static void report_part(const char *what, int part, const __u64 *c)
+{
+	pr_info("%s stacks: eexist %llu, enomem %llu, efault %llu, other %llu", what,
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EEXIST)],
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_ENOMEM)],
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EFAULT)],
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_OTHER)]);
 }
 
 static void report_counters(const struct run *r, const __u64 *c)
 {
+	/* bcc's words, without our prefix, for scripts that grep for them. */
 	if (r->missed_stacks)
-		fprintf(stderr, "WARNING: %llu stack traces could not be displayed.%s\n",
-			(unsigned long long)r->missed_stacks,
-			r->missed_enomem ? " Consider increasing --stack-storage-size." : "");
+		log__raw("WARNING: %llu stack traces could not be displayed.%s",
+			 (unsigned long long)r->missed_stacks,
+			 r->missed_enomem ? " Consider increasing --stack-storage-size." : "");
 	if (c[CNT_HASH_FULL])
-		fprintf(stderr, "WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.\n",
-			(unsigned long long)c[CNT_HASH_FULL]);
-	if (!r->o->verbose)
+		log__raw("WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.",
+			 (unsigned long long)c[CNT_HASH_FULL]);
+	if (log__verbosity() < 1)
 		return;
 	report_symbol_stats(r);
-	fprintf(stderr,
-		"profile: samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)\n"
-		"profile: user stacks: eexist %llu, enomem %llu, efault %llu, other %llu\n"
-		"profile: kernel stacks: eexist %llu, enomem %llu, efault %llu, other %llu\n"
-		"profile: spilled stacks: stored %llu, spill map full %llu, read errors %llu\n"
-		"profile: first-sample notes: sent %llu, failed %llu\n"
-		"profile: counted + filtered + dropped %s taken\n",
+	pr_info("samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)",
 		(unsigned long long)c[CNT_TAKEN], (unsigned long long)r->counted,
-		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL],
-		(unsigned long long)c[CNT_USER_EEXIST], (unsigned long long)c[CNT_USER_ENOMEM],
-		(unsigned long long)c[CNT_USER_EFAULT], (unsigned long long)c[CNT_USER_OTHER],
-		(unsigned long long)c[CNT_KERN_EEXIST], (unsigned long long)c[CNT_KERN_ENOMEM],
-		(unsigned long long)c[CNT_KERN_EFAULT], (unsigned long long)c[CNT_KERN_OTHER],
+		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL]);
+	report_part("user", PART_USER, c);
+	report_part("kernel", PART_KERNEL, c);
+	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
-		(unsigned long long)c[CNT_SPILL_ERR],
-		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR],
+		(unsigned long long)c[CNT_SPILL_ERR]);
+	pr_info("first-sample notes: sent %llu, failed %llu",
+		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
+	pr_info("counted + filtered + dropped %s taken",
 		r->counted + c[CNT_FILTERED] + c[CNT_HASH_FULL] == c[CNT_TAKEN] ? "==" : "!=");
 }
 
-/* Drain the read set, symbolize it and write it: one report.  0 or -errno;
- * a write error is returned as is, for the caller to judge. */
+/* Monotonic milliseconds, for the -vv timing line. */
 static double now_ms(void)
 {
 	struct timespec t;
@@ -167,13 +172,24 @@ static void give_back_memory(void)
 #endif
 }
 
+static void init_symbolizer(const struct run *r, struct symbolizer *sym)
+{
+	struct trace_source src;
+
+	session__trace_source(r->s, &src);
+	symbolizer__init(sym, &src, r->kn, r->us, r->cache);
+}
+
+/*
+ * Drain the read set, symbolize it and write it: one report.  0 or -errno;
+ * a write error is returned as is, for the caller to judge.
+ */
 static int report_set(struct run *r, bool clear)
 {
 	double t0 = now_ms(), t1, t2;
 	long rss0 = peak_rss_kb(), rss1 = 0, rss2 = 0;
-	struct symbolizer sym = { .session = r->s, .knames = r->kn, .usyms = r->us,
-				  .cache = r->cache };
-	struct profile prof = {};
+	struct records recs = {};
+	struct symbolizer sym;
 	struct sample *samples = NULL;
 	struct timespec now;
 	size_t nr = 0;
@@ -181,34 +197,34 @@ static int report_set(struct run *r, bool clear)
 
 	err = session__drain(r->s, &samples, &nr);
 	if (err) {
-		fprintf(stderr, "profile: cannot read the BPF maps: %s\n", strerror(-err));
+		pr_err("cannot read the BPF maps: %s", strerror(-err));
 		return err;
 	}
 	t1 = now_ms();
 	rss1 = peak_rss_kb();
-	err = profile_build(&prof, &sym, samples, nr);
+	init_symbolizer(r, &sym);
+	err = records__build(&recs, &sym, samples, nr);
 	if (err) {
-		fprintf(stderr, "profile: cannot symbolize: %s\n", strerror(-err));
+		pr_err("cannot symbolize: %s", strerror(-err));
 		goto out;
 	}
 	t2 = now_ms();
 	rss2 = peak_rss_kb();
 	r->counted += counted_samples(samples, nr);
-	r->missed_stacks += prof.missed_stacks;
-	r->missed_enomem |= prof.missed_enomem;
+	r->missed_stacks += recs.missed_stacks;
+	r->missed_enomem |= recs.missed_enomem;
 	clock_gettime(CLOCK_REALTIME, &now);
-	err = writer_write(&r->w, &prof, r->interval_no, &r->interval_start, &now);
-	if (r->o->verbose > 1)
-		fprintf(stderr, "profile: report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB\n",
+	err = writer_write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
+	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
 			nr, r->prefetches, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
 	r->interval_no++;
 	if (clear && !err)
 		err = session__clear(r->s, samples, nr);
 out:
-	profile_free(&prof);
+	records__free(&recs);
 	free(samples);
-	/* After profile_free: the profile points into the files it frees. */
+	/* After records__free: the records point into the files it frees. */
 	if (clear && r->us)
 		usyms__forget_exited(r->us);
 	if (clear)
@@ -221,7 +237,7 @@ static int flip(struct session *s)
 	int err = session__flip(s);
 
 	if (err)
-		fprintf(stderr, "profile: cannot switch map sets for the next interval: %s\n",
+		pr_err("cannot switch map sets for the next interval: %s",
 			strerror(-err));
 	return err;
 }
@@ -263,16 +279,16 @@ static bool prefetch_due(struct run *r)
 
 static void prefetch(struct run *r)
 {
-	struct symbolizer sym = { .session = r->s, .knames = r->kn, .usyms = r->us,
-				  .cache = r->cache };
 	struct sample *samples = NULL;
+	struct symbolizer sym;
 	size_t nr = 0;
 
 	if (!r->cache || !prefetch_due(r) || session__drain(r->s, &samples, &nr))
 		return;
 	r->prefetch_keys = nr;
 	r->prefetches++;
-	symbolize_prefetch(&sym, samples, nr);
+	init_symbolizer(r, &sym);
+	symbolizer__prefetch(&sym, samples, nr);
 	free(samples);
 }
 
@@ -284,7 +300,7 @@ static void poll_tracker(struct run *r, const struct timespec *now,
 	int err = tracker__poll(r->tracker, ms);
 
 	if (err && err != -EINTR) {
-		fprintf(stderr, "profile: stopped following processes: %s; those that exit before the end will show [unknown]\n",
+		pr_warn("stopped following processes: %s; those that exit before the end will show [unknown]",
 			strerror(-err));
 		tracker__free(r->tracker);
 		r->tracker = NULL;
@@ -309,7 +325,7 @@ static void check_targets(struct run *r)
 		if (access(path, F_OK) == 0)
 			continue;
 		r->target_gone[i] = true;
-		fprintf(stderr, "profile: %s %u has exited; profiling continues until the end\n",
+		pr_warn("%s %u has exited; profiling continues until the end",
 			o->pids ? "PID" : "TID", ids[i]);
 	}
 }
@@ -343,6 +359,13 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 	}
 }
 
+/*
+ * "Never", for a run without a duration or without intervals: far enough
+ * ahead (about 3 million years) that no run gets there, and small enough
+ * that adding it to the clock cannot overflow time_t.
+ */
+#define FOREVER_S ((__u64)1 << 46)
+
 /* Sample until the duration ends or a signal comes; report every interval. */
 static int sample_loop(struct run *r, const struct timespec *start)
 {
@@ -351,8 +374,8 @@ static int sample_loop(struct run *r, const struct timespec *start)
 	int err;
 
 	end = next = *start;
-	ts_add(&end, o->duration ? o->duration : (__u64)1 << 40);
-	ts_add(&next, o->interval ? o->interval : (__u64)1 << 41);
+	ts_add(&end, o->duration ? o->duration : FOREVER_S);
+	ts_add(&next, o->interval ? o->interval : FOREVER_S);
 	for (;;) {
 		wait_until(r, ts_before(&next, &end) ? &next : &end);
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -372,7 +395,7 @@ static int sample_loop(struct run *r, const struct timespec *start)
 static int finish(struct run *r)
 {
 	__u64 counters[NR_COUNTERS];
-	int err;
+	int err = 0;
 
 	session__detach(r->s);
 	/* A second Ctrl-C while printing ends the process at once. */
@@ -395,7 +418,7 @@ static int finish(struct run *r)
 		return err;
 	err = session__counters(r->s, counters);
 	if (err) {
-		fprintf(stderr, "profile: cannot read the counters: %s\n", strerror(-err));
+		pr_err("cannot read the counters: %s", strerror(-err));
 		return err;
 	}
 	report_counters(r, counters);
@@ -409,41 +432,74 @@ static int exit_status(int err)
 	return 1;
 }
 
+/* The loader's view of the options. */
+static void session_config(struct session_config *c, const struct options *o,
+			   const struct limits *lim)
+{
+	*c = (struct session_config){
+		.pids = o->pids, .nr_pids = o->nr_pids,
+		.tids = o->tids, .nr_tids = o->nr_tids,
+		.cgroup = o->cgroup, .cgroupmap = o->cgroupmap, .mntnsmap = o->mntnsmap,
+		.include_idle = o->include_idle,
+		.parts = { [PART_KERNEL] = !o->user_only, [PART_USER] = !o->kernel_only },
+		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
+		.two_sets = o->interval > 0,
+		.stack_storage = o->stack_storage, .hash_storage = o->hash_storage,
+		.max_stack_depth = o->max_stack_depth,
+		.sampling = { .type = o->event.type, .config = o->event.config,
+			      .freq = o->freq, .period = o->period },
+		.event_name = o->event.name,
+		.cpu = o->cpu,
+		.cpu_online = lim->cpu_online, .nr_cpus = lim->nr_cpus,
+	};
+}
+
+static int start(struct run *r, const struct limits *lim)
+{
+	const struct options *o = r->o;
+	struct session_config cfg;
+	int err;
+
+	r->target_gone = calloc(o->nr_pids + o->nr_tids + 1, sizeof(bool));
+	if (!r->target_gone) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	r->us = new_usyms(o);
+	err = writer_open(&r->w, o, r->us);
+	if (err)
+		return err;
+	session_config(&cfg, o, lim);
+	r->s = session__open(&cfg);
+	if (!r->s)
+		return -EINVAL;
+	err = session__load(r->s);
+	if (err)
+		return err;
+	/* Follow processes from before the first sample: its note needs the ring. */
+	if (r->us)
+		r->tracker = new_tracker(r->s, r->us);
+	return session__attach(r->s);
+}
+
 int run_profile(const struct options *o, const struct limits *lim,
 		volatile sig_atomic_t *stop)
 {
 	struct run r = { .o = o, .stop = stop, .interval_no = 1 };
-	struct timespec start;
+	struct timespec start_time;
 	int err;
 
-	r.target_gone = calloc(o->nr_pids + o->nr_tids + 1, sizeof(bool));
-	err = writer_open(&r.w, o);
-	if (err)
-		return 1;
-	r.s = session__open(o);
-	if (!r.s)
-		goto out;
-	err = session__configure(r.s, o);
-	if (!err)
-		err = session__load(r.s, o);
+	err = start(&r, lim);
 	if (err)
 		goto out;
-	r.us = new_usyms(o);
-	r.w.us = r.us;
-	/* Follow processes from before the first sample: its note needs the ring. */
-	if (r.us)
-		r.tracker = new_tracker(r.s, r.us);
-	err = session__attach(r.s, o, lim);
-	if (err)
-		goto out;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	clock_gettime(CLOCK_MONOTONIC, &start_time);
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Ready the kernel symbols while the samples come in, not after. */
 	if (!o->user_only)
 		r.kn = knames__new(o->kallsyms);
 	if (!o->interval)
 		r.cache = sym_cache__new();
-	err = sample_loop(&r, &start);
+	err = sample_loop(&r, &start_time);
 	if (!err)
 		err = finish(&r);
 out:
@@ -454,5 +510,5 @@ out:
 	knames__free(r.kn);
 	session__destroy(r.s);
 	free(r.target_gone);
-	return r.s ? exit_status(err) : 1;
+	return exit_status(err);
 }

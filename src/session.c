@@ -17,23 +17,25 @@
 #include <linux/perf_event.h>
 
 #include "session.h"
-#include "perf.h"
+#include "symbolize.h"
 #include "kbtf.h"
 #include "profile.skel.h"
-
-/* bpf/profile.bpf.c: "busy, set not yet chosen". */
-#define INFLIGHT_UNKNOWN 3
+#include "log.h"
 
 /* The inode number of the initial PID namespace (include/linux/proc_ns.h). */
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
 
 #define DRAIN_CHUNK 1024
 
+/* The kernel's "operation not supported" (include/linux/errno.h), not libc's. */
+#define ENOTSUPP 524
+
 struct map_set {
 	struct bpf_map *counts, *stacks, *spilled;
 };
 
 struct session {
+	struct session_config cfg;
 	struct profile_bpf *skel;
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
@@ -43,7 +45,6 @@ struct session {
 	int *pfds;
 	int nr_links;
 	int nr_cpus;		/* possible CPUs: per-CPU map value count */
-	__u32 depth;
 };
 
 static const char *load_hint(int err)
@@ -63,21 +64,23 @@ static const char *load_hint(int err)
 	}
 }
 
-struct session *session__open(const struct options *o)
+static int session__configure(struct session *s);
+
+struct session *session__open(const struct session_config *cfg)
 {
 	struct session *s;
 	int n;
 
 	n = libbpf_num_possible_cpus();
 	if (n <= 0) {
-		fprintf(stderr, "profile: cannot count possible CPUs: %s\n", strerror(-n));
+		pr_err("cannot count possible CPUs: %s", strerror(-n));
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
+	s->cfg = *cfg;
 	s->nr_cpus = n;
-	s->depth = o->max_stack_depth;
 	s->links = calloc(n, sizeof(*s->links));
 	s->pfds = calloc(n, sizeof(*s->pfds));
 	s->batch_keys = calloc(DRAIN_CHUNK, sizeof(*s->batch_keys));
@@ -86,7 +89,7 @@ struct session *session__open(const struct options *o)
 		goto nomem;
 	s->skel = profile_bpf__open();
 	if (!s->skel) {
-		fprintf(stderr, "profile: cannot open the BPF object: %s\n", strerror(errno));
+		pr_err("cannot open the BPF object: %s", strerror(errno));
 		session__destroy(s);
 		return NULL;
 	}
@@ -94,9 +97,13 @@ struct session *session__open(const struct options *o)
 				       s->skel->maps.spilled0 };
 	s->sets[1] = (struct map_set){ s->skel->maps.counts1, s->skel->maps.stacks1,
 				       s->skel->maps.spilled1 };
+	if (session__configure(s)) {
+		session__destroy(s);
+		return NULL;
+	}
 	return s;
 nomem:
-	fprintf(stderr, "profile: out of memory\n");
+	pr_err("out of memory");
 	session__destroy(s);
 	return NULL;
 }
@@ -106,7 +113,7 @@ static int configure_pidns(struct profile_bpf *skel)
 	struct stat st;
 
 	if (stat("/proc/self/ns/pid", &st)) {
-		fprintf(stderr, "profile: cannot stat /proc/self/ns/pid: %s; is /proc mounted?\n",
+		pr_err("cannot stat /proc/self/ns/pid: %s; is /proc mounted?",
 			strerror(errno));
 		return -errno;
 	}
@@ -127,12 +134,12 @@ static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt)
 
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
-		fprintf(stderr, "profile: %s '%s': %s\n", opt, path, strerror(errno));
+		pr_err("%s '%s': %s", opt, path, strerror(errno));
 		return -errno;
 	}
 	err = bpf_obj_get_info_by_fd(fd, &info, &len);
 	if (!err && (info.type != BPF_MAP_TYPE_HASH || info.key_size != 8)) {
-		fprintf(stderr, "profile: %s '%s' must be a hash map with 8-byte keys\n",
+		pr_err("%s '%s' must be a hash map with 8-byte keys",
 			opt, path);
 		err = -EINVAL;
 	}
@@ -146,43 +153,43 @@ static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt)
 		err = bpf_map__reuse_fd(map, fd);
 	close(fd);
 	if (err && err != -EINVAL)
-		fprintf(stderr, "profile: cannot use %s '%s': %s\n", opt, path, strerror(-err));
+		pr_err("cannot use %s '%s': %s", opt, path, strerror(-err));
 	return err;
 }
 
-static void configure_filters(struct profile_bpf *skel, const struct options *o)
+static void configure_filters(struct profile_bpf *skel, const struct session_config *c)
 {
 	struct profile_bpf__rodata *rd = skel->rodata;
 
-	rd->filter_pids = o->nr_pids > 0;
-	rd->filter_tids = o->nr_tids > 0;
-	rd->filter_cgroup = o->cgroup != NULL;
-	rd->filter_cgroupmap = o->cgroupmap != NULL;
-	rd->filter_mntns = o->mntnsmap != NULL;
-	rd->include_idle = o->include_idle;
-	rd->want_user = !o->kernel_only;
-	rd->want_kernel = !o->user_only;
+	rd->filter_pids = c->nr_pids > 0;
+	rd->filter_tids = c->nr_tids > 0;
+	rd->filter_cgroup = c->cgroup != NULL;
+	rd->filter_cgroupmap = c->cgroupmap != NULL;
+	rd->filter_mntns = c->mntnsmap != NULL;
+	rd->include_idle = c->include_idle;
+	rd->want_user = c->parts[PART_USER];
+	rd->want_kernel = c->parts[PART_KERNEL];
 	rd->self_tgid = getpid();
-	rd->per_cpu = o->per_cpu;
-	rd->per_thread = o->per_thread;
-	if (o->nr_pids)
-		bpf_map__set_max_entries(skel->maps.pid_set, o->nr_pids);
-	if (o->nr_tids)
-		bpf_map__set_max_entries(skel->maps.tid_set, o->nr_tids);
+	rd->per_cpu = c->per_cpu;
+	rd->per_thread = c->per_thread;
+	if (c->nr_pids)
+		bpf_map__set_max_entries(skel->maps.pid_set, c->nr_pids);
+	if (c->nr_tids)
+		bpf_map__set_max_entries(skel->maps.tid_set, c->nr_tids);
 }
 
 /* Size one set; the second set is only used by -i, and stays tiny without. */
-static int size_set(const struct map_set *ms, const struct options *o, bool used)
+static int size_set(const struct map_set *ms, const struct session_config *c, bool used)
 {
 	int err;
 
-	err = bpf_map__set_value_size(ms->stacks, o->max_stack_depth * sizeof(__u64));
+	err = bpf_map__set_value_size(ms->stacks, c->max_stack_depth * sizeof(__u64));
 	if (!err)
-		err = bpf_map__set_max_entries(ms->stacks, used ? o->stack_storage : 1);
+		err = bpf_map__set_max_entries(ms->stacks, used ? c->stack_storage : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(ms->spilled, used ? o->stack_storage : 1);
+		err = bpf_map__set_max_entries(ms->spilled, used ? c->stack_storage : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(ms->counts, used ? o->hash_storage : 1);
+		err = bpf_map__set_max_entries(ms->counts, used ? c->hash_storage : 1);
 	return err;
 }
 
@@ -192,7 +199,7 @@ static int configure_mntns(struct profile_bpf *skel)
 	int err = kbtf_mntns_offsets(&off);
 
 	if (err) {
-		fprintf(stderr, "profile: --mntnsmap needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s\n",
+		pr_err("--mntnsmap needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
 			strerror(-err));
 		return err;
 	}
@@ -202,29 +209,31 @@ static int configure_mntns(struct profile_bpf *skel)
 	return 0;
 }
 
-int session__configure(struct session *s, const struct options *o)
+/* Read-only data and map sizes: everything that must be set before load. */
+static int session__configure(struct session *s)
 {
+	const struct session_config *c = &s->cfg;
 	struct profile_bpf *skel = s->skel;
 	int err;
 
-	configure_filters(skel, o);
-	skel->rodata->stack_bytes = o->max_stack_depth * sizeof(__u64);
+	configure_filters(skel, c);
+	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->notify_new = true;
 	err = configure_pidns(skel);
 	if (err)
 		return err;
-	err = size_set(&s->sets[0], o, true);
+	err = size_set(&s->sets[0], c, true);
 	if (!err)
-		err = size_set(&s->sets[1], o, o->interval > 0);
+		err = size_set(&s->sets[1], c, c->two_sets);
 	if (err) {
-		fprintf(stderr, "profile: cannot size the maps: %s\n", strerror(-err));
+		pr_err("cannot size the maps: %s", strerror(-err));
 		return err;
 	}
-	if (o->cgroupmap && (err = reuse_pinned(skel->maps.cgroupmap, o->cgroupmap, "--cgroupmap")))
+	if (c->cgroupmap && (err = reuse_pinned(skel->maps.cgroupmap, c->cgroupmap, "--cgroupmap")))
 		return err;
-	if (o->mntnsmap && (err = reuse_pinned(skel->maps.mntnsmap, o->mntnsmap, "--mntnsmap")))
+	if (c->mntnsmap && (err = reuse_pinned(skel->maps.mntnsmap, c->mntnsmap, "--mntnsmap")))
 		return err;
-	if (o->mntnsmap)
+	if (c->mntnsmap)
 		return configure_mntns(skel);
 	return 0;
 }
@@ -255,24 +264,25 @@ static int fill_cgroup(struct profile_bpf *skel, const char *path)
 	return err;
 }
 
-int session__load(struct session *s, const struct options *o)
+int session__load(struct session *s)
 {
+	const struct session_config *c = &s->cfg;
 	struct profile_bpf *skel = s->skel;
 	int err;
 
 	err = profile_bpf__load(skel);
 	if (err) {
-		fprintf(stderr, "profile: cannot load the BPF program: %s; %s\n",
+		pr_err("cannot load the BPF program: %s; %s",
 			strerror(-err), load_hint(err));
 		return err;
 	}
-	err = fill_set(skel->maps.pid_set, o->pids, o->nr_pids);
+	err = fill_set(skel->maps.pid_set, c->pids, c->nr_pids);
 	if (!err)
-		err = fill_set(skel->maps.tid_set, o->tids, o->nr_tids);
-	if (!err && o->cgroup)
-		err = fill_cgroup(skel, o->cgroup);
+		err = fill_set(skel->maps.tid_set, c->tids, c->nr_tids);
+	if (!err && c->cgroup)
+		err = fill_cgroup(skel, c->cgroup);
 	if (err)
-		fprintf(stderr, "profile: cannot fill the filter maps: %s\n", strerror(-err));
+		pr_err("cannot fill the filter maps: %s", strerror(-err));
 	return err;
 }
 
@@ -296,7 +306,7 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 	if (fd == -ENODEV)
 		return 0;	/* went offline meanwhile: nothing to sample */
 	if (fd < 0) {
-		fprintf(stderr, "profile: cannot open event '%s' on CPU %d: %s; %s\n",
+		pr_err("cannot open event '%s' on CPU %d: %s; %s",
 			name, cpu, strerror(-fd), open_hint(fd, ps));
 		return fd;
 	}
@@ -304,7 +314,7 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 	if (!link) {
 		err = -errno;
 		close(fd);
-		fprintf(stderr, "profile: cannot attach to CPU %d: %s\n", cpu, strerror(-err));
+		pr_err("cannot attach to CPU %d: %s", cpu, strerror(-err));
 		return err;
 	}
 	s->pfds[s->nr_links] = fd;
@@ -312,26 +322,20 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 	return 0;
 }
 
-int session__attach(struct session *s, const struct options *o,
-		    const struct limits *lim)
+int session__attach(struct session *s)
 {
-	struct perf_sampling ps = {
-		.type = o->event.type,
-		.config = o->event.config,
-		.freq = o->freq,
-		.period = o->period,
-	};
+	const struct session_config *c = &s->cfg;
 	int err;
 
-	for (int cpu = 0; cpu < lim->nr_cpus && cpu < s->nr_cpus; cpu++) {
-		if (!lim->cpu_online[cpu] || (o->cpu >= 0 && cpu != o->cpu))
+	for (int cpu = 0; cpu < c->nr_cpus && cpu < s->nr_cpus; cpu++) {
+		if (!c->cpu_online[cpu] || (c->cpu >= 0 && cpu != c->cpu))
 			continue;
-		err = attach_cpu(s, &ps, o->event.name, cpu);
+		err = attach_cpu(s, &c->sampling, c->event_name, cpu);
 		if (err)
 			return err;
 	}
 	if (!s->nr_links) {
-		fprintf(stderr, "profile: no online CPU to sample on\n");
+		pr_err("no online CPU to sample on");
 		return -ENODEV;
 	}
 	return 0;
@@ -468,7 +472,7 @@ int session__drain(struct session *s, struct sample **samples, size_t *nr)
 
 	*nr = 0;
 	err = drain_batch(s, fd, &out, nr);
-	if (err == -EINVAL || err == -ENOTSUP || err == -524 /* ENOTSUPP */) {
+	if (err == -EINVAL || err == -ENOTSUP || err == -ENOTSUPP) {
 		free(out);
 		out = NULL;
 		err = drain_iter(fd, &out, nr);
@@ -481,19 +485,20 @@ int session__drain(struct session *s, struct sample **samples, size_t *nr)
 	return 0;
 }
 
-int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips)
+/* Frames of a stored stack, leaf first; their number or a negative errno. */
+static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips)
 {
 	const struct map_set *ms = &s->sets[s->read_set];
+	__u32 depth = s->cfg.max_stack_depth, id = ref->id;
 	struct hashed_stack hs;
-	__u32 id = ref->id;
 	int n = 0;
 
 	switch (ref->src) {
 	case STACK_MAP:
-		memset(ips, 0, s->depth * sizeof(*ips));
+		memset(ips, 0, depth * sizeof(*ips));
 		if (bpf_map_lookup_elem(bpf_map__fd(ms->stacks), &id, ips))
 			return -errno;
-		while (n < (int)s->depth && ips[n])
+		while (n < (int)depth && ips[n])
 			n++;
 		return n;
 	case STACK_HASHED:
@@ -505,6 +510,27 @@ int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips)
 	default:
 		return -ENOENT;
 	}
+}
+
+/*
+ * bpf_get_stack[id]() stacks: the first frame is where the CPU was, every
+ * other one a return address (bpf/profile.h, FRAME_RETADDR).
+ */
+static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
+{
+	__u64 ips[MAX_STACK_DEPTH];
+	int n = read_ips(ctx, ref, ips);
+
+	for (int i = 0; i < n; i++)
+		frames[i] = (struct trace_frame){ .addr = ips[i], .kind = ref->kind,
+						  .flags = i ? FRAME_RETADDR : 0 };
+	return n;
+}
+
+void session__trace_source(struct session *s, struct trace_source *src)
+{
+	src->read = read_trace;
+	src->ctx = s;
 }
 
 int session__events_fd(const struct session *s)
@@ -530,7 +556,7 @@ static int set_busy(struct session *s, int set, bool *busy)
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		__u32 v = vals[cpu * 2];
 
-		if (v == (__u32)set + 1 || v == INFLIGHT_UNKNOWN)
+		if (v == INFLIGHT_SET((__u32)set) || v == INFLIGHT_UNKNOWN)
 			*busy = true;
 	}
 out:

@@ -1,28 +1,56 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The BPF side's lifecycle: open the skeleton, configure it from the
- * options, load, attach to perf events, and drain the maps at the end.
+ * The BPF side's lifecycle: open the skeleton, configure it, load, attach
+ * to perf events, and drain the maps at the end.
  */
 #ifndef SESSION_H
 #define SESSION_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
-#include "opts.h"
+#include "perf.h"
 #include "profile.h"
 
 struct session;
+struct trace_source;
 
+/* What the loader needs to know; the caller keeps the arrays and strings. */
+struct session_config {
+	const __u32 *pids;		/* only these processes, when nr_pids */
+	size_t nr_pids;
+	const __u32 *tids;		/* only these threads, when nr_tids */
+	size_t nr_tids;
+	const char *cgroup;		/* a cgroup v2 directory, or NULL */
+	const char *cgroupmap;		/* bcc-style pinned filter maps, or NULL */
+	const char *mntnsmap;
+	bool include_idle;
+	bool parts[NR_PARTS];		/* which stacks to take (enum trace_part) */
+	bool per_cpu, per_thread;	/* break the count key down */
+	bool two_sets;			/* -i: double-buffered maps */
+	__u32 stack_storage;		/* entries of each stack map */
+	__u32 hash_storage;		/* keys of the count map */
+	__u32 max_stack_depth;
+	struct perf_sampling sampling;
+	const char *event_name;		/* for messages */
+	int cpu;			/* -1: every CPU */
+	const bool *cpu_online;		/* indexed by CPU, nr_cpus entries */
+	int nr_cpus;
+};
+
+/* A counted key and its count, as drained from the count map. */
 struct sample {
 	struct count_key key;
 	__u64 count;
 };
 
-/* Each returns NULL / negative errno after printing a one-line error. */
-struct session *session__open(const struct options *o);
-int session__configure(struct session *s, const struct options *o);
-int session__load(struct session *s, const struct options *o);
-int session__attach(struct session *s, const struct options *o,
-		    const struct limits *lim);
+/*
+ * Each returns NULL / a negative errno after printing a one-line error.
+ * The session keeps a copy of cfg, not of what it points to.
+ */
+struct session *session__open(const struct session_config *cfg);
+int session__load(struct session *s);
+int session__attach(struct session *s);
 void session__destroy(struct session *s);
 
 /* Stop sampling: detach every perf event, keep the maps. */
@@ -38,15 +66,15 @@ int session__counters(struct session *s, __u64 out[NR_COUNTERS]);
 int session__drain(struct session *s, struct sample **samples, size_t *nr);
 
 /*
- * Frames of a stored stack, leaf first, into ips (room for
- * MAX_STACK_DEPTH); returns the number of frames or a negative errno.
+ * The stored stacks of the read set as typed frames, leaf first, for the
+ * symbolizer (symbolize.h).  Valid as long as the session.
  */
-int session__stack(struct session *s, const struct stack_ref *ref, __u64 *ips);
+void session__trace_source(struct session *s, struct trace_source *src);
 
 /*
  * For -i: switch sampling to the other set of maps, wait until no program
  * still runs on the old one, and make the old one the set that
- * session__drain() and session__stack() read.  0, -EBUSY or -errno.
+ * session__drain() and the trace source read.  0, -EBUSY or -errno.
  */
 int session__flip(struct session *s);
 

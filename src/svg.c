@@ -16,7 +16,7 @@
 #include "svg.h"
 #include "output.h"
 #include "strbuf.h"
-#include "symbolize.h"
+#include "trace.h"
 
 #define IMAGE_WIDTH	1200	/* px */
 #define XPAD		10	/* left and right margins */
@@ -41,19 +41,15 @@ enum kind {
  */
 struct elem {
 	const char *name;
-	const struct frame *f;	/* NULL: comm, "-", [Missed ...]: kind is set */
+	const struct frame *f;	/* NULL: "all" or the comm: kind is set */
 	__u8 kind;
 	bool suffix;		/* draw "_[k]" after the name (-a) */
 };
 
-/* How many frames each part of a record's stack has. */
-struct shape {
-	__u32 user, delim, kern;
-};
-
+/* A record and its frames, root first. */
 struct item {
 	const struct record *r;
-	struct shape sh;
+	struct trace_iter it;
 };
 
 struct open_frame {
@@ -86,29 +82,20 @@ struct layout {
 
 /* ---- the stacks, as paths from the root ---- */
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-/* Anonymous executable memory, or a perf map (/tmp/perf-PID.map) naming it. */
-static bool is_jit_module(const char *module)
-{
-	return !strcmp(module, "[anon]") ||
-	       (strstr(module, "perf-") && ends_with(module, ".map"));
-}
-
 static enum kind frame_kind(const struct frame *f)
 {
-	if (!f->name)
+	if (f->flags & FRAME_DELIMITER)
+		return KIND_OTHER;
+	if (!f->name || (f->flags & FRAME_MISSED))
 		return KIND_UNKNOWN;
-	if (f->kernel || ends_with(f->name, "_[k]"))
+	switch (f->kind) {
+	case FRAME_KERNEL:
 		return KIND_KERNEL;
-	if (!f->module || is_jit_module(f->module))
+	case FRAME_JIT:
 		return KIND_JIT;
-	return KIND_USER;
+	default:
+		return KIND_USER;
+	}
 }
 
 static enum kind elem_kind(const struct elem *e)
@@ -116,66 +103,24 @@ static enum kind elem_kind(const struct elem *e)
 	return e->f ? frame_kind(e->f) : e->kind;
 }
 
-static struct elem frame_elem(const struct frame *f, const struct output_opts *oo)
+static __u32 path_len(const struct item *it)
 {
+	return 1 + it->it.len;
+}
+
+/* comm, then the record's frames root first, as in folded output */
+static struct elem path_elem(const struct item *it, __u32 i, const struct output_opts *oo)
+{
+	const struct frame *f;
+
+	if (i == 0)
+		return (struct elem){ .name = it->r->comm, .kind = KIND_OTHER };
+	f = trace_iter__frame(&it->it, i - 1);
 	return (struct elem){
 		.name = f->name ? f->name : "[unknown]",
 		.f = f,
-		.suffix = f->kernel && oo->annotations,
+		.suffix = f->kind == FRAME_KERNEL && oo->annotations && !frame__is_marker(f),
 	};
-}
-
-static __u32 part_len(const struct stack *st, __u8 state, bool want)
-{
-	if (!want)
-		return 0;
-	if (state == STATE_MISSED)
-		return 1;
-	return state == STATE_OK ? st->nr : 0;
-}
-
-/* The same parts, and the same "-" rule, as folded output. */
-static struct shape record_shape(const struct record *r, const struct output_opts *oo)
-{
-	struct shape sh = {
-		.user = part_len(r->user, r->user_state, oo->want_user),
-		.kern = part_len(r->kern, r->kern_state, oo->want_kernel),
-	};
-
-	sh.delim = oo->delimited && oo->want_user && oo->want_kernel &&
-		   r->user_state == STATE_OK && r->kern_state == STATE_OK;
-	return sh;
-}
-
-static __u32 path_len(const struct shape *sh)
-{
-	return 1 + sh->user + sh->delim + sh->kern;
-}
-
-/* Frame i of one part, counted from its root end. */
-static struct elem part_elem(const struct stack *st, __u8 state, __u32 i,
-			     const char *missed, const struct output_opts *oo)
-{
-	if (state == STATE_MISSED)
-		return (struct elem){ .name = missed, .kind = KIND_UNKNOWN };
-	return frame_elem(st->frames[st->nr - 1 - i], oo);
-}
-
-/* comm, user root..leaf, "-", kernel root..leaf */
-static struct elem path_elem(const struct item *it, __u32 i, const struct output_opts *oo)
-{
-	const struct record *r = it->r;
-
-	if (i == 0)
-		return (struct elem){ .name = r->comm, .kind = KIND_OTHER };
-	i--;
-	if (i < it->sh.user)
-		return part_elem(r->user, r->user_state, i, "[Missed User Stack]", oo);
-	i -= it->sh.user;
-	if (i < it->sh.delim)
-		return (struct elem){ .name = "-", .kind = KIND_OTHER };
-	i -= it->sh.delim;
-	return part_elem(r->kern, r->kern_state, i, "[Missed Kernel Stack]", oo);
 }
 
 /*
@@ -192,7 +137,8 @@ static int cmp_elem(const struct elem *a, const struct elem *b)
 		return c;
 	if (a->suffix != b->suffix)
 		return (int)a->suffix - (int)b->suffix;
-	if (a->f && b->f && a->f->module == b->f->module && a->f->kernel == b->f->kernel)
+	if (a->f && b->f && a->f->module == b->f->module && a->f->kind == b->f->kind &&
+	    a->f->flags == b->f->flags)
 		return 0;
 	ka = elem_kind(a);
 	kb = elem_kind(b);
@@ -202,7 +148,7 @@ static int cmp_elem(const struct elem *a, const struct elem *b)
 static __u32 common_prefix(const struct item *a, const struct item *b,
 			   const struct output_opts *oo)
 {
-	__u32 la = path_len(&a->sh), lb = path_len(&b->sh);
+	__u32 la = path_len(a), lb = path_len(b);
 	__u32 n = la < lb ? la : lb, i;
 
 	for (i = 0; i < n; i++) {
@@ -218,7 +164,7 @@ static int by_path(const void *pa, const void *pb, void *ctx)
 {
 	const struct item *a = pa, *b = pb;
 	const struct output_opts *oo = ctx;
-	__u32 la = path_len(&a->sh), lb = path_len(&b->sh);
+	__u32 la = path_len(a), lb = path_len(b);
 	__u32 i = common_prefix(a, b, oo);
 	struct elem ea, eb;
 
@@ -272,7 +218,7 @@ static void walk(struct flame *fl, const struct item *items, size_t nr,
 	__u64 x = 0;
 
 	for (size_t i = 0; i < nr; i++) {
-		__u32 len = path_len(&items[i].sh);
+		__u32 len = path_len(&items[i]);
 		__u32 c = i ? common_prefix(&items[i - 1], &items[i], oo) : 0;
 
 		close_frames(fl, open, prev_len, c, x);
@@ -287,7 +233,7 @@ static void walk(struct flame *fl, const struct item *items, size_t nr,
 	add_node(fl, &root, 0, 0, x);
 }
 
-static int build_flame(struct flame *fl, const struct profile *p,
+static int build_flame(struct flame *fl, const struct records *p,
 		       const struct output_opts *oo, double min_width)
 {
 	struct open_frame *open = NULL;
@@ -302,9 +248,9 @@ static int build_flame(struct flame *fl, const struct profile *p,
 		if (!p->recs[i].count)
 			continue;
 		items[nr].r = &p->recs[i];
-		items[nr].sh = record_shape(&p->recs[i], oo);
-		if (path_len(&items[nr].sh) > max_len)
-			max_len = path_len(&items[nr].sh);
+		trace_iter__init(&items[nr].it, &p->recs[i], &oo->view);
+		if (path_len(&items[nr]) > max_len)
+			max_len = path_len(&items[nr]);
 		fl->total += p->recs[i].count;
 		nr++;
 	}
@@ -704,7 +650,7 @@ static void render(struct strbuf *sb, const struct flame *fl, const struct svg_o
 	put_footer(sb, fl->total);
 }
 
-int svg_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+int svg_write(FILE *out, const struct records *p, const struct output_opts *oo,
 	      const struct svg_opts *so)
 {
 	struct svg_opts defaults = { .min_width = SVG_MIN_WIDTH_DEFAULT };

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct profile;
+struct records;
 struct output_opts;
 
 /* The CLI's --min-width default, in percent of all samples. */
@@ -44,7 +44,7 @@ struct svg_opts {
  *
  * Returns 0 or a negative errno (-ENOMEM, or a failed write's errno).
  */
-int svg_write(FILE *out, const struct profile *p, const struct output_opts *oo,
+int svg_write(FILE *out, const struct records *p, const struct output_opts *oo,
 	      const struct svg_opts *so);
 
 #endif /* SVG_H */

@@ -11,8 +11,9 @@
 
 /*
  * Two htab tables map (k1, k2) keys to pointers: stacks by
- * (reference id, process and source), frames by (address, process and
- * leafness).  Stacks and frames live in a bump arena, freed all at once.
+ * (reference id, process, kind and source), frames by (address, process,
+ * kind and flags).  Stacks and frames live in a bump arena, freed all at
+ * once.
  */
 struct arena_block {
 	struct arena_block *next;
@@ -48,48 +49,86 @@ static void *arena_alloc(struct sym_cache *c, size_t size)
 	return p;
 }
 
-static void resolve_kernel(struct knames *kn, struct frame *f, __u64 pc)
+/* ---- resolvers, one per frame kind ---- */
+
+static void kernel_prepare(void *ctx, const __u64 *pcs, int n)
+{
+	knames__prepare(ctx, pcs, n);
+}
+
+static void kernel_resolve(void *ctx, __u32 pid, struct frame *f)
 {
 	struct ksym sym;
 
-	if (knames__find(kn, pc, &sym)) {
+	if (knames__find(ctx, frame__pc(f), &sym)) {
 		f->name = sym.name;
 		f->module = sym.module;
 		f->offset = f->addr - sym.addr;
 	}
 }
 
-static void resolve_user(struct usyms *us, __u32 pid, struct frame *f, __u64 pc)
+static bool ends_with(const char *s, const char *suffix)
 {
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Anonymous executable memory, or a perf map (/tmp/perf-PID.map) naming it. */
+static bool is_jit_module(const char *module)
+{
+	return !module || !strcmp(module, "[anon]") ||
+	       (strstr(module, "perf-") && ends_with(module, ".map"));
+}
+
+static void native_resolve(void *ctx, __u32 pid, struct frame *f)
+{
+	__u64 pc = frame__pc(f);
 	struct usym sym;
 
-	if (!us || usyms__resolve(us, pid, pc, &sym))
+	if (usyms__resolve(ctx, pid, pc, &sym))
 		return;
 	f->name = sym.name;
 	f->module = sym.module;
-	if (sym.name)
-		f->offset = sym.offset + (f->addr - pc);
+	if (!sym.name)
+		return;
+	f->offset = sym.offset + (f->addr - pc);
+	if (is_jit_module(sym.module))
+		f->kind = FRAME_JIT;
 }
 
-/*
- * Every frame but the leaf is a return address: the call it belongs to is
- * the instruction before it, so look up addr - 1.  Otherwise a call at the
- * very end of a function is charged to whatever follows it.
- */
-static __u64 frame_pc(__u64 addr, bool leaf)
+void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
+		      struct knames *kn, struct usyms *us, struct sym_cache *cache)
 {
-	return leaf ? addr : addr - 1;
+	memset(sym, 0, sizeof(*sym));
+	sym->source = *source;
+	sym->cache = cache;
+	if (kn)
+		sym->resolvers[FRAME_KERNEL] = (struct resolver){
+			.prepare = kernel_prepare, .resolve = kernel_resolve, .ctx = kn };
+	if (us) {
+		sym->resolvers[FRAME_NATIVE] = (struct resolver){
+			.resolve = native_resolve, .ctx = us };
+		sym->resolvers[FRAME_JIT] = sym->resolvers[FRAME_NATIVE];
+	}
+}
+
+/* ---- stacks and frames, cached ---- */
+
+static const struct resolver *resolver_for(const struct symbolizer *sym, __u8 kind)
+{
+	return kind < NR_FRAME_KINDS ? &sym->resolvers[kind] : NULL;
 }
 
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
-				     __u32 pid, bool kernel, __u64 addr, bool leaf)
+				     __u32 pid, const struct trace_frame *tf)
 {
-	__u64 b = ((__u64)(kernel ? 0 : pid) << 2) | (kernel << 1) | leaf;
-	__u64 pc = frame_pc(addr, leaf);
+	__u64 k2 = ((__u64)pid << 16) | ((__u64)tf->kind << 8) | tf->flags;
+	const struct resolver *res;
 	struct frame *f;
 	struct hent *s;
 
-	s = htab__slot(&c->frames, addr, b, NULL, NULL);
+	s = htab__slot(&c->frames, tf->addr, k2, NULL, NULL);
 	if (!s)
 		return NULL;
 	if (s->val)
@@ -97,22 +136,35 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	f = arena_alloc(c, sizeof(*f));
 	if (!f)
 		return NULL;
-	memset(f, 0, sizeof(*f));
-	f->addr = addr;
-	f->kernel = kernel;
-	if (kernel)
-		resolve_kernel(sym->knames, f, pc);
-	else
-		resolve_user(sym->usyms, pid, f, pc);
-	s->k1 = addr;
-	s->k2 = b;
-	s->val = f;
-	c->frames.nr++;
+	*f = (struct frame){ .addr = tf->addr, .kind = tf->kind, .flags = tf->flags };
+	res = resolver_for(sym, tf->kind);
+	if (res && res->resolve)
+		res->resolve(res->ctx, pid, f);
+	htab__fill(&c->frames, s, tf->addr, k2, f);
 	return f;
 }
 
+/* Tell each kind's resolver the pcs it is about to be asked for. */
+static void prepare_stack(const struct symbolizer *sym, const struct trace_frame *tfs, int n)
+{
+	__u64 pcs[MAX_STACK_DEPTH];
+	int kind = n ? tfs[0].kind : FRAME_NONE;
+	const struct resolver *res = resolver_for(sym, kind);
+
+	if (!res || !res->prepare)
+		return;
+	for (int i = 0; i < n; i++) {
+		struct frame f = { .addr = tfs[i].addr, .flags = tfs[i].flags };
+
+		if (tfs[i].kind != kind)
+			return;		/* mixed kinds: one by one */
+		pcs[i] = frame__pc(&f);
+	}
+	res->prepare(res->ctx, pcs, n);
+}
+
 static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolizer *sym,
-				     __u32 pid, bool kernel, const __u64 *ips, int n)
+				     __u32 pid, const struct trace_frame *tfs, int n)
 {
 	struct stack *st;
 
@@ -120,82 +172,75 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 	if (!st)
 		return NULL;
 	st->nr = n;
-	if (kernel && sym->knames && n <= MAX_STACK_DEPTH) {
-		/* One kernel call names the whole stack's new addresses. */
-		__u64 pcs[MAX_STACK_DEPTH];
-
-		for (int i = 0; i < n; i++)
-			pcs[i] = frame_pc(ips[i], i == 0);
-		knames__prepare(sym->knames, pcs, n);
-	}
+	prepare_stack(sym, tfs, n);
 	for (int i = 0; i < n; i++) {
-		st->frames[i] = get_frame(c, sym, pid, kernel, ips[i], i == 0);
+		st->frames[i] = get_frame(c, sym, pid, &tfs[i]);
 		if (!st->frames[i])
 			return NULL;
 	}
 	return st;
 }
 
-/* Look a stack up in the cache, reading and symbolizing it on a miss. */
-static int get_stack(struct profile *p, const struct symbolizer *sym, __u32 pid,
-		     bool kernel, const struct stack_ref *ref,
-		     const struct stack **out)
+/*
+ * Look a stack up in the cache, reading and symbolizing it on a miss.
+ * Kernel stacks are the same in every process.
+ */
+static int get_stack(struct sym_cache *c, const struct symbolizer *sym, __u32 pid,
+		     const struct stack_ref *ref, const struct stack **out)
 {
-	struct sym_cache *c = p->cache;
-	__u64 ips[MAX_STACK_DEPTH];
-	__u64 b = ((__u64)(kernel ? 0 : pid) << 8) | ref->src;
+	struct trace_frame tfs[MAX_STACK_DEPTH];
+	__u32 owner = ref->kind == FRAME_KERNEL ? 0 : pid;
+	__u64 k2 = ((__u64)owner << 16) | ((__u64)ref->kind << 8) | ref->src;
+	struct stack *st;
 	struct hent *s;
 	int n;
 
-	s = htab__slot(&c->stacks, ref->id, b, NULL, NULL);
+	s = htab__slot(&c->stacks, ref->id, k2, NULL, NULL);
 	if (!s)
 		return -ENOMEM;
 	if (!s->val) {
-		n = session__stack(sym->session, ref, ips);
+		n = sym->source.read(sym->source.ctx, ref, tfs);
 		if (n < 0)
 			return n;
-		s->val = symbolize_stack(c, sym, pid, kernel, ips, n);
-		if (!s->val)
+		if (n > MAX_STACK_DEPTH)
+			n = MAX_STACK_DEPTH;
+		st = symbolize_stack(c, sym, owner, tfs, n);
+		if (!st)
 			return -ENOMEM;
-		s->k1 = ref->id;
-		s->k2 = b;
-		c->stacks.nr++;
+		htab__fill(&c->stacks, s, ref->id, k2, st);
 	}
 	*out = s->val;
 	return 0;
 }
 
-static void set_part(struct profile *p, const struct symbolizer *sym, __u32 pid,
-		     bool kernel, const struct stack_ref *ref, __u8 *state,
-		     __s32 *err, const struct stack **st)
+static bool is_stored(const struct stack_ref *ref)
 {
-	int ret;
-
-	*err = ref->err;
-	switch (ref->src) {
-	case STACK_NONE:
-		*state = STATE_NONE;
-		return;
-	case STACK_MAP:
-	case STACK_HASHED:
-		ret = get_stack(p, sym, pid, kernel, ref, st);
-		if (!ret) {
-			*state = STATE_OK;
-			return;
-		}
-		*err = ret;
-		break;
-	}
-	*state = STATE_MISSED;
+	return ref->src == STACK_MAP || ref->src == STACK_HASHED;
 }
 
-static void note_missed(struct profile *p, __u8 state, __s32 err)
+static void set_part(struct records *rs, const struct symbolizer *sym, __u32 pid,
+		     const struct stack_ref *ref, struct part *part)
 {
-	if (state != STATE_MISSED)
+	int err;
+
+	part->err = ref->err;
+	if (ref->src == STACK_NONE) {
+		part->state = PART_ABSENT;
 		return;
-	p->missed_stacks++;
-	if (err == -ENOMEM)
-		p->missed_enomem = true;
+	}
+	part->state = PART_MISSED;
+	if (is_stored(ref)) {
+		err = get_stack(rs->cache, sym, pid, ref, &part->stack);
+		if (!err)
+			part->state = PART_OK;
+		else
+			part->err = err;
+	}
+	if (part->state != PART_MISSED)
+		return;
+	rs->missed_stacks++;
+	if (part->err == -ENOMEM)
+		rs->missed_enomem = true;
 }
 
 struct sym_cache *sym_cache__new(void)
@@ -218,23 +263,19 @@ void sym_cache__free(struct sym_cache *c)
 	free(c);
 }
 
-int symbolize_prefetch(const struct symbolizer *sym, const struct sample *samples,
-		       size_t nr)
+int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samples,
+			 size_t nr)
 {
-	struct profile p = { .cache = sym->cache };
 	const struct stack *st;
 	int err;
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct count_key *k = &samples[i].key;
 
-		if (k->user.src == STACK_MAP || k->user.src == STACK_HASHED) {
-			err = get_stack(&p, sym, k->pid, false, &k->user, &st);
-			if (err == -ENOMEM)
-				return err;
-		}
-		if (k->kern.src == STACK_MAP || k->kern.src == STACK_HASHED) {
-			err = get_stack(&p, sym, k->pid, true, &k->kern, &st);
+		for (int p = 0; p < NR_PARTS; p++) {
+			if (!is_stored(&k->parts[p]))
+				continue;
+			err = get_stack(sym->cache, sym, k->pid, &k->parts[p], &st);
 			if (err == -ENOMEM)
 				return err;
 		}
@@ -242,20 +283,20 @@ int symbolize_prefetch(const struct symbolizer *sym, const struct sample *sample
 	return 0;
 }
 
-int profile_build(struct profile *p, const struct symbolizer *sym,
-		  const struct sample *samples, size_t nr)
+int records__build(struct records *rs, const struct symbolizer *sym,
+		   const struct sample *samples, size_t nr)
 {
-	memset(p, 0, sizeof(*p));
-	p->own_cache = !sym->cache;
-	p->cache = sym->cache ? sym->cache : sym_cache__new();
-	p->recs = calloc(nr ? nr : 1, sizeof(*p->recs));
-	if (!p->cache || !p->recs) {
-		profile_free(p);
+	memset(rs, 0, sizeof(*rs));
+	rs->own_cache = !sym->cache;
+	rs->cache = sym->cache ? sym->cache : sym_cache__new();
+	rs->recs = calloc(nr ? nr : 1, sizeof(*rs->recs));
+	if (!rs->cache || !rs->recs) {
+		records__free(rs);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nr; i++) {
 		const struct count_key *k = &samples[i].key;
-		struct record *r = &p->recs[i];
+		struct record *r = &rs->recs[i];
 
 		r->pid = k->pid;
 		r->tid = k->tid;
@@ -263,21 +304,17 @@ int profile_build(struct profile *p, const struct symbolizer *sym,
 		memcpy(r->comm, k->comm, sizeof(r->comm));
 		r->comm[sizeof(r->comm) - 1] = '\0';
 		r->count = samples[i].count;
-		set_part(p, sym, k->pid, false, &k->user, &r->user_state,
-			 &r->user_err, &r->user);
-		set_part(p, sym, k->pid, true, &k->kern, &r->kern_state,
-			 &r->kern_err, &r->kern);
-		note_missed(p, r->user_state, r->user_err);
-		note_missed(p, r->kern_state, r->kern_err);
+		for (int p = 0; p < NR_PARTS; p++)
+			set_part(rs, sym, k->pid, &k->parts[p], &r->parts[p]);
 	}
-	p->nr = nr;
+	rs->nr = nr;
 	return 0;
 }
 
-void profile_free(struct profile *p)
+void records__free(struct records *rs)
 {
-	if (p->own_cache)
-		sym_cache__free(p->cache);
-	free(p->recs);
-	memset(p, 0, sizeof(*p));
+	if (rs->own_cache)
+		sym_cache__free(rs->cache);
+	free(rs->recs);
+	memset(rs, 0, sizeof(*rs));
 }

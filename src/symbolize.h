@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * From drained samples to symbolized records.  Each distinct stack (a
- * kernel stack by its reference, a user stack by process and reference) is
- * read and symbolized once, however many records share it.
+ * From counted keys to symbolized records.  Stored stacks come from a
+ * trace source as typed frames; each frame is named by the resolver for its
+ * kind.  Each distinct stack (by reference, and process for user stacks) is
+ * read and named once, however many records share it.
  */
 #ifndef SYMBOLIZE_H
 #define SYMBOLIZE_H
@@ -10,71 +11,53 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "profile.h"
+#include "trace.h"
 
-struct session;
-struct sample;
 struct knames;
 struct usyms;
+struct sample;
 
-struct frame {
-	const char *name;	/* NULL: [unknown] */
-	const char *module;	/* kernel module, DSO path, or NULL */
-	__u64 addr;		/* as sampled (return addresses not adjusted) */
-	__u64 offset;		/* from the symbol's start */
-	bool kernel;
+/*
+ * Where stored stacks are read: the BPF session, or a test's synthetic
+ * traces.  read() fills frames (room for MAX_STACK_DEPTH), leaf first,
+ * and returns their number or a negative errno.
+ */
+struct trace_source {
+	int (*read)(void *ctx, const struct stack_ref *ref, struct trace_frame *frames);
+	void *ctx;
 };
 
 /*
- * Frames are symbolized once per distinct (process, address) and shared by
- * every stack that holds them: a stack is an array of pointers.
+ * Names frames of one kind.  prepare(), when set, is told every pc of a
+ * stack about to be resolved, so that a resolver can look them up in one
+ * go; resolve() fills f->name, module and offset (from frame__pc(f)), and
+ * may refine f->kind (native code found to be JIT code).
  */
-struct stack {
-	__u32 nr;
-	const struct frame *frames[];	/* leaf first */
-};
-
-enum stack_state {
-	STATE_NONE,		/* no such stack: print nothing */
-	STATE_OK,
-	STATE_MISSED,		/* lost: print [Missed ... Stack] */
-};
-
-struct record {
-	__u32 pid, tid, cpu;
-	char comm[TASK_COMM_LEN];
-	__u64 count;
-	const struct stack *user;	/* valid when user_state == STATE_OK */
-	const struct stack *kern;
-	__u8 user_state, kern_state;
-	__s32 user_err, kern_err;	/* errno of a missed stack */
-};
-
-struct sym_cache;
-
-struct profile {
-	struct record *recs;
-	size_t nr;
-	struct sym_cache *cache;	/* stacks, frames, and their memory */
-	bool own_cache;
-	__u64 missed_stacks;	/* stacks printed as [Missed ...] */
-	bool missed_enomem;	/* one of them for lack of room */
+struct resolver {
+	void (*prepare)(void *ctx, const __u64 *pcs, int n);
+	void (*resolve)(void *ctx, __u32 pid, struct frame *f);
+	void *ctx;
 };
 
 struct symbolizer {
-	struct session *session;
+	struct trace_source source;
+	struct resolver resolvers[NR_FRAME_KINDS];	/* unset: [unknown] */
 	/*
-	 * Stacks and frames symbolized so far.  NULL: each profile gets its
-	 * own.  Shared across reports only while stack ids stay valid, that
-	 * is, without -i (which recycles them).
+	 * Stacks and frames symbolized so far.  NULL: each set of records
+	 * gets its own.  Shared across reports only while stack ids stay
+	 * valid, that is, without -i (which recycles them).
 	 */
 	struct sym_cache *cache;
-	struct knames *knames;		/* NULL: kernel frames stay [unknown] */
-	struct usyms *usyms;		/* NULL: user frames stay [unknown] */
 };
 
-int profile_build(struct profile *p, const struct symbolizer *sym,
-		  const struct sample *samples, size_t nr);
-void profile_free(struct profile *p);
+/* Kernel frames named by kn, native and JIT frames by us (either may be NULL). */
+void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
+		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
+
+/* Build rs from samples.  0 or -ENOMEM. */
+int records__build(struct records *rs, const struct symbolizer *sym,
+		   const struct sample *samples, size_t nr);
+void records__free(struct records *rs);
 
 struct sym_cache *sym_cache__new(void);
 void sym_cache__free(struct sym_cache *c);
@@ -82,9 +65,9 @@ void sym_cache__free(struct sym_cache *c);
 /*
  * Read and symbolize, ahead of the report, the stacks these samples refer
  * to, into sym->cache: stacks are immutable once stored, so the report at
- * the end has only the newest ones left to read.
+ * the end has only the newest ones left to read.  0 or -ENOMEM.
  */
-int symbolize_prefetch(const struct symbolizer *sym, const struct sample *samples,
-		       size_t nr);
+int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samples,
+			 size_t nr);
 
 #endif /* SYMBOLIZE_H */

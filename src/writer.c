@@ -11,7 +11,8 @@
 #include "report.h"
 #include "svg.h"
 #include "pprof.h"
-#include "symbolize.h"
+#include "trace.h"
+#include "log.h"
 
 /* bcc's header, word for word. */
 static void print_header(FILE *out, const struct options *o)
@@ -45,7 +46,7 @@ static void print_header(FILE *out, const struct options *o)
 static int report_error(const char *what, int err)
 {
 	if (err != -EPIPE)
-		fprintf(stderr, "profile: cannot write %s: %s\n", what, strerror(-err));
+		pr_err("cannot write %s: %s", what, strerror(-err));
 	return err;
 }
 
@@ -55,7 +56,7 @@ static int open_file(struct writer *w, const char *path)
 	if (!w->f) {
 		int err = -errno;
 
-		fprintf(stderr, "profile: cannot open '%s' for writing: %s; check the -o path\n",
+		pr_err("cannot open '%s' for writing: %s; check the -o path",
 			path, strerror(-err));
 		return err;
 	}
@@ -64,14 +65,18 @@ static int open_file(struct writer *w, const char *path)
 	return 0;
 }
 
-int writer_open(struct writer *w, const struct options *o)
+int writer_open(struct writer *w, const struct options *o, struct usyms *us)
 {
 	memset(w, 0, sizeof(*w));
 	w->o = o;
+	w->us = us;
 	w->oo = (struct output_opts){
-		.folded = o->format == FMT_FOLDED, .delimited = o->delimited,
+		.view = {
+			.parts = { [PART_KERNEL] = !o->user_only, [PART_USER] = !o->kernel_only },
+			.delimited = o->delimited,
+		},
+		.folded = o->format == FMT_FOLDED,
 		.annotations = o->annotations, .verbose = o->verbose > 0,
-		.want_user = !o->kernel_only, .want_kernel = !o->user_only,
 		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
 	};
 	w->per_interval = o->output && o->interval && strchr(o->output, '%');
@@ -127,14 +132,12 @@ static int interval_marker(struct writer *w, unsigned int n,
 }
 
 /* One --top frame: home, clear, a title line, as many rows as fit. */
-static int draw_screen(struct writer *w, const struct profile *p)
+static int draw_screen(struct writer *w, const struct records *p)
 {
+	__u64 all = records__total(p);
 	struct winsize ws;
 	size_t rows = 0;
-	__u64 all = 0;
 
-	for (size_t i = 0; i < p->nr; i++)
-		all += p->recs[i].count;
 	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
 		rows = ws.ws_row - 5;
 	if (w->o->limit && (!rows || w->o->limit < rows))
@@ -144,22 +147,13 @@ static int draw_screen(struct writer *w, const struct profile *p)
 	return report_write(w->f, p, &w->oo, rows);
 }
 
-static __u64 total_samples(const struct profile *p)
-{
-	__u64 n = 0;
-
-	for (size_t i = 0; i < p->nr; i++)
-		n += p->recs[i].count;
-	return n;
-}
-
 static __u64 ts_ns(const struct timespec *t)
 {
 	return (__u64)t->tv_sec * 1000000000ULL + t->tv_nsec;
 }
 
 /* "profile -F 99 -p 123 | 10 s | 99 Hz | 12345 samples" */
-static int write_svg(struct writer *w, const struct profile *p,
+static int write_svg(struct writer *w, const struct records *p,
 		     const struct timespec *start, const struct timespec *end)
 {
 	const struct options *o = w->o;
@@ -175,7 +169,7 @@ static int write_svg(struct writer *w, const struct profile *p,
 		 o->cmdline ? o->cmdline : "profile",
 		 (ts_ns(end) - ts_ns(start)) / 1e9, event_is_default(&o->event) ? "" : o->event.name,
 		 event_is_default(&o->event) ? "" : " ", rate,
-		 (unsigned long long)total_samples(p));
+		 (unsigned long long)records__total(p));
 	so.subtitle = sub;
 	return svg_write(w->f, p, &w->oo, &so);
 }
@@ -184,7 +178,7 @@ static int write_svg(struct writer *w, const struct profile *p,
  * Time events (cpu-clock, task-clock) weigh in nanoseconds; every other
  * event in its own count, one period per sample.
  */
-static int write_pprof(struct writer *w, const struct profile *p,
+static int write_pprof(struct writer *w, const struct records *p,
 		       const struct timespec *start, const struct timespec *end)
 {
 	const struct options *o = w->o;
@@ -202,16 +196,16 @@ static int write_pprof(struct writer *w, const struct profile *p,
 	return pprof_write(w->f, p, &w->oo, w->us, &m);
 }
 
-static int write_format(struct writer *w, const struct profile *p,
+static int write_format(struct writer *w, const struct records *p,
 			const struct timespec *start, const struct timespec *end)
 {
 	switch (w->o->format) {
 	case FMT_PLAIN:
 		if (fputc('\n', w->f) == EOF)
 			return -errno;
-		return output_stacks(w->f, p, &w->oo);
+		return output_write(w->f, p, &w->oo);
 	case FMT_FOLDED:
-		return output_stacks(w->f, p, &w->oo);
+		return output_write(w->f, p, &w->oo);
 	case FMT_REPORT:
 		if (w->screen)
 			return draw_screen(w, p);
@@ -221,12 +215,12 @@ static int write_format(struct writer *w, const struct profile *p,
 	case FMT_PPROF:
 		return write_pprof(w, p, start, end);
 	default:
-		fprintf(stderr, "profile: --format %s is not built in\n", format_name(w->o->format));
+		pr_err("--format %s is not built in", format_name(w->o->format));
 		return -ENOTSUP;
 	}
 }
 
-int writer_write(struct writer *w, const struct profile *p, unsigned int n,
+int writer_write(struct writer *w, const struct records *p, unsigned int n,
 		 const struct timespec *start, const struct timespec *end)
 {
 	char path[4096];
@@ -236,7 +230,7 @@ int writer_write(struct writer *w, const struct profile *p, unsigned int n,
 	if (w->per_interval) {
 		localtime_r(&start->tv_sec, &tm);
 		if (!strftime(path, sizeof(path), w->o->output, &tm)) {
-			fprintf(stderr, "profile: -o pattern '%s' expands to nothing\n", w->o->output);
+			pr_err("-o pattern '%s' expands to nothing", w->o->output);
 			return -EINVAL;
 		}
 		err = open_file(w, path);

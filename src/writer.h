@@ -12,7 +12,7 @@
 #include "opts.h"
 #include "output.h"
 
-struct profile;
+struct records;
 struct usyms;
 
 struct writer {
@@ -24,12 +24,15 @@ struct writer {
 	struct usyms *us;	/* for pprof's mappings; may be NULL */
 };
 
-/* Open the destination and write the plain header.  0 or -errno (reported). */
-int writer_open(struct writer *w, const struct options *o);
+/*
+ * Open the destination and write the plain header.  us names pprof's
+ * mappings (NULL: by the frames' modules alone).  0 or -errno (reported).
+ */
+int writer_open(struct writer *w, const struct options *o, struct usyms *us);
 
 /* Write one report covering [start, end] (wall clock).  0 or -errno
  * (reported, except -EPIPE: the reader went away). */
-int writer_write(struct writer *w, const struct profile *p, unsigned int n,
+int writer_write(struct writer *w, const struct records *p, unsigned int n,
 		 const struct timespec *start, const struct timespec *end);
 
 /* Is the final, partial interval worth writing?  (Not on a live screen.) */

@@ -2,14 +2,17 @@
 /*
  * Stacks for unit tests.  A test writes its frames inline with STACK(name,
  * n) and fills name.frames[i]; as_stack() turns that into the struct stack
- * the code reads (an array of pointers to shared frames).  The wrappers are
- * freed at exit, so LeakSanitizer stays quiet.
+ * the code reads (an array of pointers to shared frames), with the kind and
+ * flags the symbolizer would have given them: native unless set, and every
+ * frame but the leaf a return address.  The wrappers are freed at exit, so
+ * LeakSanitizer stays quiet.
  */
 #ifndef TEST_STACKS_H
 #define TEST_STACKS_H
 
+#include <stdio.h>
 #include <stdlib.h>
-#include "symbolize.h"
+#include "trace.h"
 
 #define STACK(name, n) \
 	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
@@ -38,7 +41,7 @@ static void free_test_stacks(void)
 
 static inline const struct stack *as_stack(const void *p)
 {
-	const struct inline_stack *in = p;
+	struct inline_stack *in = (struct inline_stack *)p;
 	struct stack_wrap *w;
 
 	if (!in)
@@ -51,9 +54,27 @@ static inline const struct stack *as_stack(const void *p)
 	w->next = test_stack_wraps;
 	test_stack_wraps = w;
 	w->st.nr = in->nr;
-	for (__u32 i = 0; i < in->nr; i++)
+	for (__u32 i = 0; i < in->nr; i++) {
+		if (in->frames[i].kind == FRAME_NONE)
+			in->frames[i].kind = FRAME_NATIVE;
+		if (i)
+			in->frames[i].flags |= FRAME_RETADDR;
 		w->st.frames[i] = &in->frames[i];
+	}
 	return &w->st;
+}
+
+/* A record of comm, pid and count, with a user and a kernel part. */
+static inline struct record test_record(const char *comm, __u32 pid, __u64 count,
+					const void *user, __u8 us,
+					const void *kern, __u8 ks)
+{
+	struct record r = { .pid = pid, .count = count };
+
+	r.parts[PART_USER] = (struct part){ .stack = as_stack(user), .state = us };
+	r.parts[PART_KERNEL] = (struct part){ .stack = as_stack(kern), .state = ks };
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	return r;
 }
 
 #endif /* TEST_STACKS_H */

@@ -13,8 +13,8 @@ static STACK(ust2, 2);
 
 static void setup(void)
 {
-	kst.frames[0] = (struct frame){ .name = "kleaf", .kernel = true, .addr = 0xffffffff81000010, .offset = 0x10 };
-	kst.frames[1] = (struct frame){ .name = "kroot", .kernel = true, .addr = 0xffffffff81000100, .module = "ext4", .offset = 4 };
+	kst.frames[0] = (struct frame){ .name = "kleaf", .kind = FRAME_KERNEL, .addr = 0xffffffff81000010, .offset = 0x10 };
+	kst.frames[1] = (struct frame){ .name = "kroot", .kind = FRAME_KERNEL, .addr = 0xffffffff81000100, .module = "ext4", .offset = 4 };
 	ust.frames[0] = (struct frame){ .name = "func_b", .addr = 0x401000, .module = "/bin/burn", .offset = 0 };
 	ust.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn", .offset = 8 };
 	ust2.frames[0] = (struct frame){ .name = NULL, .addr = 0x7f0000 };
@@ -23,34 +23,26 @@ static void setup(void)
 
 static char *render(struct record *recs, size_t nr, struct output_opts *o)
 {
-	struct profile p = { .recs = recs, .nr = nr };
+	struct records p = { .recs = recs, .nr = nr };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	CHECK_INT(output_stacks(f, &p, o), 0);
+	CHECK_INT(output_write(f, &p, o), 0);
 	fclose(f);
 	return buf;
 }
 
-static struct record rec(const char *comm, __u32 pid, __u64 count,
-			 const void *user, __u8 us, const void *kern, __u8 ks)
-{
-	struct record r = { .pid = pid, .count = count, .user = as_stack(user),
-			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
-
-	snprintf(r.comm, sizeof(r.comm), "%s", comm);
-	return r;
-}
+#define rec test_record
 
 TEST(folded_basic)
 {
-	struct output_opts o = { .folded = true, .want_user = true, .want_kernel = true };
+	struct output_opts o = { .folded = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	struct record r[] = {
-		rec("burn", 10, 5, &ust, STATE_OK, &kst, STATE_OK),
-		rec("burn", 11, 2, &ust, STATE_OK, &kst, STATE_OK),	/* merges: same text */
-		rec("idle", 0, 3, NULL, STATE_NONE, &kst, STATE_OK),
-		rec("lost", 12, 1, NULL, STATE_MISSED, NULL, STATE_MISSED),
+		rec("burn", 10, 5, &ust, PART_OK, &kst, PART_OK),
+		rec("burn", 11, 2, &ust, PART_OK, &kst, PART_OK),	/* merges: same text */
+		rec("idle", 0, 3, NULL, PART_ABSENT, &kst, PART_OK),
+		rec("lost", 12, 1, NULL, PART_MISSED, NULL, PART_MISSED),
 	};
 	char *out = render(r, 4, &o);
 
@@ -63,12 +55,12 @@ TEST(folded_basic)
 
 TEST(folded_delimiter_annotations)
 {
-	struct output_opts o = { .folded = true, .delimited = true, .annotations = true,
-				 .want_user = true, .want_kernel = true };
+	struct output_opts o = { .folded = true, .view.delimited = true, .annotations = true,
+				 .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	struct record r[] = {
-		rec("a", 1, 1, &ust, STATE_OK, &kst, STATE_OK),
-		rec("b", 2, 1, &ust, STATE_OK, NULL, STATE_NONE),	/* no "-": one stack */
-		rec("c", 3, 1, &ust2, STATE_OK, NULL, STATE_MISSED),
+		rec("a", 1, 1, &ust, PART_OK, &kst, PART_OK),
+		rec("b", 2, 1, &ust, PART_OK, NULL, PART_ABSENT),	/* no "-": one stack */
+		rec("c", 3, 1, &ust2, PART_OK, NULL, PART_MISSED),
 	};
 	char *out = render(r, 3, &o);
 
@@ -81,8 +73,8 @@ TEST(folded_delimiter_annotations)
 
 TEST(folded_user_only)
 {
-	struct output_opts o = { .folded = true, .delimited = true, .want_user = true };
-	struct record r[] = { rec("a;b", 1, 4, &ust, STATE_OK, NULL, STATE_NONE) };
+	struct output_opts o = { .folded = true, .view.delimited = true, .view.parts[PART_USER] = true };
+	struct record r[] = { rec("a;b", 1, 4, &ust, PART_OK, NULL, PART_ABSENT) };
 	char *out = render(r, 1, &o);
 
 	CHECK_STR(out, "a_b;main;func_b 4\n");
@@ -91,10 +83,10 @@ TEST(folded_user_only)
 
 TEST(plain_basic)
 {
-	struct output_opts o = { .delimited = true, .want_user = true, .want_kernel = true };
+	struct output_opts o = { .view.delimited = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	struct record r[] = {
-		rec("burn", 10, 9, &ust, STATE_OK, &kst, STATE_OK),
-		rec("burn", 11, 2, &ust, STATE_OK, NULL, STATE_MISSED),
+		rec("burn", 10, 9, &ust, PART_OK, &kst, PART_OK),
+		rec("burn", 11, 2, &ust, PART_OK, NULL, PART_MISSED),
 	};
 	char *out = render(r, 2, &o);
 
@@ -118,8 +110,8 @@ TEST(plain_basic)
 
 TEST(plain_verbose)
 {
-	struct output_opts o = { .verbose = true, .want_user = true, .want_kernel = true };
-	struct record r[] = { rec("x", 1, 1, &ust2, STATE_OK, &kst, STATE_OK) };
+	struct output_opts o = { .verbose = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	struct record r[] = { rec("x", 1, 1, &ust2, PART_OK, &kst, PART_OK) };
 	char *out = render(r, 1, &o);
 
 	CHECK_STR(out,
@@ -134,11 +126,11 @@ TEST(plain_verbose)
 
 TEST(ties_sorted_by_text)
 {
-	struct output_opts o = { .folded = true, .want_user = true, .want_kernel = true };
+	struct output_opts o = { .folded = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	struct record r[] = {
-		rec("zz", 1, 3, NULL, STATE_NONE, &kst, STATE_OK),
-		rec("aa", 2, 3, NULL, STATE_NONE, &kst, STATE_OK),
-		rec("mm", 3, 1, NULL, STATE_NONE, &kst, STATE_OK),
+		rec("zz", 1, 3, NULL, PART_ABSENT, &kst, PART_OK),
+		rec("aa", 2, 3, NULL, PART_ABSENT, &kst, PART_OK),
+		rec("mm", 3, 1, NULL, PART_ABSENT, &kst, PART_OK),
 	};
 	char *out = render(r, 3, &o);
 
@@ -148,24 +140,24 @@ TEST(ties_sorted_by_text)
 
 TEST(write_error_reported)
 {
-	struct output_opts o = { .folded = true, .want_kernel = true };
-	struct record r[] = { rec("a", 1, 1, NULL, STATE_NONE, &kst, STATE_OK) };
-	struct profile p = { .recs = r, .nr = 1 };
+	struct output_opts o = { .folded = true, .view.parts[PART_KERNEL] = true };
+	struct record r[] = { rec("a", 1, 1, NULL, PART_ABSENT, &kst, PART_OK) };
+	struct records p = { .recs = r, .nr = 1 };
 	FILE *f = fopen("/dev/full", "w");
 
 	CHECK(f != NULL);
 	if (f) {
-		CHECK(output_stacks(f, &p, &o) < 0);
+		CHECK(output_write(f, &p, &o) < 0);
 		fclose(f);
 	}
 }
 
 TEST(per_cpu_per_thread)
 {
-	struct output_opts o = { .folded = true, .want_user = true, .per_cpu = true,
+	struct output_opts o = { .folded = true, .view.parts[PART_USER] = true, .per_cpu = true,
 				 .per_thread = true };
-	struct record r[] = { rec("burn", 10, 4, &ust, STATE_OK, NULL, STATE_NONE),
-			      rec("burn", 10, 2, &ust, STATE_OK, NULL, STATE_NONE) };
+	struct record r[] = { rec("burn", 10, 4, &ust, PART_OK, NULL, PART_ABSENT),
+			      rec("burn", 10, 2, &ust, PART_OK, NULL, PART_ABSENT) };
 	char *out;
 
 	r[0].tid = 11;

@@ -403,7 +403,7 @@ static const struct dlabel *label(const struct dprofile *d, const struct dsample
 }
 
 /* Write p with pprof_write(), gunzip it, and decode it into d. */
-static int roundtrip(struct dprofile *d, const struct profile *p,
+static int roundtrip(struct dprofile *d, const struct records *p,
 		     const struct output_opts *oo, struct usyms *us,
 		     const struct pprof_meta *m)
 {
@@ -445,8 +445,8 @@ static STACK(ust_unknown, 2);
 
 static void setup(void)
 {
-	kst.frames[0] = (struct frame){ .name = "kleaf", .kernel = true, .addr = 0xffffffff81000010 };
-	kst.frames[1] = (struct frame){ .name = "kroot", .kernel = true, .addr = 0xffffffff81000100 };
+	kst.frames[0] = (struct frame){ .name = "kleaf", .kind = FRAME_KERNEL, .addr = 0xffffffff81000010 };
+	kst.frames[1] = (struct frame){ .name = "kroot", .kind = FRAME_KERNEL, .addr = 0xffffffff81000100 };
 	ust_b.frames[0] = (struct frame){ .name = "func_b", .addr = 0x401040, .module = "/bin/burn" };
 	ust_b.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn" };
 	ust_a.frames[0] = (struct frame){ .name = "func_a", .addr = 0x401000, .module = "/bin/burn" };
@@ -458,24 +458,23 @@ static void setup(void)
 static struct record rec(const char *comm, __u32 pid, __u32 tid, __u64 count,
 			 const void *user, __u8 us, const void *kern, __u8 ks)
 {
-	struct record r = { .pid = pid, .tid = tid, .count = count, .user = as_stack(user),
-			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
+	struct record r = test_record(comm, pid, count, user, us, kern, ks);
 
-	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	r.tid = tid;
 	return r;
 }
 
-static const struct output_opts both = { .folded = true, .want_user = true, .want_kernel = true };
+static const struct output_opts both = { .folded = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 
 TEST(pprof_header_and_samples)
 {
 	struct record r[] = {
-		rec("burn", 10, 11, 6, &ust_b, STATE_OK, &kst, STATE_OK),
-		rec("burn", 10, 0, 2, &ust_a, STATE_OK, NULL, STATE_NONE),
-		rec("lost", 12, 0, 1, NULL, STATE_MISSED, NULL, STATE_MISSED),
-		rec("zero", 13, 0, 0, &ust_a, STATE_OK, NULL, STATE_NONE),	/* skipped */
+		rec("burn", 10, 11, 6, &ust_b, PART_OK, &kst, PART_OK),
+		rec("burn", 10, 0, 2, &ust_a, PART_OK, NULL, PART_ABSENT),
+		rec("lost", 12, 0, 1, NULL, PART_MISSED, NULL, PART_MISSED),
+		rec("zero", 13, 0, 0, &ust_a, PART_OK, NULL, PART_ABSENT),	/* skipped */
 	};
-	struct profile p = { .recs = r, .nr = 4 };
+	struct records p = { .recs = r, .nr = 4 };
 	struct pprof_meta m = { .time_nanos = 1700000000123456789ULL,
 				.duration_nanos = 5000000000ULL, .period = 10101010 };
 	static struct dprofile d;
@@ -520,11 +519,11 @@ TEST(pprof_header_and_samples)
 TEST(pprof_tables_deduplicated)
 {
 	struct record r[] = {
-		rec("burn", 10, 0, 6, &ust_b, STATE_OK, &kst, STATE_OK),
-		rec("burn", 10, 0, 2, &ust_a, STATE_OK, &kst, STATE_OK),
-		rec("burn", 20, 0, 1, &ust_a, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 10, 0, 6, &ust_b, PART_OK, &kst, PART_OK),
+		rec("burn", 10, 0, 2, &ust_a, PART_OK, &kst, PART_OK),
+		rec("burn", 20, 0, 1, &ust_a, PART_OK, NULL, PART_ABSENT),
 	};
-	struct profile p = { .recs = r, .nr = 3 };
+	struct records p = { .recs = r, .nr = 3 };
 	struct pprof_meta m = { .period = 1 };
 	static struct dprofile d;
 	const struct dloc *main_loc = NULL;
@@ -583,10 +582,10 @@ TEST(pprof_mapping_order)
 {
 	STACK(thread, 3);
 	struct record r[] = {
-		rec("idle", 0, 0, 6, NULL, STATE_NONE, &kst, STATE_OK),
-		rec("burn", 10, 0, 2, &thread, STATE_OK, NULL, STATE_NONE),
+		rec("idle", 0, 0, 6, NULL, PART_ABSENT, &kst, PART_OK),
+		rec("burn", 10, 0, 2, &thread, PART_OK, NULL, PART_ABSENT),
 	};
-	struct profile p = { .recs = r, .nr = 2 };
+	struct records p = { .recs = r, .nr = 2 };
 	static struct dprofile d;
 
 	thread.frames[0] = ust_a.frames[0];
@@ -613,11 +612,11 @@ TEST(pprof_mapping_order)
 TEST(pprof_unknown_frames_and_filters)
 {
 	struct record r[] = {
-		rec("x", 1, 0, 3, &ust_unknown, STATE_OK, &kst, STATE_OK),
+		rec("x", 1, 0, 3, &ust_unknown, PART_OK, &kst, PART_OK),
 	};
-	struct profile p = { .recs = r, .nr = 1 };
-	struct output_opts user_only = { .want_user = true };
-	struct output_opts kern_only = { .want_kernel = true };
+	struct records p = { .recs = r, .nr = 1 };
+	struct output_opts user_only = { .view.parts[PART_USER] = true };
+	struct output_opts kern_only = { .view.parts[PART_KERNEL] = true };
 	static struct dprofile d;
 	const struct dloc *l;
 
@@ -639,8 +638,8 @@ TEST(pprof_unknown_frames_and_filters)
 
 TEST(pprof_custom_period_type)
 {
-	struct record r[] = { rec("a", 1, 0, 4, &ust_a, STATE_OK, NULL, STATE_NONE) };
-	struct profile p = { .recs = r, .nr = 1 };
+	struct record r[] = { rec("a", 1, 0, 4, &ust_a, PART_OK, NULL, PART_ABSENT) };
+	struct records p = { .recs = r, .nr = 1 };
 	struct pprof_meta m = { .period = 100000, .period_type = "cycles", .period_unit = "count" };
 	static struct dprofile d;
 
@@ -661,7 +660,7 @@ TEST(pprof_usyms_mapping)
 {
 	STACK(st, 1);
 	struct record r[1];
-	struct profile p = { .recs = r, .nr = 1 };
+	struct records p = { .recs = r, .nr = 1 };
 	struct usyms *us = usyms__new();
 	static struct dprofile d;
 	const struct dmap *mp;
@@ -672,7 +671,7 @@ TEST(pprof_usyms_mapping)
 		return;
 	st.frames[0] = (struct frame){ .name = "here", .addr = (__u64)(unsigned long)here,
 				       .module = "test_pprof" };
-	r[0] = rec("t", getpid(), 0, 1, &st, STATE_OK, NULL, STATE_NONE);
+	r[0] = rec("t", getpid(), 0, 1, &st, PART_OK, NULL, PART_ABSENT);
 	CHECK_INT(roundtrip(&d, &p, &both, us, NULL), 0);
 	l = loc(&d, d.samples[0].locs[0]);
 	mp = l ? map(&d, l->mapping) : NULL;
@@ -691,8 +690,8 @@ TEST(pprof_usyms_mapping)
 
 TEST(pprof_write_error)
 {
-	struct record r[] = { rec("a", 1, 0, 4, &ust_a, STATE_OK, NULL, STATE_NONE) };
-	struct profile p = { .recs = r, .nr = 1 };
+	struct record r[] = { rec("a", 1, 0, 4, &ust_a, PART_OK, NULL, PART_ABSENT) };
+	struct records p = { .recs = r, .nr = 1 };
 	FILE *f = fopen("/dev/full", "w");
 
 	CHECK(f != NULL);
@@ -704,7 +703,7 @@ TEST(pprof_write_error)
 
 TEST(pprof_empty)
 {
-	struct profile p = {};
+	struct records p = {};
 	static struct dprofile d;
 
 	CHECK_INT(roundtrip(&d, &p, &both, NULL, NULL), 0);
@@ -728,10 +727,10 @@ __attribute__((noinline)) static int fixture_root(void)
 	return fixture_caller() + 1;
 }
 
-static int write_file(const char *dir, const char *name, const struct profile *p,
+static int write_file(const char *dir, const char *name, const struct records *p,
 		      struct usyms *us, bool pprof)
 {
-	struct output_opts oo = { .folded = true, .want_user = true, .want_kernel = true };
+	struct output_opts oo = { .folded = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	struct pprof_meta m = { .period = 10101010, .duration_nanos = 1000000000 };
 	char path[4096];
 	FILE *f;
@@ -741,7 +740,7 @@ static int write_file(const char *dir, const char *name, const struct profile *p
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	err = pprof ? pprof_write(f, p, &oo, us, &m) : output_stacks(f, p, &oo);
+	err = pprof ? pprof_write(f, p, &oo, us, &m) : output_write(f, p, &oo);
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;
@@ -755,13 +754,13 @@ TEST(consumer_fixture)
 	struct usyms *us = usyms__new();
 	__u32 me = getpid();
 	struct record r[] = {
-		rec("app", me, me, 30, &u1, STATE_OK, &kst, STATE_OK),
-		rec("app", me, me + 1, 12, &u1, STATE_OK, NULL, STATE_NONE),
-		rec("app", me, me, 7, &u2, STATE_OK, NULL, STATE_NONE),
-		rec("other app", 1, 1, 3, &ust_a, STATE_OK, NULL, STATE_NONE),
-		rec("lost", 12, 0, 2, NULL, STATE_MISSED, &kst, STATE_OK),
+		rec("app", me, me, 30, &u1, PART_OK, &kst, PART_OK),
+		rec("app", me, me + 1, 12, &u1, PART_OK, NULL, PART_ABSENT),
+		rec("app", me, me, 7, &u2, PART_OK, NULL, PART_ABSENT),
+		rec("other app", 1, 1, 3, &ust_a, PART_OK, NULL, PART_ABSENT),
+		rec("lost", 12, 0, 2, NULL, PART_MISSED, &kst, PART_OK),
 	};
-	struct profile p = { .recs = r, .nr = 5 };
+	struct records p = { .recs = r, .nr = 5 };
 
 	CHECK(us != NULL);
 	u1.frames[0] = (struct frame){ .name = "fixture_leaf", .addr = (__u64)(unsigned long)fixture_leaf + 1 };

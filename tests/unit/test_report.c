@@ -16,8 +16,8 @@ static STACK(unamed, 2);
 
 static void setup(void)
 {
-	kst.frames[0] = (struct frame){ .name = "kleaf", .kernel = true, .addr = 0xffffffff81000010 };
-	kst.frames[1] = (struct frame){ .name = "kroot", .kernel = true, .module = "ext4" };
+	kst.frames[0] = (struct frame){ .name = "kleaf", .kind = FRAME_KERNEL, .addr = 0xffffffff81000010 };
+	kst.frames[1] = (struct frame){ .name = "kroot", .kind = FRAME_KERNEL, .module = "ext4" };
 	ust.frames[0] = (struct frame){ .name = "func_b", .addr = 0x401000, .module = "/bin/burn" };
 	ust.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn" };
 	urec.frames[0] = ust.frames[0];	/* recursion: func_b calls itself */
@@ -31,16 +31,12 @@ static void setup(void)
 static struct record rec(const char *comm, __u64 count, const void *user, __u8 us,
 			 const void *kern, __u8 ks)
 {
-	struct record r = { .pid = 1, .count = count, .user = as_stack(user),
-			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
-
-	snprintf(r.comm, sizeof(r.comm), "%s", comm);
-	return r;
+	return test_record(comm, 1, count, user, us, kern, ks);
 }
 
 static char *render(struct record *recs, size_t nr, const struct output_opts *o, size_t limit)
 {
-	struct profile p = { .recs = recs, .nr = nr };
+	struct records p = { .recs = recs, .nr = nr };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -57,12 +53,12 @@ static struct record recs[6];
 
 static void make_recs(void)
 {
-	recs[0] = rec("burn", 5, &ust, STATE_OK, &kst, STATE_OK);
-	recs[1] = rec("burn", 3, &ust, STATE_OK, NULL, STATE_NONE);
-	recs[2] = rec("idle", 2, NULL, STATE_NONE, &kst, STATE_OK);
-	recs[3] = rec("burn", 1, &urec, STATE_OK, NULL, STATE_NONE);
-	recs[4] = rec("lost", 4, NULL, STATE_MISSED, NULL, STATE_MISSED);
-	recs[5] = rec("burn", 2, &unamed, STATE_OK, NULL, STATE_NONE);
+	recs[0] = rec("burn", 5, &ust, PART_OK, &kst, PART_OK);
+	recs[1] = rec("burn", 3, &ust, PART_OK, NULL, PART_ABSENT);
+	recs[2] = rec("idle", 2, NULL, PART_ABSENT, &kst, PART_OK);
+	recs[3] = rec("burn", 1, &urec, PART_OK, NULL, PART_ABSENT);
+	recs[4] = rec("lost", 4, NULL, PART_MISSED, NULL, PART_MISSED);
+	recs[5] = rec("burn", 2, &unamed, PART_OK, NULL, PART_ABSENT);
 }
 
 /*
@@ -72,7 +68,7 @@ static void make_recs(void)
  */
 TEST(self_and_children)
 {
-	struct output_opts o = { .want_user = true, .want_kernel = true };
+	struct output_opts o = { .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	char *out = render(recs, 6, &o, 0);
 
 	CHECK_STR(out,
@@ -91,7 +87,7 @@ TEST(self_and_children)
 /* Without kernel stacks, the user leaf is self; the limit cuts the lines. */
 TEST(user_only_limit)
 {
-	struct output_opts o = { .want_user = true };
+	struct output_opts o = { .view.parts[PART_USER] = true };
 	char *out = render(recs, 6, &o, 3);
 
 	CHECK_STR(out,
@@ -104,7 +100,7 @@ TEST(user_only_limit)
 
 TEST(empty)
 {
-	struct output_opts o = { .want_user = true, .want_kernel = true };
+	struct output_opts o = { .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	char *out = render(NULL, 0, &o, 0);
 
 	CHECK_STR(out, "# Samples: 0\n" HEADER);
@@ -118,7 +114,7 @@ TEST(many_functions)
 	static char names[N][16];
 	static struct record many[N];
 	static struct { __u32 nr; struct frame frames[1]; } sts[N];
-	struct output_opts o = { .want_user = true };
+	struct output_opts o = { .view.parts[PART_USER] = true };
 	const char *top = "# Samples: 4501500\n" HEADER
 		"    0.07%     0.07%       3000  a                libx.so                  fn2999\n"
 		"    0.07%     0.07%       2999  b                libx.so                  fn2998\n";
@@ -130,7 +126,7 @@ TEST(many_functions)
 		snprintf(names[i], sizeof(names[i]), "fn%zu", i);
 		sts[i].nr = 1;
 		sts[i].frames[0] = (struct frame){ .name = names[i], .module = "/lib/libx.so" };
-		many[i] = rec(i % 2 ? "a" : "b", i + 1, &sts[i], STATE_OK, NULL, STATE_NONE);
+		many[i] = rec(i % 2 ? "a" : "b", i + 1, &sts[i], PART_OK, NULL, PART_ABSENT);
 	}
 	out = render(many, N, &o, 0);
 	CHECK(out != NULL);

@@ -23,12 +23,12 @@ struct fr {
 	unsigned depth;
 };
 
-static const struct output_opts both = { .folded = true, .want_user = true, .want_kernel = true };
+static const struct output_opts both = { .folded = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 
 static char *render(struct record *recs, size_t nr, const struct output_opts *oo,
 		    const struct svg_opts *so)
 {
-	struct profile p = { .recs = recs, .nr = nr };
+	struct records p = { .recs = recs, .nr = nr };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -110,31 +110,23 @@ static void setup(void)
 	u_tiny.frames[0] = (struct frame){ .name = "tiny_leaf", .module = "/bin/burn" };
 	u_tiny.frames[1] = (struct frame){ .name = "tiny", .module = "/bin/burn" };
 	u_tiny.frames[2] = (struct frame){ .name = "main", .module = "/bin/burn" };
-	u_jit.frames[0] = (struct frame){ .name = "Interpreter::run", .module = "[anon]" };
+	u_jit.frames[0] = (struct frame){ .name = "Interpreter::run", .module = "[anon]", .kind = FRAME_JIT };
 	u_jit.frames[1] = (struct frame){ .name = "main", .module = "/bin/burn" };
 	u_unknown.frames[0] = (struct frame){ .name = NULL, .module = "/lib/x.so" };
 	u_unknown.frames[1] = (struct frame){ .name = "main", .module = "/bin/burn" };
 	u_cxx.frames[0] = (struct frame){ .name = "std::vector<int, std::allocator<int> >::push(int&&) \"q\" 'a'",
 					  .module = "/bin/cxx" };
-	k_st.frames[0] = (struct frame){ .name = "kleaf", .kernel = true };
-	k_st.frames[1] = (struct frame){ .name = "kroot", .kernel = true };
+	k_st.frames[0] = (struct frame){ .name = "kleaf", .kind = FRAME_KERNEL };
+	k_st.frames[1] = (struct frame){ .name = "kroot", .kind = FRAME_KERNEL };
 }
 
-static struct record rec(const char *comm, __u32 pid, __u64 count,
-			 const void *user, __u8 us, const void *kern, __u8 ks)
-{
-	struct record r = { .pid = pid, .count = count, .user = as_stack(user),
-			    .kern = as_stack(kern), .user_state = us, .kern_state = ks };
-
-	snprintf(r.comm, sizeof(r.comm), "%s", comm);
-	return r;
-}
+#define rec test_record
 
 TEST(widths_proportional)
 {
 	struct record r[] = {
-		rec("burn", 1, 100, &u_a, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 1, 300, &u_b, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 100, &u_a, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 1, 300, &u_b, PART_OK, NULL, PART_ABSENT),
 	};
 	char *svg = render(r, 2, &both, NULL);
 	struct fr a, b, m, all;
@@ -159,11 +151,11 @@ TEST(widths_proportional)
 TEST(siblings_alphabetical_and_merged)
 {
 	struct record r[] = {
-		rec("burn", 1, 10, &u_c, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 2, 20, &u_b, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 3, 30, &u_a, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 4, 5, &u_a, STATE_OK, NULL, STATE_NONE),	/* merges */
-		rec("zed", 5, 1, &u_a, STATE_OK, NULL, STATE_NONE),	/* another root */
+		rec("burn", 1, 10, &u_c, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 2, 20, &u_b, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 3, 30, &u_a, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 4, 5, &u_a, PART_OK, NULL, PART_ABSENT),	/* merges */
+		rec("zed", 5, 1, &u_a, PART_OK, NULL, PART_ABSENT),	/* another root */
 	};
 	char *svg = render(r, 5, &both, NULL);
 	struct fr a, b, c, burn, zed, a2;
@@ -192,8 +184,8 @@ TEST(self_time_then_children)
 {
 	STACK(just_main, 1);
 	struct record r[] = {
-		rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 1, 30, &just_main, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 10, &u_a, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 1, 30, &just_main, PART_OK, NULL, PART_ABSENT),
 	};
 	char *svg;
 	struct fr m, a;
@@ -211,8 +203,8 @@ TEST(self_time_then_children)
 TEST(elision_below_min_width)
 {
 	struct record r[] = {
-		rec("burn", 1, 999, &u_a, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 1, 1, &u_tiny, STATE_OK, NULL, STATE_NONE),	/* 0.1% */
+		rec("burn", 1, 999, &u_a, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 1, 1, &u_tiny, PART_OK, NULL, PART_ABSENT),	/* 0.1% */
 	};
 	struct svg_opts big = { .min_width = 0.5 };
 	struct svg_opts small = { .min_width = 0.05 };
@@ -253,9 +245,9 @@ TEST(many_stacks_stay_small)
 		st[i] = calloc(1, sizeof(struct inline_stack) + sizeof(struct frame));
 		st[i]->nr = 1;
 		st[i]->frames[0] = (struct frame){ .name = names[i], .module = "/x" };
-		r[i] = rec("many", 1, 1, st[i], STATE_OK, NULL, STATE_NONE);
+		r[i] = rec("many", 1, 1, st[i], PART_OK, NULL, PART_ABSENT);
 	}
-	r[N] = rec("many", 1, N, &u_a, STATE_OK, NULL, STATE_NONE);
+	r[N] = rec("many", 1, N, &u_a, PART_OK, NULL, PART_ABSENT);
 	svg = render(r, N + 1, &both, &so);
 	/* all, many, main, func_a: every 1-in-40000 frame is elided. */
 	CHECK_INT(count(svg, "<g data-x"), 4);
@@ -272,8 +264,8 @@ TEST(xml_escaping)
 {
 	STACK(bad, 1);
 	struct record r[] = {
-		rec("cxx<&>", 1, 10, &u_cxx, STATE_OK, NULL, STATE_NONE),
-		rec("x", 2, 10, &bad, STATE_OK, NULL, STATE_NONE),
+		rec("cxx<&>", 1, 10, &u_cxx, PART_OK, NULL, PART_ABSENT),
+		rec("x", 2, 10, &bad, PART_OK, NULL, PART_ABSENT),
 	};
 	struct svg_opts so = { .title = "a < b & \"c\"", .subtitle = "profile -p 1 | 'x'" };
 	char *svg;
@@ -294,7 +286,7 @@ TEST(xml_escaping)
 
 TEST(inverted_and_titles)
 {
-	struct record r[] = { rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE) };
+	struct record r[] = { rec("burn", 1, 10, &u_a, PART_OK, NULL, PART_ABSENT) };
 	struct svg_opts icicle = { .inverted = true };
 	char *svg = render(r, 1, &both, NULL);
 	struct fr all, a;
@@ -318,12 +310,12 @@ TEST(inverted_and_titles)
 
 TEST(delimiter_annotations_missed)
 {
-	struct output_opts oo = { .delimited = true, .annotations = true,
-				  .want_user = true, .want_kernel = true };
-	struct output_opts user_only = { .want_user = true };
+	struct output_opts oo = { .view.delimited = true, .annotations = true,
+				  .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	struct output_opts user_only = { .view.parts[PART_USER] = true };
 	struct record r[] = {
-		rec("burn", 1, 10, &u_a, STATE_OK, &k_st, STATE_OK),
-		rec("lost", 2, 5, NULL, STATE_MISSED, NULL, STATE_MISSED),
+		rec("burn", 1, 10, &u_a, PART_OK, &k_st, PART_OK),
+		rec("lost", 2, 5, NULL, PART_MISSED, NULL, PART_MISSED),
 	};
 	char *svg = render(r, 2, &oo, NULL);
 	struct fr a, dash, kroot, kleaf, mu, mk;
@@ -350,10 +342,10 @@ TEST(delimiter_annotations_missed)
 TEST(colours_by_kind_and_name)
 {
 	struct record r[] = {
-		rec("burn", 1, 10, &u_a, STATE_OK, &k_st, STATE_OK),
-		rec("burn", 1, 10, &u_jit, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 1, 10, &u_unknown, STATE_OK, NULL, STATE_NONE),
-		rec("other", 2, 10, &u_a, STATE_OK, NULL, STATE_NONE),
+		rec("burn", 1, 10, &u_a, PART_OK, &k_st, PART_OK),
+		rec("burn", 1, 10, &u_jit, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 1, 10, &u_unknown, PART_OK, NULL, PART_ABSENT),
+		rec("other", 2, 10, &u_a, PART_OK, NULL, PART_ABSENT),
 	};
 	char *svg = render(r, 4, &both, NULL);
 	struct fr a, a2, k, jit, unk;
@@ -373,7 +365,7 @@ TEST(colours_by_kind_and_name)
 
 TEST(self_contained)
 {
-	struct record r[] = { rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE) };
+	struct record r[] = { rec("burn", 1, 10, &u_a, PART_OK, NULL, PART_ABSENT) };
 	char *svg = render(r, 1, &both, NULL);
 
 	CHECK(!strncmp(svg, "<?xml ", 6));
@@ -387,8 +379,8 @@ TEST(self_contained)
 
 TEST(empty_and_errors)
 {
-	struct record r[] = { rec("burn", 1, 10, &u_a, STATE_OK, NULL, STATE_NONE) };
-	struct profile p = { .recs = r, .nr = 1 };
+	struct record r[] = { rec("burn", 1, 10, &u_a, PART_OK, NULL, PART_ABSENT) };
+	struct records p = { .recs = r, .nr = 1 };
 	char *svg = render(NULL, 0, &both, NULL);
 	FILE *f;
 
@@ -409,14 +401,14 @@ TEST(browser_fixture)
 {
 	const char *dir = getenv("PROFILE_TEST_OUTPUT");
 	struct record r[] = {
-		rec("burn", 1, 100, &u_a, STATE_OK, &k_st, STATE_OK),
-		rec("burn", 1, 300, &u_b, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 1, 40, &u_jit, STATE_OK, NULL, STATE_NONE),
-		rec("burn", 1, 20, &u_unknown, STATE_OK, NULL, STATE_NONE),
-		rec("cxx", 2, 60, &u_cxx, STATE_OK, NULL, STATE_NONE),
-		rec("lost", 3, 5, NULL, STATE_MISSED, NULL, STATE_MISSED),
+		rec("burn", 1, 100, &u_a, PART_OK, &k_st, PART_OK),
+		rec("burn", 1, 300, &u_b, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 1, 40, &u_jit, PART_OK, NULL, PART_ABSENT),
+		rec("burn", 1, 20, &u_unknown, PART_OK, NULL, PART_ABSENT),
+		rec("cxx", 2, 60, &u_cxx, PART_OK, NULL, PART_ABSENT),
+		rec("lost", 3, 5, NULL, PART_MISSED, NULL, PART_MISSED),
 	};
-	struct profile p = { .recs = r, .nr = 6 };
+	struct records p = { .recs = r, .nr = 6 };
 	struct svg_opts so = { .subtitle = "unit-test fixture: func_b = 3 x func_a",
 			       .min_width = SVG_MIN_WIDTH_DEFAULT };
 	char path[4096];
