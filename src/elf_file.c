@@ -665,23 +665,17 @@ static bool libelf_ready(void)
 	return elf_version(EV_CURRENT) != EV_NONE;
 }
 
-struct elf_file *elf_file__open_fd(int fd)
+/* A file image or an fd (image NULL), opened by libelf, parsed and closed. */
+static struct elf_file *open_elf(int fd, void *image, size_t size)
 {
 	struct elf_file *ef;
-	struct stat st;
 	Elf *elf;
 
-	if (fstat(fd, &st))
-		return NULL;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		return NULL;
-	}
 	if (!libelf_ready()) {
 		errno = ENOSYS;
 		return NULL;
 	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = image ? elf_memory(image, size) : elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf) {
 		errno = ENOEXEC;
 		return NULL;
@@ -689,6 +683,19 @@ struct elf_file *elf_file__open_fd(int fd)
 	ef = from_elf(elf, false);
 	elf_end(elf);
 	return ef;
+}
+
+struct elf_file *elf_file__open_fd(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return open_elf(fd, NULL, 0);
 }
 
 struct elf_file *elf_file__open(const char *path)
@@ -708,21 +715,7 @@ struct elf_file *elf_file__open(const char *path)
 
 struct elf_file *elf_file__open_mem(void *image, size_t size)
 {
-	struct elf_file *ef;
-	Elf *elf;
-
-	if (!libelf_ready()) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	elf = elf_memory(image, size);
-	if (!elf) {
-		errno = ENOEXEC;
-		return NULL;
-	}
-	ef = from_elf(elf, false);
-	elf_end(elf);
-	return ef;
+	return open_elf(-1, image, size);
 }
 
 void elf_file__free(struct elf_file *ef)
