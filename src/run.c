@@ -37,6 +37,7 @@ struct run {
 	__u64 counted;		/* over all intervals */
 	__u64 missed_stacks;
 	bool missed_enomem;
+	__u64 truncated;	/* samples with a stack cut at the depth limit */
 	unsigned int interval_no;
 	bool *target_gone;	/* per -p/-L id: its exit was reported */
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
@@ -134,6 +135,8 @@ static void report_counters(const struct run *r, const __u64 *c)
 		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL]);
 	report_part("user", PART_USER, c);
 	report_part("kernel", PART_KERNEL, c);
+	pr_info("stacks cut at --perf-max-stack-depth %u: in %llu samples",
+		r->o->max_stack_depth, (unsigned long long)r->truncated);
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR]);
@@ -213,6 +216,7 @@ static int report_set(struct run *r, bool clear)
 	r->counted += counted_samples(samples, nr);
 	r->missed_stacks += recs.missed_stacks;
 	r->missed_enomem |= recs.missed_enomem;
+	r->truncated += recs.truncated;
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writer_write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",

@@ -514,16 +514,21 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips)
 
 /*
  * bpf_get_stack[id]() stacks: the first frame is where the CPU was, every
- * other one a return address (bpf/profile.h, FRAME_RETADDR).
+ * other one a return address (bpf/profile.h, FRAME_RETADDR); a stack that
+ * fills the depth was cut there (FRAME_TRUNCATED on its outermost frame).
  */
 static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
 {
+	struct session *s = ctx;
 	__u64 ips[MAX_STACK_DEPTH];
-	int n = read_ips(ctx, ref, ips);
+	int n = read_ips(s, ref, ips);
 
 	for (int i = 0; i < n; i++)
 		frames[i] = (struct trace_frame){ .addr = ips[i], .kind = ref->kind,
 						  .flags = i ? FRAME_RETADDR : 0 };
+	/* As deep as we asked for: the kernel stopped the walk there. */
+	if (n > 0 && n >= (int)s->cfg.max_stack_depth)
+		frames[n - 1].flags |= FRAME_TRUNCATED;
 	return n;
 }
 

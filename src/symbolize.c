@@ -218,9 +218,15 @@ static bool is_stored(const struct stack_ref *ref)
 	return ref->src == STACK_MAP || ref->src == STACK_HASHED;
 }
 
-static void set_part(struct records *rs, const struct symbolizer *sym, __u32 pid,
-		     const struct stack_ref *ref, struct part *part)
+static bool is_truncated(const struct stack *st)
 {
+	return st->nr && (st->frames[st->nr - 1]->flags & FRAME_TRUNCATED);
+}
+
+static void set_part(struct records *rs, const struct symbolizer *sym,
+		     const struct sample *s, int i, struct part *part)
+{
+	const struct stack_ref *ref = &s->key.parts[i];
 	int err;
 
 	part->err = ref->err;
@@ -230,14 +236,17 @@ static void set_part(struct records *rs, const struct symbolizer *sym, __u32 pid
 	}
 	part->state = PART_MISSED;
 	if (is_stored(ref)) {
-		err = get_stack(rs->cache, sym, pid, ref, &part->stack);
+		err = get_stack(rs->cache, sym, s->key.pid, ref, &part->stack);
 		if (!err)
 			part->state = PART_OK;
 		else
 			part->err = err;
 	}
-	if (part->state != PART_MISSED)
+	if (part->state == PART_OK) {
+		if (is_truncated(part->stack))
+			rs->truncated += s->count;
 		return;
+	}
 	rs->missed_stacks++;
 	if (part->err == -ENOMEM)
 		rs->missed_enomem = true;
@@ -305,7 +314,7 @@ int records__build(struct records *rs, const struct symbolizer *sym,
 		r->comm[sizeof(r->comm) - 1] = '\0';
 		r->count = samples[i].count;
 		for (int p = 0; p < NR_PARTS; p++)
-			set_part(rs, sym, k->pid, &k->parts[p], &r->parts[p]);
+			set_part(rs, sym, &samples[i], p, &r->parts[p]);
 	}
 	rs->nr = nr;
 	return 0;

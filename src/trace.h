@@ -109,6 +109,7 @@ struct records {
 	bool own_cache;
 	__u64 missed_stacks;	/* stacks printed as [Missed ...] */
 	bool missed_enomem;	/* one of them for lack of room */
+	__u64 truncated;	/* samples with a stack cut at the depth limit */
 };
 
 /* Sum of the records' counts. */

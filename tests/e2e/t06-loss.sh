@@ -143,6 +143,23 @@ test_expect_success ROOT_BPF '--cgroupmap: only the cgroup whose id is in the pi
 	reap && rm -f "$PIN" && ! [ -e "$PIN" ]
 '
 
+# "stacks cut at --perf-max-stack-depth N: in M samples"
+cut_samples() { sed -n "s/^profile: stacks cut at --perf-max-stack-depth [0-9]*: in \\([0-9]*\\) samples\$/\\1/p" "$1"; }
+
+test_expect_success ROOT_BPF '--perf-max-stack-depth 3: every burn stack is cut there, and -v counts its samples' '
+	bg "$WORKLOADS/burn" -d 5 >/dev/null && pid=$! &&
+	sleep 0.3 &&
+	"$PROFILE" -F 199 -f -v -U -p $pid --perf-max-stack-depth 3 2 >cut.folded 2>err &&
+	"$PROFILE" -F 199 -f -v -U -p $pid 1 >whole.folded 2>err2 &&
+	cat err err2 &&
+	n=$(cut_samples err) && all=$(fsum cut.folded "") &&
+	echo "cut: $n of $all samples" &&
+	{ [ "$all" -ge 100 ] || fail "too few samples"; } &&
+	{ [ "$n" -eq "$all" ] || fail "$n samples counted as cut, $all printed, all of depth 3"; } &&
+	{ awk "{ n = split(\$1, f, \";\"); if (n != 4) exit 1 }" cut.folded || fail "a stack not cut at 3 frames"; } &&
+	{ [ "$(cut_samples err2)" -eq 0 ] || fail "stacks cut at the default depth"; }
+'
+
 # The pin was made in the test body's subshell; remove it here too on failure.
 [ -f "$TRASH/pin" ] && PIN=$(cat "$TRASH/pin")
 

@@ -429,6 +429,35 @@ TEST(new_kind_needs_only_a_resolver)
 	records__free(&rs);
 }
 
+/* A stack cut at the depth limit counts its samples, once per record part. */
+#define CUT 6
+TEST(truncated_stacks_counted)
+{
+	struct stored cut[] = {
+		{ .src = STACK_MAP, .id = CUT, .nr = 2, .frames = {
+			{ .addr = 0x1010 }, { .addr = 0x1020, .flags = FRAME_TRUNCATED } } },
+		{ .src = STACK_MAP, .id = USTACK, .nr = 1, .frames = { { .addr = 0x1010 } } },
+	};
+	struct fake_source src = { cut, 2 };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct sample s[] = {
+		sample(1, "a", 5, ref(STACK_MAP, FRAME_NATIVE, CUT, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+		sample(2, "b", 3, ref(STACK_MAP, FRAME_NATIVE, CUT, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+		sample(1, "a", 7, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+	};
+	struct symbolizer sym;
+	struct records rs;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	CHECK_INT(records__build(&rs, &sym, s, 3), 0);
+	CHECK_INT(rs.truncated, 5 + 3);
+	CHECK(rs.recs[0].parts[PART_USER].stack->frames[1]->flags & FRAME_TRUNCATED);
+	records__free(&rs);
+}
+
 int main(void)
 {
 	RUN(names_by_kind_root_first);
@@ -438,5 +467,6 @@ int main(void)
 	RUN(prefetch_then_build);
 	RUN(no_resolvers);
 	RUN(new_kind_needs_only_a_resolver);
+	RUN(truncated_stacks_counted);
 	return unit_summary();
 }
