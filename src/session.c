@@ -19,6 +19,7 @@
 #include "session.h"
 #include "symbolize.h"
 #include "kbtf.h"
+#include "util.h"
 #include "profile.skel.h"
 #include "log.h"
 
@@ -393,22 +394,6 @@ out:
 	return err;
 }
 
-/* Room for one more sample in a growing array. */
-static int room_for(struct sample **out, size_t *cap, size_t n)
-{
-	size_t ncap = *cap ? *cap + *cap / 2 : 1024;
-	struct sample *tmp;
-
-	if (n < *cap)
-		return 0;
-	tmp = realloc(*out, ncap * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	*out = tmp;
-	*cap = ncap;
-	return 0;
-}
-
 /* Batched read: one syscall per thousand keys instead of two per key. */
 static int drain_batch(struct session *s, int fd, struct sample **out, size_t *nr)
 {
@@ -427,7 +412,7 @@ static int drain_batch(struct session *s, int fd, struct sample **out, size_t *n
 			break;
 		}
 		for (__u32 i = 0; i < count; i++, n++) {
-			if (room_for(out, &cap, n)) {
+			if (grow_array((void **)out, &cap, n + 1, sizeof(**out))) {
 				*nr = n;
 				return -ENOMEM;
 			}
@@ -451,7 +436,7 @@ static int drain_iter(int fd, struct sample **out, size_t *nr)
 	void *prev = NULL;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (room_for(out, &cap, n))
+		if (grow_array((void **)out, &cap, n + 1, sizeof(**out)))
 			return -ENOMEM;
 		if (!bpf_map_lookup_elem(fd, &next, &(*out)[n].count)) {
 			(*out)[n].key = next;
@@ -599,26 +584,19 @@ int session__flip(struct session *s)
 static int clear_map(struct bpf_map *map, size_t key_size)
 {
 	int fd = bpf_map__fd(map);
-	size_t n = 0, cap = 1024;
-	char *keys, *tmp;
-	void *prev = NULL;
+	size_t n = 0, cap = 0;
+	char *keys = NULL;
 	int err = 0;
 
-	keys = malloc(cap * key_size);
-	if (!keys)
-		return -ENOMEM;
-	while (!bpf_map_get_next_key(fd, prev, keys + n * key_size)) {
-		prev = keys + n * key_size;
-		if (++n < cap)
-			continue;
-		tmp = realloc(keys, 2 * cap * key_size);
-		if (!tmp) {
+	for (;;) {
+		if (grow_array((void **)&keys, &cap, n + 1, key_size)) {
 			err = -ENOMEM;
 			break;
 		}
-		keys = tmp;
-		cap *= 2;
-		prev = keys + (n - 1) * key_size;
+		if (bpf_map_get_next_key(fd, n ? keys + (n - 1) * key_size : NULL,
+					 keys + n * key_size))
+			break;
+		n++;
 	}
 	for (size_t i = 0; i < n; i++)
 		bpf_map_delete_elem(fd, keys + i * key_size);

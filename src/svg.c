@@ -17,6 +17,7 @@
 #include "output.h"
 #include "strbuf.h"
 #include "trace.h"
+#include "util.h"
 
 #define IMAGE_WIDTH	1200	/* px */
 #define XPAD		10	/* left and right margins */
@@ -180,20 +181,11 @@ static int by_path(const void *pa, const void *pb, void *ctx)
 static void add_node(struct flame *fl, const struct elem *el, __u32 depth,
 		     __u64 start, __u64 width)
 {
-	struct node *tmp;
-
 	if (fl->err || !width || (double)width < fl->min_samples)
 		return;
-	if (fl->nr == fl->cap) {
-		size_t cap = fl->cap ? fl->cap * 2 : 1024;
-
-		tmp = realloc(fl->nodes, cap * sizeof(*tmp));
-		if (!tmp) {
-			fl->err = -ENOMEM;
-			return;
-		}
-		fl->nodes = tmp;
-		fl->cap = cap;
+	if (grow_array((void **)&fl->nodes, &fl->cap, fl->nr + 1, sizeof(*fl->nodes))) {
+		fl->err = -ENOMEM;
+		return;
 	}
 	fl->nodes[fl->nr++] = (struct node){ .el = *el, .depth = depth,
 					     .start = start, .width = width };
