@@ -33,6 +33,15 @@ LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
+# Workloads with known answers for the end-to-end tests and the benchmark
+# (tests/workloads/).  Their flags are fixed here, not taken from CFLAGS:
+# the answers depend on them (burn-nofp must have no frame pointers).
+WL_CFLAGS := -O2 -g
+WL_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+WL_NOFP := -fomit-frame-pointer
+WL_DIR := $(OUTPUT)/workloads
+WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp manystacks cxxburn jitburn faulter)
+
 ifeq ($(V),1)
 Q =
 msg =
@@ -43,11 +52,11 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(OUTPUT)/profile.bpf.o $(OUTPUT)/knames.bpf.o
-.PHONY: all clean install test unit-bins vmlinux check-asan bench fuzz test-kernels
+.PHONY: all clean install test unit-bins workloads vmlinux check-asan bench fuzz test-kernels
 
 all: $(OUTPUT)/profile
 
-$(OUTPUT) $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/tests $(WL_DIR):
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)
@@ -80,21 +89,43 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUTPUT)/libprofile.a | $(O
 
 unit-bins: $(UNIT_BINS)
 
+$(WL_DIR)/burn: tests/workloads/burn.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
+
+$(WL_DIR)/burn-nofp: tests/workloads/burn.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
+
+$(WL_DIR)/manystacks: tests/workloads/manystacks.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
+
+$(WL_DIR)/cxxburn: tests/workloads/cxxburn.cpp | $(WL_DIR)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+$(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+workloads: $(WORKLOADS)
+
 # The whole suite: unit tests, then the end-to-end tests (root and BPF).
-test: all $(UNIT_BINS)
-	$(Q)tests/run
+test: all $(UNIT_BINS) $(WORKLOADS)
+	$(Q)PROFILE_BUILD="$(OUTPUT)" tests/run
 
 check-asan:
-	$(MAKE) OUTPUT=build-asan SAN_FLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer' all unit-bins
+	$(MAKE) OUTPUT=build-asan SAN_FLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer' all unit-bins workloads
 	PROFILE_BUILD=build-asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run
 
-bench: all
+bench: all $(WORKLOADS)
 	bench/run
 
 # Boot Debian's 6.1 kernel under qemu and run the known-answer checks in it
 # (downloads only Debian packages; see tests/kernels/README.md).
-test-kernels: all
-	PROFILE_BUILD=$(OUTPUT) tests/kernels/run
+test-kernels: all $(WL_DIR)/burn
+	PROFILE_BUILD="$(OUTPUT)" tests/kernels/run
 
 # libFuzzer targets for the parsers of untrusted input, 60 s each.
 fuzz:

@@ -1,11 +1,18 @@
 # Shared by the end-to-end tests (sourced).  In the spirit of git's t/:
 # each test is a chain of shell commands; it passes when the chain exits 0.
 #
-#   test_expect_success [PREREQ] 'description' 'commands'
+#   test_expect_success [PREREQ[,PREREQ...]] 'description' 'commands'
 #   test_done
 #
-# Prerequisites: ROOT_BPF (root, BTF, and BPF perf_event programs load here).
-# A missing prerequisite skips the test, and the runner counts the skip.
+# A body runs with set -e in a subshell whose working directory is $TRASH;
+# a failing command fails the test.  Checks are still written
+# "{ COND || fail MSG; }" so that the log says what went wrong.
+#
+# Prerequisites are named here, in prereq_missing, and nowhere else.  A
+# missing one skips the test with the reason, and the runner counts the
+# skip; with PROFILE_TEST_NO_SKIP=1 (CI) a missing prerequisite fails the
+# test instead.  None of them runs the profiler under test: if it cannot
+# load, its tests must fail, not be skipped.
 set -u
 : "${PROFILE_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${PROFILE_BUILD:=$PROFILE_TOP/build}"
@@ -25,42 +32,102 @@ kill_bg() {
 	: >"$TRASH/bg.pids"
 }
 
+# Directories a test made outside $TRASH (outside_dir), removed at the end.
 cleanup() {
 	kill_bg
 	wait 2>/dev/null
+	if [ -s "$TRASH/outside.dirs" ]; then
+		while read -r d; do rm -rf "$d"; done <"$TRASH/outside.dirs"
+	fi
 	rm -rf "$TRASH"
 }
 trap cleanup EXIT
 
-have_root_bpf() {
-	if [ -z "${ROOT_BPF_CHECKED:-}" ]; then
-		ROOT_BPF_CHECKED=1 ROOT_BPF=
-		if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] &&
-		   "$PROFILE" -F 10 -f 1 >/dev/null 2>"$TRASH/bpfcheck"; then
-			ROOT_BPF=1
-		fi
-	fi
-	[ -n "$ROOT_BPF" ]
+# A fresh directory under PARENT, for what $TRASH cannot hold (a container
+# that mounts its own /tmp must still see the binary it runs).
+outside_dir() {
+	local d
+	d=$(mktemp -d "$1/profile-test.XXXXXX") || return 1
+	echo "$d" >>"$TRASH/outside.dirs"
+	echo "$d"
 }
 
-# One prerequisite, or several joined by commas: all must hold.
-have_prereq() {
-	local p
+# Root, BPF and perf events, read off the system: never by running the
+# profiler under test.  Prints what is missing, or nothing; the answer is
+# kept in $TRASH (callers run in subshells).
+root_bpf_missing() {
+	local f=$TRASH/root_bpf.missing
+	if [ ! -f "$f" ]; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "root"
+		elif [ ! -r /sys/kernel/btf/vmlinux ]; then
+			echo "kernel BTF (/sys/kernel/btf/vmlinux)"
+		elif [ ! -r /proc/sys/kernel/perf_event_paranoid ]; then
+			echo "perf events (no /proc/sys/kernel/perf_event_paranoid)"
+		elif ! command -v bpftool >/dev/null 2>&1; then
+			echo "bpftool, to see whether BPF works here"
+		elif ! bpftool feature probe kernel 2>/dev/null |
+			grep -q "program_type perf_event is available"; then
+			echo "BPF perf_event programs (bpftool feature probe kernel)"
+		fi >"$f"
+	fi
+	cat "$f"
+}
+
+# The reason PREREQ does not hold here, or nothing when it does.
+prereq_missing() {
+	case $1 in
+	ROOT_BPF) root_bpf_missing ;;
+	# No hardware PMU (a VM): "cycles" cannot be sampled.
+	NO_PMU)
+		if [ -e /sys/bus/event_source/devices/cpu ] ||
+		   [ -e /sys/bus/event_source/devices/cpu_core ]; then
+			echo "a machine without a hardware PMU (this one has one)"
+		fi ;;
+	CAPS)
+		command -v capsh >/dev/null && command -v setpriv >/dev/null &&
+			id nobody >/dev/null 2>&1 ||
+			echo "capsh, setpriv and the user nobody" ;;
+	GO) command -v go >/dev/null || echo "go (golang-go)" ;;
+	PLAYWRIGHT)
+		if ! command -v node >/dev/null || ! command -v chromium >/dev/null; then
+			echo "node and chromium (scripts/install-deps)"
+		elif [ ! -d "$PROFILE_TOP/tests/browser/node_modules/playwright-core" ]; then
+			echo "playwright-core in tests/browser/node_modules (scripts/install-deps)"
+		fi ;;
+	# memcheck cannot run a sanitizer build (make check-asan).
+	VALGRIND)
+		if ! command -v valgrind >/dev/null; then
+			echo "valgrind"
+		elif grep -a -q "__asan_init" "$PROFILE" 2>/dev/null; then
+			echo "a build without AddressSanitizer (valgrind cannot run one)"
+		fi ;;
+	*) echo "a prerequisite tests/e2e/lib.sh does not know" ;;
+	esac
+}
+
+# The first missing one of PREREQS (comma-separated), or nothing.
+prereqs_missing() {
+	local p why
 	for p in ${1//,/ }; do
-		case $p in
-		ROOT_BPF) have_root_bpf || return 1 ;;
-		*) command -v "$p" >/dev/null 2>&1 || return 1 ;;
-		esac
+		why=$(prereq_missing "$p")
+		[ -z "$why" ] || { echo "$p: $why"; return; }
 	done
 }
 
 test_expect_success() {
-	local prereq= desc body
+	local prereq= desc body why
 	[ $# -eq 3 ] && { prereq=$1; shift; }
 	desc=$1 body=$2
 	test_n=$((test_n + 1))
-	if [ -n "$prereq" ] && ! have_prereq "$prereq"; then
-		echo "ok $test_n - $desc # SKIP missing $prereq"
+	why=$([ -n "$prereq" ] && prereqs_missing "$prereq")
+	if [ -n "$why" ]; then
+		if [ "${PROFILE_TEST_NO_SKIP:-}" = 1 ]; then
+			echo "not ok $test_n - $desc # missing $why (PROFILE_TEST_NO_SKIP=1)"
+			test_failures=$((test_failures + 1))
+		else
+			echo "ok $test_n - $desc # SKIP missing $why"
+		fi
 		return
 	fi
 	# Not inside an if: there, bash would ignore set -e in the body.
@@ -76,7 +143,9 @@ test_expect_success() {
 	fi
 }
 
+# The plan, last: the runner checks that every test reported.
 test_done() {
+	echo "1..$test_n"
 	[ "$test_failures" -eq 0 ]
 	exit $?
 }

@@ -1,10 +1,6 @@
 #!/bin/bash
 # Filters and output switches, each checked against a workload whose answer
 # is known: -p, -L, -C, --cgroup, -U, -K, -d, -a, -I, -c and -F.
-#
-# A body runs as the condition of an "if", where set -e has no effect: its
-# status is that of its last command, so every step is chained with &&, and
-# each check is written "{ CONDITION || fail MESSAGE; } &&".
 . "$(dirname "$0")/lib.sh"
 
 # bg records its pids in the test body's subshell, where lib.sh's EXIT

@@ -2,9 +2,6 @@
 # The profiler inside a PID namespace: -p takes and prints the namespace's
 # pids, and a whole-namespace profile leaves out the tasks outside it (they
 # count as filtered).
-#
-# A body's status is that of its last command (set -e has no effect inside
-# test_expect_success's "if"), so every step is chained with &&.
 . "$(dirname "$0")/lib.sh"
 
 reap() {

@@ -1,9 +1,6 @@
 #!/bin/bash
 # SIGINT and SIGTERM end a profile early: the samples so far are printed and
 # the exit status is 0, with or without a duration.
-#
-# A body's status is that of its last command (set -e has no effect inside
-# test_expect_success's "if"), so every step is chained with &&.
 . "$(dirname "$0")/lib.sh"
 
 reap() {

@@ -3,9 +3,6 @@
 # counters add up and nearly every sample keeps a real stack.  With a tiny
 # stack store the identity still holds and the losses are shown.  And the
 # bcc-style --cgroupmap filter, with a map pinned by bpftool.
-#
-# A body's status is that of its last command (set -e has no effect inside
-# test_expect_success's "if"), so every step is chained with &&.
 . "$(dirname "$0")/lib.sh"
 
 reap() {

@@ -4,12 +4,8 @@
 # `go tool pprof` and, for the SVG's zoom and search, headless Chromium.
 #
 # The first two tests need no root: they read files that the unit tests
-# write from hand-built profiles (PROFILE_TEST_OUTPUT).  Prerequisites:
-# go (Debian's golang-go), PLAYWRIGHT (chromium, node, and
-# tests/browser/setup.sh run once), ROOT_BPF.
-#
-# A body runs as the condition of an "if", where set -e has no effect:
-# every step is chained with &&, each check written "{ COND || fail MSG; }".
+# write from hand-built profiles (PROFILE_TEST_OUTPUT).  Prerequisites
+# (tests/e2e/lib.sh): GO, PLAYWRIGHT, ROOT_BPF.
 . "$(dirname "$0")/lib.sh"
 
 BROWSER=$PROFILE_TOP/tests/browser
@@ -19,28 +15,6 @@ UNIT_TESTS=$PROFILE_BUILD/tests
 export HOME=${HOME:-$TRASH}
 # The burn SVG is made afresh below for the browser: never test an old one.
 rm -f "$SHOTS/burn.svg"
-
-have_playwright() {
-	command -v node >/dev/null && command -v chromium >/dev/null &&
-		[ -d "$BROWSER/node_modules/playwright-core" ]
-}
-
-# test_expect_success with several prerequisites; a missing one skips.
-expect_with() {
-	local p ok
-	for p in $1; do
-		case $p in
-		PLAYWRIGHT) have_playwright && ok=1 || ok= ;;
-		*) have_prereq "$p" && ok=1 || ok= ;;
-		esac
-		if [ -z "$ok" ]; then
-			test_n=$((test_n + 1))
-			echo "ok $test_n - $2 # SKIP missing $p"
-			return 0
-		fi
-	done
-	test_expect_success "$2" "$3"
-}
 
 # bg records its pids in the body's subshell, where lib.sh's cleanup never
 # sees them: each body kills its own workloads.
@@ -109,7 +83,7 @@ xml_ok() {
 	fi
 }
 
-expect_with go 'pprof of a unit-test profile: go tool pprof reads the folded stacks back' '
+test_expect_success GO 'pprof of a unit-test profile: go tool pprof reads the folded stacks back' '
 	PROFILE_TEST_OUTPUT=$PWD "$UNIT_TESTS/test_pprof" >unit.log &&
 	go tool pprof -sample_index=samples -traces unit.pb.gz >traces 2>err &&
 	traces_to_folded traces >got &&
@@ -129,7 +103,7 @@ expect_with go 'pprof of a unit-test profile: go tool pprof reads the folded sta
 	{ grep -q "\[kernel.kallsyms\]" raw || fail "kernel mapping"; }
 '
 
-expect_with PLAYWRIGHT 'browser: a unit-test SVG hovers, zooms, resets and searches' '
+test_expect_success PLAYWRIGHT 'browser: a unit-test SVG hovers, zooms, resets and searches' '
 	PROFILE_TEST_OUTPUT=$PWD "$UNIT_TESTS/test_svg" >unit.log &&
 	xml_ok unit.svg &&
 	node "$BROWSER/flamegraph.test.js" "$PWD/unit.svg" "$SHOTS" 2.99 3.01
@@ -137,7 +111,7 @@ expect_with PLAYWRIGHT 'browser: a unit-test SVG hovers, zooms, resets and searc
 
 # 5 s of two burn threads at 999 Hz is ~10000 samples on an idle machine;
 # 3000 leaves room for a busy one and still pins the ratio to +-10%.
-expect_with ROOT_BPF 'svg: func_b rects are 3x as wide as func_a over 3000+ samples' '
+test_expect_success ROOT_BPF 'svg: func_b rects are 3x as wide as func_a over 3000+ samples' '
 	bg "$WORKLOADS/burn" -t 2 -d 8 &&
 	pid=$! &&
 	"$PROFILE" -F 999 -p $pid --format svg -o burn.svg 5 >out 2>err &&
@@ -155,7 +129,7 @@ expect_with ROOT_BPF 'svg: func_b rects are 3x as wide as func_a over 3000+ samp
 	{ grep -q ">CPU Flame Graph</text>" burn.svg || fail "default title"; }
 '
 
-expect_with ROOT_BPF 'svg: --inverted, --title (escaped) and --min-width' '
+test_expect_success ROOT_BPF 'svg: --inverted, --title (escaped) and --min-width' '
 	bg "$WORKLOADS/burn" -d 4 &&
 	pid=$! &&
 	"$PROFILE" -F 999 -p $pid --format svg --inverted --title "a<b & c" --min-width 2 -o ice.svg 2 >out 2>err &&
@@ -170,7 +144,7 @@ expect_with ROOT_BPF 'svg: --inverted, --title (escaped) and --min-width' '
 	{ [ "$small" -eq 0 ] || fail "$small frames under --min-width 2"; }
 '
 
-expect_with "ROOT_BPF go" 'pprof: go tool pprof -top shows func_b 3x func_a' '
+test_expect_success ROOT_BPF,GO 'pprof: go tool pprof -top shows func_b 3x func_a' '
 	bg "$WORKLOADS/burn" -t 2 -d 8 &&
 	pid=$! &&
 	"$PROFILE" -F 999 -p $pid --format pprof -o burn.pb.gz 5 >out 2>err &&
@@ -191,7 +165,7 @@ expect_with "ROOT_BPF go" 'pprof: go tool pprof -top shows func_b 3x func_a' '
 	{ grep -q "pid:\[$pid\]" raw || fail "pid label"; }
 '
 
-expect_with "ROOT_BPF PLAYWRIGHT" 'browser: the burn SVG hovers, zooms, resets and searches' '
+test_expect_success ROOT_BPF,PLAYWRIGHT 'browser: the burn SVG hovers, zooms, resets and searches' '
 	[ -f "$SHOTS/burn.svg" ] &&
 	node "$BROWSER/flamegraph.test.js" "$SHOTS/burn.svg" "$SHOTS"
 '

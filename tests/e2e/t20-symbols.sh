@@ -5,9 +5,6 @@
 # namespace, processes that exit long before the profile ends, and a perf
 # map planted by another user; kernel frames named by the kernel agree
 # with /proc/kallsyms.
-#
-# Bodies run as the condition of an "if" (set -e has no effect): each step
-# is chained with &&, each check is "{ CONDITION || fail MESSAGE; } &&".
 . "$(dirname "$0")/lib.sh"
 
 # bg records its pids in the body's subshell: each body reaps its own.
@@ -57,10 +54,12 @@ test_expect_success ROOT_BPF 'jitburn: JIT code is named by /tmp/perf-PID.map' '
 '
 
 test_expect_success ROOT_BPF 'JIT code in a container: its own /tmp and pid namespace' '
+	# Outside /tmp, which the container covers: the build may be under it.
+	dir=$(outside_dir /var/tmp) && cp "$WORKLOADS/jitburn" "$dir/" &&
 	bg unshare -p -f -m --propagation private sh -c "
-		mount -t tmpfs none /tmp && exec \"$WORKLOADS/jitburn\" 6" &&
+		mount -t tmpfs none /tmp && exec \"$dir/jitburn\" 6" &&
 	sleep 0.5 &&
-	pid=$(pgrep -f "^$WORKLOADS/jitburn 6") &&
+	pid=$(pgrep -f "^$dir/jitburn 6") &&
 	{ [ ! -e /tmp/perf-$pid.map ] && [ ! -e /tmp/perf-1.map ] || fail "map visible outside"; } &&
 	"$PROFILE" -F 499 -f -U -p $pid 2 >cjit.folded 2>err &&
 	reap &&
@@ -150,7 +149,7 @@ test_expect_success ROOT_BPF 'a binary that exists only in a private mount names
 
 test_expect_success ROOT_BPF 'shortlived: 95% of shortburn samples show func_a or func_b' '
 	cp "$WORKLOADS/burn" "$TRASH/burn-short" &&
-	bg sh "$PROFILE_TOP/../shared/workloads/shortlived.sh" "$TRASH/burn-short" 5 &&
+	bg sh "$PROFILE_TOP/tests/workloads/shortlived.sh" "$TRASH/burn-short" 5 &&
 	( sleep 5.5; rm -f "$TRASH/burn-short" ) &
 	"$PROFILE" -F 999 -f -U 7 >short.folded 2>err &&
 	reap &&

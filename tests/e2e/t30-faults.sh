@@ -22,22 +22,6 @@ restore_sysctls() {
 }
 trap 'restore_sysctls; cleanup' EXIT
 
-# Prerequisites of this file, on top of lib.sh's.
-eval "lib_$(declare -f have_prereq)"
-have_prereq() {
-	case $1 in
-	# Root BPF, and this machine has no cycles event (a VM without a PMU).
-	NO_CYCLES)
-		have_root_bpf && "$PROFILE" --list-events 2>/dev/null |
-			grep -E -q "^ *cycles .*not supported" ;;
-	ROOT_BPF_CC) have_root_bpf && command -v cc >/dev/null ;;
-	ROOT_BPF_CAPS) have_root_bpf && command -v capsh >/dev/null &&
-			command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 ;;
-	ROOT_BPF_UNSHARE) have_root_bpf && command -v unshare >/dev/null ;;
-	*) lib_have_prereq "$1" ;;
-	esac
-}
-
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # A foreground run that hangs is killed after a minute (status 137).
@@ -406,8 +390,8 @@ t_paranoid() {
 	[ -z "$(not_folded out)" ] || fail "malformed lines"
 }
 
-test_expect_success ROOT_BPF_CAPS 'capabilities dropped (capsh, setpriv): exit 1, one line naming them' t_caps
-test_expect_success ROOT_BPF_CAPS 'perf_event_paranoid=3 as nobody: exit 1, one line; CAP_BPF+CAP_PERFMON suffice' t_paranoid
+test_expect_success ROOT_BPF,CAPS 'capabilities dropped (capsh, setpriv): exit 1, one line naming them' t_caps
+test_expect_success ROOT_BPF,CAPS 'perf_event_paranoid=3 as nobody: exit 1, one line; CAP_BPF+CAP_PERFMON suffice' t_paranoid
 
 # --- 7. Kernel addresses hidden ---------------------------------------------
 
@@ -481,7 +465,7 @@ t_no_syslog() {
 }
 
 test_expect_success ROOT_BPF 'kptr_restrict=2: --kallsyms gives [unknown] frames, addresses with -v, one warning; the default names them' t_kptr2
-test_expect_success ROOT_BPF_CAPS 'root without CAP_SYSLOG, --kallsyms: zeros detected, kernel frames [unknown], one warning' t_no_syslog
+test_expect_success ROOT_BPF,CAPS 'root without CAP_SYSLOG, --kallsyms: zeros detected, kernel frames [unknown], one warning' t_no_syslog
 
 # --- 8. Maps too small --------------------------------------------------------
 
@@ -550,7 +534,7 @@ t_no_cycles() {
 	[ ! -s out ] || fail "output on stdout"
 }
 
-test_expect_success NO_CYCLES '-e cycles without a PMU: exit 1, one line naming cycles, suggesting cpu-clock' t_no_cycles
+test_expect_success ROOT_BPF,NO_PMU '-e cycles without a PMU: exit 1, one line naming cycles, suggesting cpu-clock' t_no_cycles
 
 # --- 10. Deep stacks ------------------------------------------------------------
 
@@ -627,8 +611,8 @@ t_manymaps_live() {
 	grep -q -x "profile: counted + filtered + dropped == taken" err || fail "the identity does not hold"
 }
 
-test_expect_success ROOT_BPF_CC 'a process with 10000 mappings: symbolized, exit 0, in reasonable time' t_manymaps
-test_expect_success ROOT_BPF_CC '10000 mappings made during the run (exited before the end): symbolized, exit 0' t_manymaps_live
+test_expect_success ROOT_BPF 'a process with 10000 mappings: symbolized, exit 0, in reasonable time' t_manymaps
+test_expect_success ROOT_BPF '10000 mappings made during the run (exited before the end): symbolized, exit 0' t_manymaps_live
 
 # --- 12. Binary on an unmounted tmpfs -----------------------------------------
 
@@ -665,6 +649,6 @@ t_unmounted() {
 	grep -E -q "^    [0-9a-f]+ func_b\\+0x[0-9a-f]+ \\[[^]]*tburn\\]$" plain || fail "-v: no func_b+OFF [/tburn] frame"
 }
 
-test_expect_success ROOT_BPF_UNSHARE 'binary on a tmpfs unmounted (umount -l) while it runs: func_a/func_b named' t_unmounted
+test_expect_success ROOT_BPF 'binary on a tmpfs unmounted (umount -l) while it runs: func_a/func_b named' t_unmounted
 
 test_done

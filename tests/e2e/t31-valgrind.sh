@@ -10,22 +10,6 @@
 
 SUPP=$PROFILE_TOP/tests/e2e/valgrind.supp
 
-if ! command -v valgrind >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind >/dev/null 2>&1 || :
-fi
-
-# VALGRIND: root BPF, valgrind, and a profiler not built with a sanitizer
-# (make check-asan runs the suite on an ASan build, which valgrind cannot run).
-eval "lib_$(declare -f have_prereq)"
-have_prereq() {
-	case $1 in
-	VALGRIND)
-		have_root_bpf && command -v valgrind >/dev/null 2>&1 &&
-			! grep -a -q "__asan_init" "$PROFILE" ;;
-	*) lib_have_prereq "$1" ;;
-	esac
-}
-
 fail_show() {
 	grep -v "^--[0-9]*-- " "$1" | tail -60
 	fail "$2"
@@ -101,9 +85,9 @@ t_files() {
 	zcat out.pb.gz | grep -a -q "func_b" || fail "no func_b in the pprof profile"
 }
 
-test_expect_success VALGRIND 'valgrind: -F 199 -f -p PID 3 on burn: no leaks, no errors, func_b' t_pid
-test_expect_success VALGRIND 'valgrind: whole host -F 99 -f -v 2: no leaks, no errors, == taken' t_host
-test_expect_success VALGRIND 'valgrind: -i 1 (map sets flipped and cleared): no leaks, no errors' t_interval
-test_expect_success VALGRIND 'valgrind: -o FILE.svg and -o FILE.pb.gz: no leaks, no errors' t_files
+test_expect_success ROOT_BPF,VALGRIND 'valgrind: -F 199 -f -p PID 3 on burn: no leaks, no errors, func_b' t_pid
+test_expect_success ROOT_BPF,VALGRIND 'valgrind: whole host -F 99 -f -v 2: no leaks, no errors, == taken' t_host
+test_expect_success ROOT_BPF,VALGRIND 'valgrind: -i 1 (map sets flipped and cleared): no leaks, no errors' t_interval
+test_expect_success ROOT_BPF,VALGRIND 'valgrind: -o FILE.svg and -o FILE.pb.gz: no leaks, no errors' t_files
 
 test_done

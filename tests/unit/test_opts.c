@@ -1,8 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Option parsing and validation, without root. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "unit.h"
 #include "opts.h"
+
+/* What the last parse() or check() printed on stderr. */
+static char msg[512];
+static FILE *saved_stderr;
+
+/* Catch stderr: usage errors are expected here, and checked. */
+static void catch_stderr(void)
+{
+	saved_stderr = stderr;
+	stderr = tmpfile();
+	if (!stderr)
+		abort();
+}
+
+static void release_stderr(void)
+{
+	size_t n;
+
+	rewind(stderr);
+	n = fread(msg, 1, sizeof(msg) - 1, stderr);
+	msg[n] = '\0';
+	fclose(stderr);
+	stderr = saved_stderr;
+}
 
 static int parse(struct options *o, const char *line)
 {
@@ -15,12 +41,24 @@ static int parse(struct options *o, const char *line)
 	for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
 		argv[argc++] = t;
 	argv[argc] = NULL;
-	/* Keep stderr quiet: usage errors are expected here. */
-	FILE *saved = stderr;
-	stderr = fopen("/dev/null", "w");
+	catch_stderr();
 	err = options_parse(o, argc, argv);
-	fclose(stderr);
-	stderr = saved;
+	release_stderr();
+	return err;
+}
+
+/* options_check() on the command line; its message, or "", in msg. */
+static int check(const char *line, const struct limits *lim)
+{
+	struct options o;
+	int err = parse(&o, line);
+
+	if (!err) {
+		catch_stderr();
+		err = options_check(&o, lim);
+		release_stderr();
+	}
+	options_free(&o);
 	return err;
 }
 
@@ -72,22 +110,53 @@ TEST(bcc_options)
 
 TEST(usage_errors)
 {
-	static const char *bad[] = {
-		"-p 1 -L 2", "-U -K", "-F 0", "-F -5", "-F 99999999999", "-F 1x",
-		"-F +9", "-p 12x", "-p 1,,2", "-p ,1", "-p 1,", "-p 1,1", "-p 0",
-		"-c 0", "-C x", "--stack-storage-size 0", "--hash-storage-size -1",
-		"--perf-max-stack-depth 128", "--perf-max-stack-depth 0",
-		"--bogus", "1 2", "0", "-F 99 -c 100", "-p", "x",
-		"--cpu", "99999999999999999999",
+	/* Each bad command line, and the one line it gets: what, and where to look. */
+	static const struct { const char *line, *msg; } bad[] = {
+#define RANGE(opt, v, hi) opt " '" v "' is out of range [1, " hi "]"
+#define NOT_NUM(opt, v) opt " '" v "' is not a valid number"
+#define NOT_IDS(v) "-p/--pid '" v "' is not a comma-separated list of distinct positive ids"
+		{ "-p 1 -L 2", "conflicting options: -p and -L cannot be used together" },
+		{ "-U -K", "conflicting options: -U and -K cannot be used together" },
+		{ "-F 0", RANGE("-F/--frequency", "0", "4294967295") },
+		{ "-F -5", NOT_NUM("-F/--frequency", "-5") },
+		{ "-F 99999999999", RANGE("-F/--frequency", "99999999999", "4294967295") },
+		{ "-F 1x", NOT_NUM("-F/--frequency", "1x") },
+		{ "-F +9", NOT_NUM("-F/--frequency", "+9") },
+		{ "-p 12x", NOT_IDS("12x") },
+		{ "-p 1,,2", NOT_IDS("1,,2") },
+		{ "-p ,1", NOT_IDS(",1") },
+		{ "-p 1,", NOT_IDS("1,") },
+		{ "-p 1,1", NOT_IDS("1,1") },
+		{ "-p 0", NOT_IDS("0") },
+		{ "-c 0", RANGE("-c/--count", "0", "9223372036854775807") },
+		{ "-C x", NOT_NUM("-C/--cpu", "x") },
+		{ "--stack-storage-size 0", RANGE("--stack-storage-size", "0", "16777216") },
+		{ "--hash-storage-size -1", NOT_NUM("--hash-storage-size", "-1") },
+		{ "--perf-max-stack-depth 128", RANGE("--perf-max-stack-depth", "128", "127") },
+		{ "--perf-max-stack-depth 0", RANGE("--perf-max-stack-depth", "0", "127") },
+		{ "--bogus", "unknown option '--bogus'" },
+		{ "1 2", "too many arguments: '2' after the duration" },
+		{ "0", RANGE("duration", "0", "4294967296") },
+		{ "-F 99 -c 100", "conflicting options: -F and -c cannot be used together" },
+		{ "-p", "option '-p' needs a value" },
+		{ "x", NOT_NUM("duration", "x") },
+		{ "--cpu", "option '--cpu' needs a value" },
+		{ "99999999999999999999", NOT_NUM("duration", "99999999999999999999") },
+#undef RANGE
+#undef NOT_NUM
+#undef NOT_IDS
 	};
+	char want[512];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct options o;
-		int err = parse(&o, bad[i]);
+		int err = parse(&o, bad[i].line);
 
 		if (!err)
-			fprintf(stderr, "  accepted: %s\n", bad[i]);
-		CHECK(err != 0);
+			fprintf(stderr, "  accepted: %s\n", bad[i].line);
+		CHECK_INT(err, -EINVAL);
+		snprintf(want, sizeof(want), "profile: %s (see --help)\n", bad[i].msg);
+		CHECK_STR(msg, want);
 		options_free(&o);
 	}
 }
@@ -124,35 +193,26 @@ TEST(system_checks)
 	bool online[2] = { true, false };
 	struct limits lim = { .max_sample_rate = 1000, .max_stack = 64,
 			      .cpu_online = online, .nr_cpus = 2 };
-	struct options o;
+	static const struct { const char *line, *msg; } bad[] = {
+		{ "-F 1001", "-F 1001 is above kernel.perf_event_max_sample_rate (1000); lower -F or raise the sysctl" },
+		{ "--perf-max-stack-depth 65", "--perf-max-stack-depth 65 is above kernel.perf_event_max_stack (64); lower it or raise the sysctl" },
+		{ "-C 1", "-C 1 is not an online CPU (see /sys/devices/system/cpu/online)" },
+		{ "-C 2", "-C 2 is not an online CPU (see /sys/devices/system/cpu/online)" },
+		{ "--cgroup /proc/self/status", "--cgroup '/proc/self/status' is not a directory; give a cgroup v2 directory" },
+		{ "--cgroup /nonexistent", "--cgroup '/nonexistent': No such file or directory (see --help)" },
+		{ "-p 2147483646", "PID 2147483646 does not exist (see --help)" },
+	};
+	char want[512];
 
-	CHECK_INT(parse(&o, "-F 1000"), 0);
-	CHECK_INT(options_check(&o, &lim), 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "-F 1001"), 0);
-	CHECK(options_check(&o, &lim) != 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "--perf-max-stack-depth 65"), 0);
-	CHECK(options_check(&o, &lim) != 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "-C 1"), 0);
-	CHECK(options_check(&o, &lim) != 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "-C 2"), 0);
-	CHECK(options_check(&o, &lim) != 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "-C 0"), 0);
-	CHECK_INT(options_check(&o, &lim), 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "--cgroup /proc/self/status"), 0);
-	CHECK(options_check(&o, &lim) != 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "--cgroup /nonexistent"), 0);
-	CHECK(options_check(&o, &lim) != 0);
-	options_free(&o);
-	CHECK_INT(parse(&o, "-p 2147483646"), 0);
-	CHECK(options_check(&o, &lim) != 0);
-	options_free(&o);
+	CHECK_INT(check("-F 1000", &lim), 0);
+	CHECK_STR(msg, "");
+	CHECK_INT(check("-C 0", &lim), 0);
+	CHECK_STR(msg, "");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(check(bad[i].line, &lim) < 0);
+		snprintf(want, sizeof(want), "profile: %s\n", bad[i].msg);
+		CHECK_STR(msg, want);
+	}
 }
 
 int main(void)

@@ -263,18 +263,22 @@ TEST(read_old_file)
 	struct perfmap_owner who = *me();
 	struct perfmap_stamp stamp = { 0 };
 	struct perfmap *pm = NULL;
-	struct timespec now;
+	struct stat st;
+	__u64 mtime;
 	int rootfd;
 
 	rootfd = open(dir, O_PATH | O_DIRECTORY);
 	CHECK(rootfd >= 0);
 	CHECK_INT(write_file("old.map", "1000 10 one\n", 0644), 0);
-	clock_gettime(CLOCK_REALTIME, &now);
+	/* The file's own time, not the clock's: mtimes come from a coarse clock. */
+	CHECK_INT(fstatat(rootfd, "old.map", &st, 0), 0);
+	mtime = (__u64)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec;
 	/* A process started a second after the file was written. */
-	who.not_before_ns = ((__u64)now.tv_sec + 1) * 1000000000ULL;
+	who.not_before_ns = mtime + 1000000000ULL;
 	CHECK_INT(perfmap__read_at(rootfd, "/old.map", 8, &who, &stamp, &pm),
 		  -EPERM);
-	who.not_before_ns = ((__u64)now.tv_sec - 1) * 1000000000ULL;
+	/* ... and one started a second before. */
+	who.not_before_ns = mtime - 1000000000ULL;
 	CHECK_INT(perfmap__read_at(rootfd, "/old.map", 8, &who, &stamp, &pm), 0);
 	perfmap__free(pm);
 	close(rootfd);

@@ -2,7 +2,8 @@
 /*
  * A tiny unit-test harness.  Each test binary defines tests with TEST(name),
  * lists them in main() with RUN(name), and ends with `return unit_summary();`.
- * Output is TAP-like: one "ok"/"not ok" line per test, which tests/run counts.
+ * Output is TAP: one "ok"/"not ok" line per test, then the plan "1..N",
+ * which tests/run counts and checks.
  */
 #ifndef UNIT_H
 #define UNIT_H
@@ -60,8 +61,10 @@ static int unit_passed, unit_failed;
 		fflush(stdout);                                              \
 	} while (0)
 
+/* The plan, last: tests/run checks it against the lines above. */
 static inline int unit_summary(void)
 {
+	printf("1..%d\n", unit_passed + unit_failed);
 	return unit_failed ? 1 : 0;
 }
 
