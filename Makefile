@@ -19,7 +19,7 @@ SAN_FLAGS ?=
 # liblzma: MiniDebugInfo; libiberty (static, no .pc): C++ and Rust demangling.
 PKGS := libbpf libelf zlib liblzma
 ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
-	-DPROFILE_VERSION='"$(VERSION)"' -DHAVE_LIBLZMA -DHAVE_LIBIBERTY \
+	-DPROFILE_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT) -Ibpf -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -llzma) -liberty
 LDFLAGS ?=

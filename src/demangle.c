@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libiberty/demangle.h>
+
 #include "demangle.h"
 
 /*
@@ -15,14 +17,6 @@ bool demangle__is_mangled(const char *name)
 	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
 }
 
-#ifdef HAVE_LIBIBERTY
-#include <libiberty/demangle.h>
-
-bool demangle__available(void)
-{
-	return true;
-}
-
 char *demangle(const char *name)
 {
 	if (!demangle__is_mangled(name) || strnlen(name, MANGLED_MAX) >= MANGLED_MAX)
@@ -34,17 +28,3 @@ char *demangle(const char *name)
 	 */
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 }
-
-#else /* !HAVE_LIBIBERTY */
-
-bool demangle__available(void)
-{
-	return false;
-}
-
-char *demangle(const char *name)
-{
-	return NULL;
-}
-
-#endif

@@ -9,9 +9,6 @@
 
 #include <stdbool.h>
 
-/* Whether the profiler was built with libiberty (HAVE_LIBIBERTY). */
-bool demangle__available(void);
-
 /* Whether name looks mangled at all: cheap, no allocation. */
 bool demangle__is_mangled(const char *name);
 

@@ -5,7 +5,6 @@
 
 #include "minidebug.h"
 
-#ifdef HAVE_LIBLZMA
 #include <lzma.h>
 
 /* The decoder's own memory; xz -9 needs 65 MiB, Fedora uses the default. */
@@ -17,11 +16,6 @@
 #else
 #define DECODER_FLAGS		0
 #endif
-
-bool minidebug__available(void)
-{
-	return true;
-}
 
 static int lzma_err(lzma_ret ret)
 {
@@ -95,18 +89,3 @@ cleanup:
 	lzma_end(&strm);
 	return err;
 }
-
-#else /* !HAVE_LIBLZMA */
-
-bool minidebug__available(void)
-{
-	return false;
-}
-
-int minidebug__decompress(const void *in, size_t len, size_t max,
-			  void **out, size_t *out_len)
-{
-	return -ENOTSUP;
-}
-
-#endif

@@ -14,13 +14,10 @@
 /* Decompressed images larger than this are refused (-EFBIG). */
 #define MINIDEBUG_MAX	(64u << 20)
 
-/* Whether the profiler was built with liblzma (HAVE_LIBLZMA). */
-bool minidebug__available(void);
-
 /*
  * Decompress the xz stream in[0..len) into a malloc()ed *out of *out_len
  * bytes, at most max.  Returns 0, -EFBIG past max, -EINVAL on a corrupt
- * or truncated stream, -ENOTSUP without liblzma, -ENOMEM.
+ * or truncated stream, -ENOMEM.
  */
 int minidebug__decompress(const void *in, size_t len, size_t max,
 			  void **out, size_t *out_len);
