@@ -2,9 +2,14 @@
 # profile: a CO-RE eBPF CPU profiler.  `make V=1` shows the commands.
 
 OUTPUT ?= build
-prefix ?= /usr/local
+PREFIX ?= /usr/local
 DESTDIR ?=
-ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# x86_64 only: vmlinux/ holds x86's vmlinux.h, and the sampler reads x86's
+# pt_regs.  Another architecture needs both (see bpf/profile.bpf.c).
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/')
+ifneq ($(ARCH),x86)
+$(error profile builds for x86_64 only, not $(ARCH): vmlinux/ and bpf/profile.bpf.c have no other architecture)
+endif
 
 CC ?= cc
 CLANG ?= clang
@@ -18,7 +23,7 @@ CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 SAN_FLAGS ?=
 # liblzma: MiniDebugInfo; libiberty (static, no .pc): C++ and Rust demangling.
 PKGS := libbpf libelf zlib liblzma
-ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
+ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DPROFILE_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT) -Ibpf -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -llzma) -liberty
@@ -52,7 +57,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(OUTPUT)/profile.bpf.o $(OUTPUT)/knames.bpf.o
-.PHONY: all clean install test unit-bins workloads vmlinux check-asan bench fuzz test-kernels
+.PHONY: all clean install uninstall test unit-bins workloads vmlinux check-asan bench fuzz test-kernels
 
 all: $(OUTPUT)/profile
 
@@ -134,10 +139,18 @@ fuzz:
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
 
+# make install [DESTDIR=...] [PREFIX=/usr/local]; make uninstall removes
+# exactly what install put there.
+SBINDIR := $(DESTDIR)$(PREFIX)/sbin
+MAN8DIR := $(DESTDIR)$(PREFIX)/share/man/man8
+
 install: all
-	install -d $(DESTDIR)$(prefix)/sbin $(DESTDIR)$(prefix)/share/man/man8
-	install -m 0755 $(OUTPUT)/profile $(DESTDIR)$(prefix)/sbin/profile
-	install -m 0644 man/profile.8 $(DESTDIR)$(prefix)/share/man/man8/profile.8
+	install -d "$(SBINDIR)" "$(MAN8DIR)"
+	install -m 0755 $(OUTPUT)/profile "$(SBINDIR)/profile"
+	install -m 0644 man/profile.8 "$(MAN8DIR)/profile.8"
+
+uninstall:
+	rm -f "$(SBINDIR)/profile" "$(MAN8DIR)/profile.8"
 
 clean:
 	rm -rf $(OUTPUT) build-asan

@@ -432,20 +432,13 @@ static __always_inline void select_set(struct map_set *ms, __u32 set)
 /*
  * Was the CPU in user mode when the timer fired?  Then there is no kernel
  * stack, and asking for one costs a callchain setup for nothing.  Read
- * from the UAPI register layout at fixed offsets (no CO-RE relocation);
- * other architectures always ask.
+ * from the UAPI register layout at a fixed offset (no CO-RE relocation):
+ * in x86's struct pt_regs, cs is the 18th 8-byte word; CPL 3 is user.
+ * (The Makefile builds for x86 only.)
  */
 static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 {
-#if defined(__TARGET_ARCH_x86)
-	/* struct pt_regs: cs is the 18th 8-byte word; CPL 3 is user. */
 	return (((__u64 *)ctx)[17] & 3) == 3;
-#elif defined(__TARGET_ARCH_arm64)
-	/* struct user_pt_regs: pstate after regs[31], sp, pc; EL0t is 0. */
-	return (((__u64 *)ctx)[33] & 0xf) == 0;
-#else
-	return false;
-#endif
 }
 
 static __always_inline void sample(struct bpf_perf_event_data *ctx,
