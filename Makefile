@@ -80,6 +80,14 @@ $(OUTPUT)/%.o: src/%.c Makefile | $(OUTPUT)
 $(OUTPUT)/session.o: $(OUTPUT)/profile.skel.h
 $(OUTPUT)/knames.o: $(OUTPUT)/knames.skel.h
 
+# The flame graph's stylesheet and script are files of their own, embedded
+# in svg.o as byte arrays.
+$(OUTPUT)/svg_assets.h: src/flamegraph.css src/flamegraph.js | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)(cd src && xxd -i flamegraph.css && xxd -i flamegraph.js) | \
+		sed 's/^unsigned/static const unsigned/' >$@
+$(OUTPUT)/svg.o: $(OUTPUT)/svg_assets.h
+
 $(OUTPUT)/libprofile.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)$(AR) rcs $@ $^

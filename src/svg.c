@@ -18,6 +18,8 @@
 #include "strbuf.h"
 #include "trace.h"
 #include "util.h"
+/* src/flamegraph.css and src/flamegraph.js, embedded by the Makefile (xxd -i). */
+#include "svg_assets.h"
 
 #define IMAGE_WIDTH	1200	/* px */
 #define XPAD		10	/* left and right margins */
@@ -433,17 +435,8 @@ static void put_frame(struct strbuf *sb, const struct node *n,
 	sb_puts(sb, "</text></g>\n");
 }
 
-/* After put_header()'s font sizes. */
-static const char style[] =
-	"#subtitle { fill: #555; }\n"
-	"#unzoom, #search { cursor: pointer; fill: #336; }\n"
-	"#unzoom:hover, #search:hover { fill: #00c; text-decoration: underline; }\n"
-	"#frames > g { cursor: pointer; }\n"
-	"#frames > g:hover > rect { stroke: #222; stroke-width: 0.5; }\n"
-	"#frames text { pointer-events: none; }\n"
-	".hide { display: none; }\n"
-	".parent > rect { opacity: 0.5; }\n"
-	".hit > rect { fill: rgb(230,0,230); }\n"
+/* After put_header()'s font sizes: src/flamegraph.css, then the background. */
+static const char defs[] =
 	"</style>\n"
 	"<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 	"<stop offset=\"5%\" stop-color=\"#f4f4f0\"/>"
@@ -464,7 +457,8 @@ static void put_header(struct strbuf *sb, const struct layout *lo,
 	put_fmt(sb, "<style>\n"
 		"text { font-family: Verdana, sans-serif; font-size: %dpx; fill: #000; }\n"
 		"#title { font-size: %dpx; }\n", FONT_SIZE, TITLE_SIZE);
-	sb_puts(sb, style);
+	sb_add(sb, (const char *)flamegraph_css, flamegraph_css_len);
+	sb_puts(sb, defs);
 	put_fmt(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" "
 		"fill=\"url(#background)\"/>\n", IMAGE_WIDTH, lo->height);
 	put_fmt(sb, "<text id=\"title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
@@ -490,138 +484,17 @@ static void put_header(struct strbuf *sb, const struct layout *lo,
 }
 
 /*
- * Zoom: a frame's subtree is stretched to the full width, its ancestors
- * span the width dimmed, the rest is hidden.  Search: the share of samples
- * under matching frames, counting nested matches once.
+ * src/flamegraph.js, after the numbers it needs.  Zoom: a frame's subtree
+ * is stretched to the full width, its ancestors span the width dimmed, the
+ * rest is hidden.  Search: the share of samples under matching frames,
+ * counting nested matches once.
  */
-static const char script[] =
-	"(function () {\n"
-	"'use strict';\n"
-	"var frames = document.getElementById('frames');\n"
-	"var details = document.getElementById('details');\n"
-	"var unzoomBtn = document.getElementById('unzoom');\n"
-	"var searchBtn = document.getElementById('search');\n"
-	"var matched = document.getElementById('matched');\n"
-	"var full = fg.width - 2 * fg.pad;\n"
-	"var all = [], re = null;\n"
-	"\n"
-	"function label(name, w) {\n"
-	"	var fit = Math.floor((w - 6) / fg.charWidth);\n"
-	"	if (fit < 3) return '';\n"
-	"	return name.length <= fit ? name : name.slice(0, fit - 2) + '..';\n"
-	"}\n"
-	"function place(f, x, w) {\n"
-	"	f.rect.setAttribute('x', x.toFixed(2));\n"
-	"	f.rect.setAttribute('width', w.toFixed(2));\n"
-	"	f.text.setAttribute('x', (x + 3).toFixed(2));\n"
-	"	f.text.textContent = label(f.name, w);\n"
-	"}\n"
-	"function show(f, on, parent) {\n"
-	"	f.g.classList.toggle('hide', !on);\n"
-	"	f.g.classList.toggle('parent', parent);\n"
-	"}\n"
-	"function zoom(z) {\n"
-	"	var s = full / z.w;\n"
-	"	all.forEach(function (f) {\n"
-	"		if (f.d >= z.d && f.x >= z.x && f.x + f.w <= z.x + z.w) {\n"
-	"			show(f, true, false);\n"
-	"			place(f, fg.pad + (f.x - z.x) * s, f.w * s);\n"
-	"		} else if (f.d < z.d && f.x <= z.x && f.x + f.w >= z.x + z.w) {\n"
-	"			show(f, true, true);\n"
-	"			place(f, fg.pad, full);\n"
-	"		} else {\n"
-	"			show(f, false, false);\n"
-	"		}\n"
-	"	});\n"
-	"	unzoomBtn.classList.remove('hide');\n"
-	"}\n"
-	"function unzoom() {\n"
-	"	var s = full / fg.total;\n"
-	"	all.forEach(function (f) {\n"
-	"		show(f, true, false);\n"
-	"		place(f, fg.pad + f.x * s, f.w * s);\n"
-	"	});\n"
-	"	unzoomBtn.classList.add('hide');\n"
-	"}\n"
-	"function search(term) {\n"
-	"	var spans = [], sum = 0, end = -1;\n"
-	"	try {\n"
-	"		re = new RegExp(term);\n"
-	"	} catch (e) {\n"
-	"		matched.textContent = 'Bad regular expression: ' + term;\n"
-	"		return;\n"
-	"	}\n"
-	"	all.forEach(function (f) {\n"
-	"		var hit = re.test(f.name);\n"
-	"		f.g.classList.toggle('hit', hit);\n"
-	"		if (hit) spans.push([f.x, f.x + f.w]);\n"
-	"	});\n"
-	"	spans.sort(function (a, b) { return a[0] - b[0]; });\n"
-	"	spans.forEach(function (sp) {\n"
-	"		if (sp[1] <= end) return;\n"
-	"		sum += sp[1] - Math.max(sp[0], end);\n"
-	"		end = sp[1];\n"
-	"	});\n"
-	"	matched.textContent = 'Matched: ' + (100 * sum / fg.total).toFixed(2) + '%';\n"
-	"	searchBtn.textContent = 'Reset Search';\n"
-	"}\n"
-	"function resetSearch() {\n"
-	"	re = null;\n"
-	"	all.forEach(function (f) { f.g.classList.remove('hit'); });\n"
-	"	matched.textContent = ' ';\n"
-	"	searchBtn.textContent = 'Search';\n"
-	"}\n"
-	"function askSearch() {\n"
-	"	var last = re ? re.source : '';\n"
-	"	var term = window.prompt('Search frames (regular expression):', last);\n"
-	"	if (term) search(term);\n"
-	"}\n"
-	"function frameOf(el) {\n"
-	"	while (el && el.parentNode !== frames) el = el.parentNode;\n"
-	"	return el ? el.fgFrame : null;\n"
-	"}\n"
-	"\n"
-	"Array.prototype.forEach.call(frames.children, function (g) {\n"
-	"	var t = g.querySelector('title').textContent;\n"
-	"	var f = { g: g, title: t, name: t.slice(0, t.lastIndexOf(' (')),\n"
-	"		x: Number(g.getAttribute('data-x')),\n"
-	"		w: Number(g.getAttribute('data-w')),\n"
-	"		d: Number(g.getAttribute('data-d')),\n"
-	"		rect: g.querySelector('rect'), text: g.querySelector('text') };\n"
-	"	g.fgFrame = f;\n"
-	"	all.push(f);\n"
-	"});\n"
-	"frames.addEventListener('mouseover', function (e) {\n"
-	"	var f = frameOf(e.target);\n"
-	"	if (f) details.textContent = f.title;\n"
-	"});\n"
-	"frames.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
-	"frames.addEventListener('click', function (e) {\n"
-	"	var f = frameOf(e.target);\n"
-	"	if (f) zoom(f);\n"
-	"});\n"
-	"unzoomBtn.addEventListener('click', unzoom);\n"
-	"searchBtn.addEventListener('click', function () {\n"
-	"	if (re) resetSearch(); else askSearch();\n"
-	"});\n"
-	"window.addEventListener('keydown', function (e) {\n"
-	"	if ((e.ctrlKey || e.metaKey) && e.key === 'f') {\n"
-	"		e.preventDefault();\n"
-	"		askSearch();\n"
-	"	} else if (e.key === 'Escape') {\n"
-	"		resetSearch();\n"
-	"	}\n"
-	"});\n"
-	"var q = new URLSearchParams(window.location.search).get('s');\n"
-	"if (q && fg.total) search(q);\n"
-	"})();\n";
-
 static void put_footer(struct strbuf *sb, __u64 total)
 {
 	sb_puts(sb, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
 	put_fmt(sb, "var fg = { total: %llu, width: %d, pad: %d, charWidth: %.3f };\n",
 		(unsigned long long)total, IMAGE_WIDTH, XPAD, CHAR_WIDTH);
-	sb_puts(sb, script);
+	sb_add(sb, (const char *)flamegraph_js, flamegraph_js_len);
 	sb_puts(sb, "]]></script>\n</svg>\n");
 }
 

@@ -8,7 +8,8 @@
 # a failing command fails the test.  Checks are still written
 # "{ COND || fail MSG; }" so that the log says what went wrong.
 #
-# Prerequisites are named here, in prereq_missing, and nowhere else.  A
+# Prerequisites are named here, in prereq_missing, and nowhere else (a
+# lower-case one is a command that must be installed).  A
 # missing one skips the test with the reason, and the runner counts the
 # skip; with PROFILE_TEST_NO_SKIP=1 (CI) a missing prerequisite fails the
 # test instead.  None of them runs the profiler under test: if it cannot
@@ -89,6 +90,10 @@ prereq_missing() {
 			id nobody >/dev/null 2>&1 ||
 			echo "capsh, setpriv and the user nobody" ;;
 	GO) command -v go >/dev/null || echo "go (golang-go)" ;;
+	DPKG_BUILDPACKAGE)
+		command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
+			echo "dpkg-buildpackage and debhelper (scripts/install-deps)" ;;
+	LINTIAN) command -v lintian >/dev/null || echo "lintian (scripts/install-deps)" ;;
 	PLAYWRIGHT)
 		if ! command -v node >/dev/null || ! command -v chromium >/dev/null; then
 			echo "node and chromium (scripts/install-deps)"
@@ -102,6 +107,8 @@ prereq_missing() {
 		elif grep -a -q "__asan_init" "$PROFILE" 2>/dev/null; then
 			echo "a build without AddressSanitizer (valgrind cannot run one)"
 		fi ;;
+	# A command by its name: strace, groff, mandoc...
+	[a-z]*) command -v "$1" >/dev/null || echo "the command $1 (scripts/install-deps)" ;;
 	*) echo "a prerequisite tests/e2e/lib.sh does not know" ;;
 	esac
 }

@@ -109,6 +109,17 @@ test_expect_success PLAYWRIGHT 'browser: a unit-test SVG hovers, zooms, resets a
 	node "$BROWSER/flamegraph.test.js" "$PWD/unit.svg" "$SHOTS" 2.99 3.01
 '
 
+test_expect_success node 'the embedded stylesheet and script are src/flamegraph.css and .js, and the script parses' '
+	PROFILE_TEST_OUTPUT=$PWD "$UNIT_TESTS/test_svg" >unit.log &&
+	sed -n "/^<script type=\"text\/ecmascript\"><!\[CDATA\[\$/,/^\]\]><\/script>\$/p" unit.svg |
+		sed "1,2d;\$d" >script.js &&
+	cmp script.js "$PROFILE_TOP/src/flamegraph.js" &&
+	grep -c "" script.js &&
+	node --check script.js &&
+	sed -n "/^<style>\$/,/^<\/style>\$/p" unit.svg | sed "1,3d;\$d" >style.css &&
+	cmp style.css "$PROFILE_TOP/src/flamegraph.css"
+'
+
 # 5 s of two burn threads at 999 Hz is ~10000 samples on an idle machine;
 # 3000 leaves room for a busy one and still pins the ratio to +-10%.
 test_expect_success ROOT_BPF 'svg: func_b rects are 3x as wide as func_a over 3000+ samples' '
