@@ -18,6 +18,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { pathToFileURL } = require('url');
 const { chromium } = require('playwright-core');
 
 const svgPath = path.resolve(process.argv[2] || '');
@@ -25,7 +26,8 @@ const shotDir = path.resolve(process.argv[3] || '.');
 const ratioLo = Number(process.argv[4] || 2.7);
 const ratioHi = Number(process.argv[5] || 3.3);
 const shotName = path.basename(svgPath, '.svg');
-const fileUrl = 'file://' + svgPath;
+// Percent-encoded, as the browser requests it: the path may hold a space.
+const fileUrl = pathToFileURL(svgPath).href;
 const FULL = 1180;	// image width less both margins
 
 let checks = 0;
