@@ -19,20 +19,30 @@
 #include "opts.h"
 #include "log.h"
 
-static int read_sysctl_u64(const char *path, __u64 *out)
+/* A small /proc or /sys file into buf, NUL-terminated.  0 or -errno. */
+static int read_small_file(const char *path, char *buf, size_t size)
 {
-	char buf[64];
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -EIO;
 	buf[n] = '\0';
+	return 0;
+}
+
+static int read_sysctl_u64(const char *path, __u64 *out)
+{
+	char buf[64];
+	int err = read_small_file(path, buf, sizeof(buf));
+
+	if (err)
+		return err;
 	buf[strcspn(buf, "\n")] = '\0';
 	return parse_u64(buf, 0, ~0ULL, out);
 }
@@ -99,8 +109,7 @@ int limits_read(struct limits *lim)
 {
 	char buf[4096];
 	__u64 v;
-	ssize_t n;
-	int fd, err;
+	int err;
 
 	memset(lim, 0, sizeof(*lim));
 	err = read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate", &v);
@@ -108,14 +117,9 @@ int limits_read(struct limits *lim)
 	err = read_sysctl_u64("/proc/sys/kernel/perf_event_max_stack", &v);
 	lim->max_stack = err ? 127 : v;
 
-	fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+	err = read_small_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (err)
+		return err;
 	return parse_cpu_list(buf, &lim->cpu_online, &lim->nr_cpus);
 }
 

@@ -20,6 +20,7 @@
 #include "opts.h"
 #include "profile.h"
 #include "log.h"
+#include "util.h"
 
 enum {
 	OPT_STACK_STORAGE = 256,
@@ -161,8 +162,8 @@ static bool id_listed(const __u32 *ids, size_t nr, __u32 id)
 /* "1,2,3" into a fresh array; empty items and duplicates are errors. */
 int parse_id_list(const char *s, __u32 **ids, size_t *nr)
 {
-	__u32 *out = NULL, *tmp;
-	size_t n = 0;
+	__u32 *out = NULL;
+	size_t n = 0, cap = 0;
 	const char *p = s;
 	char buf[32];
 	int err = -EINVAL;
@@ -181,12 +182,10 @@ int parse_id_list(const char *s, __u32 **ids, size_t *nr)
 		err = -EINVAL;
 		if (id_listed(out, n, v))
 			goto fail;
-		tmp = realloc(out, (n + 1) * sizeof(*out));
-		if (!tmp) {
+		if (grow_array((void **)&out, &cap, n + 1, sizeof(*out))) {
 			err = -ENOMEM;
 			goto fail;
 		}
-		out = tmp;
 		out[n++] = v;
 		if (!p[len])
 			break;

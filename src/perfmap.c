@@ -96,15 +96,8 @@ static int cmp_ent(const void *pa, const void *pb)
 
 static int add_entry(struct perfmap *pm, size_t *cap, const struct pment *e)
 {
-	if (pm->nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct pment *tmp = realloc(pm->ents, ncap * sizeof(*tmp));
-
-		if (!tmp)
-			return -ENOMEM;
-		pm->ents = tmp;
-		*cap = ncap;
-	}
+	if (grow_array((void **)&pm->ents, cap, pm->nr + 1, sizeof(*pm->ents)))
+		return -ENOMEM;
 	pm->ents[pm->nr++] = *e;
 	return 0;
 }

@@ -12,42 +12,12 @@
 /*
  * Two htab tables map (k1, k2) keys to pointers: stacks by
  * (reference id, process, kind and source), frames by (address, process,
- * kind and flags).  Stacks and frames live in a bump arena, freed all at
- * once.
+ * kind and flags).  Stacks and frames live in an arena, freed all at once.
  */
-struct arena_block {
-	struct arena_block *next;
-	size_t used, size;
-	char data[];
-};
-
 struct sym_cache {
 	struct htab stacks, frames;
-	struct arena_block *arena;
+	struct arena mem;
 };
-
-static void *arena_alloc(struct sym_cache *c, size_t size)
-{
-	struct arena_block *b = c->arena;
-	size_t bsize = 256 * 1024;
-	void *p;
-
-	size = (size + 7) & ~(size_t)7;
-	if (!b || b->used + size > b->size) {
-		if (size > bsize)
-			bsize = size;
-		b = malloc(sizeof(*b) + bsize);
-		if (!b)
-			return NULL;
-		b->next = c->arena;
-		b->used = 0;
-		b->size = bsize;
-		c->arena = b;
-	}
-	p = b->data + b->used;
-	b->used += size;
-	return p;
-}
 
 /* ---- resolvers, one per frame kind ---- */
 
@@ -133,7 +103,7 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 		return NULL;
 	if (s->val)
 		return s->val;
-	f = arena_alloc(c, sizeof(*f));
+	f = arena__alloc(&c->mem, sizeof(*f), _Alignof(struct frame));
 	if (!f)
 		return NULL;
 	*f = (struct frame){ .addr = tf->addr, .kind = tf->kind, .flags = tf->flags };
@@ -168,7 +138,8 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 {
 	struct stack *st;
 
-	st = arena_alloc(c, sizeof(*st) + n * sizeof(st->frames[0]));
+	st = arena__alloc(&c->mem, sizeof(*st) + n * sizeof(st->frames[0]),
+			  _Alignof(struct stack));
 	if (!st)
 		return NULL;
 	st->nr = n;
@@ -254,19 +225,18 @@ static void set_part(struct records *rs, const struct symbolizer *sym,
 
 struct sym_cache *sym_cache__new(void)
 {
-	return calloc(1, sizeof(struct sym_cache));
+	struct sym_cache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->mem.block_size = 256 * 1024;
+	return c;
 }
 
 void sym_cache__free(struct sym_cache *c)
 {
-	struct arena_block *b, *next;
-
 	if (!c)
 		return;
-	for (b = c->arena; b; b = next) {
-		next = b->next;
-		free(b);
-	}
+	arena__free(&c->mem);
 	htab__free(&c->stacks);
 	htab__free(&c->frames);
 	free(c);

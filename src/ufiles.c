@@ -17,6 +17,7 @@
 #include "procfs.h"
 #include "procmaps.h"
 #include "ufiles.h"
+#include "util.h"
 
 /* A vdso is two to four pages; anything much bigger is not one. */
 #define VDSO_MAX		(1u << 20)
@@ -24,7 +25,7 @@
 struct ufiles {
 	struct htab files;	/* (dev, inode) -> struct ufile */
 	struct ufile **vdsos;	/* vdsos have no inode: kept apart */
-	size_t nr_vdsos;
+	size_t nr_vdsos, cap_vdsos;
 	char *debug_dir;
 	struct ufiles_stats stats;
 };
@@ -148,7 +149,7 @@ static struct ufile *get_vdso(struct ufiles *u, int dirfd,
 			      const struct vma *vma)
 {
 	size_t len = vma->end - vma->start;
-	struct ufile *f = NULL, **tmp;
+	struct ufile *f = NULL;
 	struct elf_file *elf;
 	void *image;
 
@@ -160,10 +161,8 @@ static struct ufile *get_vdso(struct ufiles *u, int dirfd,
 	f = find_vdso(u, image, len);
 	if (f)
 		goto cleanup;
-	tmp = realloc(u->vdsos, (u->nr_vdsos + 1) * sizeof(*tmp));
-	if (!tmp)
+	if (grow_array((void **)&u->vdsos, &u->cap_vdsos, u->nr_vdsos + 1, sizeof(*u->vdsos)))
 		goto cleanup;
-	u->vdsos = tmp;
 	elf = elf_file__open_mem(image, len);
 	f = new_ufile(elf);
 	if (!f) {
@@ -209,15 +208,13 @@ struct ufiles *ufiles__new(const char *debug_dir)
 
 void ufiles__free(struct ufiles *u)
 {
-	size_t i;
+	struct hent *e;
 
 	if (!u)
 		return;
-	for (i = 0; i < u->files.cap; i++) {
-		if (u->files.slots[i].val)
-			free_ufile(u->files.slots[i].val);
-	}
-	for (i = 0; i < u->nr_vdsos; i++)
+	for (size_t pos = 0; (e = htab__next(&u->files, &pos));)
+		free_ufile(e->val);
+	for (size_t i = 0; i < u->nr_vdsos; i++)
 		free_ufile(u->vdsos[i]);
 	htab__free(&u->files);
 	free(u->vdsos);
@@ -230,77 +227,26 @@ void ufiles__keep(struct ufile *f)
 	f->keep = true;
 }
 
-/* The file in slot i of the table if it is not marked, else NULL. */
-static struct ufile *unkept(const struct ufiles *u, size_t i)
-{
-	struct ufile *f = u->files.slots[i].val;
-
-	return f && !f->keep ? f : NULL;
-}
-
-static size_t count_unkept(const struct ufiles *u)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < u->files.cap; i++)
-		n += unkept(u, i) != NULL;
-	return n;
-}
-
-/* Put the marked files into kept.  -ENOMEM. */
-static int copy_kept(const struct ufiles *u, struct htab *kept)
-{
-	const struct hent *e;
-	size_t i;
-
-	for (i = 0; i < u->files.cap; i++) {
-		e = &u->files.slots[i];
-		if (e->val && !unkept(u, i) &&
-		    htab__put(kept, e->k1, e->k2, e->val))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static void free_unkept(struct ufiles *u)
-{
-	size_t i;
-
-	for (i = 0; i < u->files.cap; i++) {
-		if (unkept(u, i))
-			free_ufile(unkept(u, i));
-	}
-}
-
-static void clear_marks(struct ufiles *u)
-{
-	struct ufile *f;
-	size_t i;
-
-	for (i = 0; i < u->files.cap; i++) {
-		f = u->files.slots[i].val;
-		if (f)
-			f->keep = false;
-	}
-	for (i = 0; i < u->nr_vdsos; i++)
-		u->vdsos[i]->keep = false;
-}
-
+/* Free the files not marked since the last sweep; unmark the others. */
 size_t ufiles__sweep(struct ufiles *u)
 {
-	struct htab kept = {};
-	size_t n = count_unkept(u);
+	struct ufile *f;
+	struct hent *e;
+	size_t n = 0;
 
-	if (n && copy_kept(u, &kept)) {
-		htab__free(&kept);	/* out of memory: free nothing */
-		n = 0;
+	for (size_t pos = 0; (e = htab__next(&u->files, &pos));) {
+		f = e->val;
+		if (f->keep) {
+			f->keep = false;
+			continue;
+		}
+		htab__del(&u->files, e);
+		free_ufile(f);
+		n++;
 	}
-	if (n) {
-		free_unkept(u);
-		htab__free(&u->files);
-		u->files = kept;
-	}
-	clear_marks(u);
+	htab__compact(&u->files);
+	for (size_t i = 0; i < u->nr_vdsos; i++)
+		u->vdsos[i]->keep = false;
 	u->stats.files_pruned += n;
 	return n;
 }

@@ -27,6 +27,7 @@
 #include "procmaps.h"
 #include "ufiles.h"
 #include "usyms.h"
+#include "util.h"
 
 /* Minimum time between two re-reads of one process's maps or perf map. */
 #define REFRESH_NS		1000000000ULL
@@ -130,15 +131,9 @@ static int insert_map(struct uproc *p, const struct umap *m)
 	size_t lo = 0, hi, n, at;
 	bool has_left, has_right;
 
-	if (p->nr_maps + 3 > p->cap_maps) {
-		size_t cap = p->cap_maps ? p->cap_maps * 2 : 32;
-
-		maps = realloc(p->maps, cap * sizeof(*maps));
-		if (!maps)
-			return -ENOMEM;
-		p->maps = maps;
-		p->cap_maps = cap;
-	}
+	/* Room for m and the two pieces of a mapping it splits. */
+	if (grow_array((void **)&p->maps, &p->cap_maps, p->nr_maps + 3, sizeof(*p->maps)))
+		return -ENOMEM;
 	maps = p->maps;
 	hi = p->nr_maps;
 	while (lo < hi) {	/* the first one ending after m starts */
@@ -516,37 +511,30 @@ int usyms__exit(struct usyms *u, __u32 pid)
 /* Drop the processes that exited from the table. */
 static void forget_procs(struct usyms *u)
 {
-	struct htab keep = {};
 	struct uproc *p;
+	struct hent *e;
 
-	for (size_t i = 0; i < u->procs.cap; i++) {
-		p = u->procs.slots[i].val;
-		if (p && p->alive &&
-		    htab__put(&keep, u->procs.slots[i].k1, u->procs.slots[i].k2, p)) {
-			htab__free(&keep);	/* out of memory: forget nothing */
-			return;
-		}
-	}
-	for (size_t i = 0; i < u->procs.cap; i++) {
-		p = u->procs.slots[i].val;
-		if (!p || p->alive)
+	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
+		p = e->val;
+		if (p->alive)
 			continue;
 		if (u->last == p)
 			u->last = NULL;
+		htab__del(&u->procs, e);
 		free_proc(p);
 	}
-	htab__free(&u->procs);
-	u->procs = keep;
+	htab__compact(&u->procs);
 }
 
 /* Free the parsed files that no process we still know maps. */
 static void prune_files(struct usyms *u)
 {
 	const struct uproc *p;
+	struct hent *e;
 
-	for (size_t i = 0; i < u->procs.cap; i++) {
-		p = u->procs.slots[i].val;
-		for (size_t j = 0; p && j < p->nr_maps; j++) {
+	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
+		p = e->val;
+		for (size_t j = 0; j < p->nr_maps; j++) {
 			if (p->maps[j].file)
 				ufiles__keep(p->maps[j].file);
 		}
@@ -563,10 +551,11 @@ static int move_modules(struct usyms *u, struct strpool *to, bool repoint)
 	const char *s;
 	struct uproc *p;
 	struct umap *m;
+	struct hent *e;
 
-	for (size_t i = 0; i < u->procs.cap; i++) {
-		p = u->procs.slots[i].val;
-		for (size_t j = 0; p && j < p->nr_maps; j++) {
+	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
+		p = e->val;
+		for (size_t j = 0; j < p->nr_maps; j++) {
 			m = &p->maps[j];
 			s = repoint ? strpool__find(to, m->module, strlen(m->module))
 				    : strpool__intern(to, m->module, strlen(m->module));
@@ -596,46 +585,22 @@ static void compact_strs(struct usyms *u)
 	u->strs = fresh;
 }
 
-/* Put the names used since the last prune into to.  -ENOMEM. */
-static int copy_used_names(const struct htab *from, struct htab *to)
-{
-	const struct hent *e;
-	const struct dname *d;
-	struct hent *slot;
-
-	for (size_t i = 0; i < from->cap; i++) {
-		e = &from->slots[i];
-		d = e->val;
-		if (!d || !d->used)
-			continue;
-		slot = htab__slot(to, e->k1, e->k2, name_eq, d->s);
-		if (!slot)
-			return -ENOMEM;
-		htab__fill(to, slot, e->k1, e->k2, e->val);
-	}
-	return 0;
-}
-
 /* Free the demangled names no resolve asked for since the last prune. */
 static void prune_names(struct usyms *u)
 {
-	struct htab keep = {};
-	bool oom = copy_used_names(&u->names, &keep) != 0;
 	struct dname *d;
+	struct hent *e;
 
-	if (oom)
-		htab__free(&keep);	/* out of memory: free nothing */
-	for (size_t i = 0; i < u->names.cap; i++) {
-		d = u->names.slots[i].val;
-		if (d && (d->used || oom))
+	for (size_t pos = 0; (e = htab__next(&u->names, &pos));) {
+		d = e->val;
+		if (d->used) {
 			d->used = false;
-		else if (d)
-			free(d);
+			continue;
+		}
+		htab__del(&u->names, e);
+		free(d);
 	}
-	if (!oom) {
-		htab__free(&u->names);
-		u->names = keep;
-	}
+	htab__compact(&u->names);
 }
 
 void usyms__forget_exited(struct usyms *u)
@@ -824,16 +789,14 @@ struct usyms *usyms__new(void)
 
 void usyms__free(struct usyms *u)
 {
-	size_t i;
+	struct hent *e;
 
 	if (!u)
 		return;
-	for (i = 0; i < u->procs.cap; i++) {
-		if (u->procs.slots[i].val)
-			free_proc(u->procs.slots[i].val);
-	}
-	for (i = 0; i < u->names.cap; i++)
-		free(u->names.slots[i].val);
+	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));)
+		free_proc(e->val);
+	for (size_t pos = 0; (e = htab__next(&u->names, &pos));)
+		free(e->val);
 	ufiles__free(u->files);
 	htab__free(&u->procs);
 	htab__free(&u->names);
