@@ -128,9 +128,12 @@ workloads: $(WORKLOADS)
 test: all $(UNIT_BINS) $(WORKLOADS)
 	$(Q)PROFILE_BUILD="$(OUTPUT)" tests/run
 
+# The same suite on an AddressSanitizer + UBSan build, beside the other one.
+ASAN_OUTPUT := $(OUTPUT)-asan
+
 check-asan:
-	$(MAKE) OUTPUT=build-asan SAN_FLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer' all unit-bins workloads
-	PROFILE_BUILD=build-asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run
+	$(MAKE) OUTPUT="$(ASAN_OUTPUT)" SAN_FLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer' all unit-bins workloads
+	PROFILE_BUILD="$(ASAN_OUTPUT)" ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 tests/run
 
 bench: all $(WORKLOADS)
 	bench/run
@@ -161,6 +164,6 @@ uninstall:
 	rm -f "$(SBINDIR)/profile" "$(MAN8DIR)/profile.8"
 
 clean:
-	rm -rf $(OUTPUT) build-asan
+	rm -rf "$(OUTPUT)" "$(ASAN_OUTPUT)"
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)
