@@ -44,7 +44,7 @@ static int read_sysctl_u64(const char *path, __u64 *out)
 	if (err)
 		return err;
 	buf[strcspn(buf, "\n")] = '\0';
-	return parse_u64(buf, 0, ~0ULL, out);
+	return options__parse_u64(buf, 0, ~0ULL, out);
 }
 
 static int add_cpu_range(bool **online, int *nr, __u64 lo, __u64 hi)
@@ -67,7 +67,7 @@ static int add_cpu_range(bool **online, int *nr, __u64 lo, __u64 hi)
 }
 
 /* Parse the kernel's CPU list format, "0-3,5,7-8", into a mask. */
-int parse_cpu_list(const char *s, bool **online, int *nr)
+int options__parse_cpu_list(const char *s, bool **online, int *nr)
 {
 	char item[64], *dash;
 	__u64 lo, hi;
@@ -85,10 +85,10 @@ int parse_cpu_list(const char *s, bool **online, int *nr)
 		dash = strchr(item, '-');
 		if (dash)
 			*dash = '\0';
-		if (parse_u64(item, 0, INT_MAX, &lo))
+		if (options__parse_u64(item, 0, INT_MAX, &lo))
 			goto fail;
 		hi = lo;
-		if (dash && parse_u64(dash + 1, 0, INT_MAX, &hi))
+		if (dash && options__parse_u64(dash + 1, 0, INT_MAX, &hi))
 			goto fail;
 		err = add_cpu_range(online, nr, lo, hi);
 		if (err)
@@ -105,7 +105,7 @@ fail:
 	return -EINVAL;
 }
 
-int limits_read(struct limits *lim)
+int limits__read(struct limits *lim)
 {
 	char buf[4096];
 	__u64 v;
@@ -120,10 +120,10 @@ int limits_read(struct limits *lim)
 	err = read_small_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (err)
 		return err;
-	return parse_cpu_list(buf, &lim->cpu_online, &lim->nr_cpus);
+	return options__parse_cpu_list(buf, &lim->cpu_online, &lim->nr_cpus);
 }
 
-void limits_free(struct limits *lim)
+void limits__free(struct limits *lim)
 {
 	free(lim->cpu_online);
 	lim->cpu_online = NULL;
@@ -201,7 +201,7 @@ static int check_rates(const struct options *o, const struct limits *lim)
 	return 0;
 }
 
-int options_check(struct options *o, const struct limits *lim)
+int options__check(struct options *o, const struct limits *lim)
 {
 	if (check_rates(o, lim))
 		return -EINVAL;

@@ -17,7 +17,7 @@ bool demangle__is_mangled(const char *name)
 	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
 }
 
-char *demangle(const char *name)
+char *demangle__name(const char *name)
 {
 	if (!demangle__is_mangled(name) || strnlen(name, MANGLED_MAX) >= MANGLED_MAX)
 		return NULL;

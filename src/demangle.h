@@ -17,6 +17,6 @@ bool demangle__is_mangled(const char *name);
  * name we can read (or is too long to be worth it).  Function parameters
  * are kept: "ns::f(int) const".
  */
-char *demangle(const char *name);
+char *demangle__name(const char *name);
 
 #endif /* PROFILE_DEMANGLE_H */

@@ -99,7 +99,7 @@ static int parse_raw(const char *name, struct event_spec *ev)
 	return 0;
 }
 
-int event_parse(const char *name, struct event_spec *ev)
+int event__parse(const char *name, struct event_spec *ev)
 {
 	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
 		const struct named *e = &named_events[i];
@@ -114,7 +114,7 @@ int event_parse(const char *name, struct event_spec *ev)
 	return parse_raw(name, ev);
 }
 
-bool event_is_default(const struct event_spec *ev)
+bool event__is_default(const struct event_spec *ev)
 {
 	return ev->type == PERF_TYPE_SOFTWARE && ev->config == PERF_COUNT_SW_CPU_CLOCK;
 }
@@ -152,7 +152,7 @@ static void list_one(FILE *out, const char *name, const char *alias, const char 
 		probe(type, config) ? "supported" : "not supported");
 }
 
-void events_list(FILE *out)
+void events__list(FILE *out)
 {
 	char name[64];
 

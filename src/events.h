@@ -17,12 +17,12 @@ struct event_spec {
 
 /* Resolve a name ("cycles", "faults", "LLC-load-misses", "r01c2").
  * 0, or -EINVAL for an unknown name. */
-int event_parse(const char *name, struct event_spec *ev);
+int event__parse(const char *name, struct event_spec *ev);
 
 /* Is it the CPU clock that bcc always samples on? */
-bool event_is_default(const struct event_spec *ev);
+bool event__is_default(const struct event_spec *ev);
 
 /* Print every known event, each probed once: "supported" or not. */
-void events_list(FILE *out);
+void events__list(FILE *out);
 
 #endif /* EVENTS_H */

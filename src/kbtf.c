@@ -30,7 +30,7 @@ static int member_offset(const struct btf *btf, const char *type, const char *na
 	return -ENOENT;
 }
 
-int kbtf_mntns_offsets(struct mntns_offsets *off)
+int kbtf__mntns_offsets(struct mntns_offsets *off)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	__u32 ns = 0, inum = 0;

@@ -12,6 +12,6 @@ struct mntns_offsets {
 };
 
 /* 0, or a negative errno (no BTF, or a kernel without these fields). */
-int kbtf_mntns_offsets(struct mntns_offsets *off);
+int kbtf__mntns_offsets(struct mntns_offsets *off);
 
 #endif /* KBTF_H */

@@ -86,7 +86,7 @@ static struct kname *new_entry(struct knames *kn, __u64 pc)
 {
 	struct kname *e;
 
-	if (grow_array((void **)&kn->ents, &kn->cap, kn->nr + 1, sizeof(*kn->ents)))
+	if (util__grow_array((void **)&kn->ents, &kn->cap, kn->nr + 1, sizeof(*kn->ents)))
 		return NULL;
 	if (htab__put(&kn->cache, pc, 0, htab__id_val(kn->nr + 1)))
 		return NULL;

@@ -43,7 +43,7 @@ static __u32 add_str(struct ksyms *ks, const char *s, size_t len)
 
 	if (ks->strs_len + len + 1 > UINT32_MAX)
 		return 0;
-	if (grow_array((void **)&ks->strs, &ks->strs_cap, ks->strs_len + len + 1, 1))
+	if (util__grow_array((void **)&ks->strs, &ks->strs_cap, ks->strs_len + len + 1, 1))
 		return 0;
 	memcpy(ks->strs + off, s, len);
 	ks->strs[off + len] = '\0';
@@ -68,7 +68,7 @@ static int note_module(struct ksyms *ks, const char *mod, __u32 lo)
 			m->hi = lo;
 		return 0;
 	}
-	if (grow_array((void **)&ks->mods, &ks->mods_cap, ks->nr_mods + 1, sizeof(*ks->mods)))
+	if (util__grow_array((void **)&ks->mods, &ks->mods_cap, ks->nr_mods + 1, sizeof(*ks->mods)))
 		return -ENOMEM;
 	m = &ks->mods[ks->nr_mods];
 	m->lo = m->hi = lo;
@@ -98,7 +98,7 @@ static int parse_line(struct ksyms *ks, char *line)
 		ks->base = addr & ~0xffffffffULL;
 	if ((addr & ~0xffffffffULL) != ks->base)
 		return 0;	/* not kernel text as we know it */
-	if (grow_array((void **)&ks->ents, &ks->cap, ks->nr + 1, sizeof(*ks->ents)))
+	if (util__grow_array((void **)&ks->ents, &ks->cap, ks->nr + 1, sizeof(*ks->ents)))
 		return -ENOMEM;
 	e = &ks->ents[ks->nr];
 	e->lo = (__u32)addr;
@@ -131,7 +131,7 @@ struct ksyms *ksyms__load_file(FILE *f)
 	if (!ks)
 		return NULL;
 	/* Offset 0 is the empty string, so 0 can mean "none". */
-	if (grow_array((void **)&ks->strs, &ks->strs_cap, 1 << 20, 1))
+	if (util__grow_array((void **)&ks->strs, &ks->strs_cap, 1 << 20, 1))
 		goto fail;
 	ks->strs[0] = '\0';
 	ks->strs_len = 1;

@@ -49,34 +49,34 @@ int main(int argc, char **argv)
 	struct options o;
 	int status;
 
-	if (options_parse(&o, argc, argv)) {
-		options_free(&o);
+	if (options__parse(&o, argc, argv)) {
+		options__free(&o);
 		return EXIT_USAGE;
 	}
 	if (o.help || o.version || o.list_events) {
 		if (o.help)
-			options_usage(stdout);
+			options__usage(stdout);
 		else if (o.version)
 			printf("profile %s\n", PROFILE_VERSION);
 		else
-			events_list(stdout);
-		options_free(&o);
+			events__list(stdout);
+		options__free(&o);
 		return 0;
 	}
-	if (limits_read(&lim)) {
+	if (limits__read(&lim)) {
 		pr_err("cannot read /sys/devices/system/cpu/online: %s",
 			strerror(errno));
-		options_free(&o);
+		options__free(&o);
 		return 1;
 	}
 	status = EXIT_USAGE;
-	if (!options_check(&o, &lim)) {
+	if (!options__check(&o, &lim)) {
 		log__set_verbosity(o.verbose);
 		libbpf_set_print(libbpf_print);
 		set_signals();
-		status = run_profile(&o, &lim, &stop_requested);
+		status = run__exec(&o, &lim, &stop_requested);
 	}
-	limits_free(&lim);
-	options_free(&o);
+	limits__free(&lim);
+	options__free(&o);
 	return status;
 }

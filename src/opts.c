@@ -84,7 +84,7 @@ static const struct option long_opts[] = {
 
 static const char short_opts[] = ":p:L:UKF:c:daIfC:e:o:i:vhV";
 
-void options_usage(FILE *out)
+void options__usage(FILE *out)
 {
 	fprintf(out,
 "Usage: profile [OPTIONS] [duration]\n"
@@ -134,7 +134,7 @@ void options_usage(FILE *out)
 }
 
 /* Parse a decimal number in [min, max]: no sign, no spaces, no trailing text. */
-int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
+int options__parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
 {
 	unsigned long long v;
 	char *end;
@@ -160,7 +160,7 @@ static bool id_listed(const __u32 *ids, size_t nr, __u32 id)
 }
 
 /* "1,2,3" into a fresh array; empty items and duplicates are errors. */
-int parse_id_list(const char *s, __u32 **ids, size_t *nr)
+int options__parse_id_list(const char *s, __u32 **ids, size_t *nr)
 {
 	__u32 *out = NULL;
 	size_t n = 0, cap = 0;
@@ -176,13 +176,13 @@ int parse_id_list(const char *s, __u32 **ids, size_t *nr)
 			goto fail;
 		memcpy(buf, p, len);
 		buf[len] = '\0';
-		err = parse_u64(buf, 1, INT_MAX, &v);
+		err = options__parse_u64(buf, 1, INT_MAX, &v);
 		if (err)
 			goto fail;
 		err = -EINVAL;
 		if (id_listed(out, n, v))
 			goto fail;
-		if (grow_array((void **)&out, &cap, n + 1, sizeof(*out))) {
+		if (util__grow_array((void **)&out, &cap, n + 1, sizeof(*out))) {
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -212,7 +212,7 @@ static int usage_error(const char *fmt, const char *arg)
 static int parse_num_opt(const char *name, const char *arg, __u64 min,
 			 __u64 max, __u64 *out)
 {
-	int err = parse_u64(arg, min, max, out);
+	int err = options__parse_u64(arg, min, max, out);
 
 	if (err == -ERANGE) {
 		pr_err("%s '%s' is out of range [%llu, %llu] (see --help)",
@@ -234,7 +234,7 @@ static int parse_list_opt(const char *name, const char *arg, __u32 **ids,
 		pr_err("%s given twice (see --help)", name);
 		return -EINVAL;
 	}
-	if (parse_id_list(arg, ids, nr)) {
+	if (options__parse_id_list(arg, ids, nr)) {
 		pr_err("%s '%s' is not a comma-separated list of distinct positive ids (see --help)",
 			name, arg);
 		return -EINVAL;
@@ -276,7 +276,7 @@ static const char *const format_names[] = {
 	[FMT_REPORT] = "report",
 };
 
-enum output_format format_from_name(const char *name)
+enum output_format format__from_name(const char *name)
 {
 	for (int f = FMT_PLAIN; f <= FMT_REPORT; f++)
 		if (!strcmp(name, format_names[f]))
@@ -284,7 +284,7 @@ enum output_format format_from_name(const char *name)
 	return FMT_UNSET;
 }
 
-const char *format_name(enum output_format f)
+const char *format__name(enum output_format f)
 {
 	return f >= FMT_PLAIN && f <= FMT_REPORT ? format_names[f] : "?";
 }
@@ -297,7 +297,7 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* The format a file name implies: "out.svg", "cpu.pb.gz", "x.folded". */
-enum output_format format_from_path(const char *path)
+enum output_format format__from_path(const char *path)
 {
 	if (ends_with(path, ".svg"))
 		return FMT_SVG;
@@ -312,19 +312,19 @@ enum output_format format_from_path(const char *path)
 static int settle_format(struct options *o)
 {
 	if (o->folded && o->format != FMT_UNSET && o->format != FMT_FOLDED)
-		return usage_error("conflicting options: -f and --format %s", format_name(o->format));
+		return usage_error("conflicting options: -f and --format %s", format__name(o->format));
 	if (o->folded)
 		o->format = FMT_FOLDED;
 	if (o->top) {
 		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
 			return usage_error("conflicting options: --top and --format %s",
-					   format_name(o->format));
+					   format__name(o->format));
 		o->format = FMT_REPORT;
 		if (!o->interval)
 			o->interval = 1;
 	}
 	if (o->format == FMT_UNSET)
-		o->format = o->output ? format_from_path(o->output) : FMT_PLAIN;
+		o->format = o->output ? format__from_path(o->output) : FMT_PLAIN;
 	o->folded = o->format == FMT_FOLDED;
 	return 0;
 }
@@ -374,14 +374,14 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_CGROUPMAP: return parse_path_opt("--cgroupmap", arg, &o->cgroupmap);
 	case OPT_MNTNSMAP: return parse_path_opt("--mntnsmap", arg, &o->mntnsmap);
 	case OPT_FORMAT:
-		o->format = format_from_name(arg);
+		o->format = format__from_name(arg);
 		if (o->format == FMT_UNSET)
 			return usage_error("--format '%s' is not one of plain, folded, svg, pprof, report", arg);
 		break;
 	case OPT_REPORT:
 		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
 			return usage_error("conflicting options: --report and --format %s",
-					   format_name(o->format));
+					   format__name(o->format));
 		o->format = FMT_REPORT;
 		break;
 	case OPT_LIMIT:
@@ -398,7 +398,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_MIN_WIDTH:
 		return parse_percent("--min-width", arg, &o->min_width);
 	case 'e':
-		if (event_parse(arg, &o->event))
+		if (event__parse(arg, &o->event))
 			return usage_error("-e '%s' is not a known event; see --list-events", arg);
 		break;
 	case OPT_LIST_EVENTS: o->list_events = true; break;
@@ -473,7 +473,7 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-int options_parse(struct options *o, int argc, char **argv)
+int options__parse(struct options *o, int argc, char **argv)
 {
 	int c, err;
 
@@ -483,7 +483,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->hash_storage = DEFAULT_HASH_STORAGE;
 	o->max_stack_depth = MAX_STACK_DEPTH;
 	o->min_width = 0.1;
-	event_parse(DEFAULT_EVENT, &o->event);
+	event__parse(DEFAULT_EVENT, &o->event);
 	o->cmdline = join_args(argc, argv);
 	optind = 0;
 	opterr = 0;
@@ -507,7 +507,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	return check_conflicts(o);
 }
 
-void options_free(struct options *o)
+void options__free(struct options *o)
 {
 	free(o->pids);
 	free(o->tids);

@@ -42,14 +42,14 @@ struct options {
 	bool annotations;		/* -a */
 	bool include_idle;		/* -I */
 	bool folded;			/* -f */
-	enum output_format format;	/* settled by options_parse() */
+	enum output_format format;	/* settled by options__parse() */
 	const char *output;		/* -o FILE, NULL for stdout */
 	const char *title;		/* --title, SVG */
 	bool inverted;			/* --inverted, SVG icicle graph */
 	double min_width;		/* --min-width, SVG, percent */
 	__u32 stack_storage;
 	__u32 hash_storage;
-	__u32 max_stack_depth;		/* effective after options_check() */
+	__u32 max_stack_depth;		/* effective after options__check() */
 	bool max_stack_depth_set;
 	int cpu;			/* -C, -1 for all */
 	const char *cgroup;
@@ -71,7 +71,7 @@ struct options {
 	char *cmdline;			/* argv joined, for SVG subtitles */
 };
 
-/* What the running system allows; read by limits_read(), faked in tests. */
+/* What the running system allows; read by limits__read(), faked in tests. */
 struct limits {
 	__u64 max_sample_rate;		/* kernel.perf_event_max_sample_rate */
 	__u32 max_stack;		/* kernel.perf_event_max_stack */
@@ -83,26 +83,26 @@ struct limits {
  * Parse argv into opts.  On a usage error, prints one line to stderr and
  * returns -EINVAL; the caller exits EXIT_USAGE.
  */
-int options_parse(struct options *opts, int argc, char **argv);
+int options__parse(struct options *opts, int argc, char **argv);
 
 /*
  * Checks that need the system: rates, depth, CPUs, PIDs, cgroup paths.
  * Also settles defaults that depend on it (the stack depth).
  */
-int options_check(struct options *opts, const struct limits *lim);
+int options__check(struct options *opts, const struct limits *lim);
 
-void options_free(struct options *opts);
-void options_usage(FILE *out);
+void options__free(struct options *opts);
+void options__usage(FILE *out);
 
-int limits_read(struct limits *lim);
-void limits_free(struct limits *lim);
+int limits__read(struct limits *lim);
+void limits__free(struct limits *lim);
 
 /* Parsers shared with tests. */
-int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
-int parse_id_list(const char *s, __u32 **ids, size_t *nr);
-int parse_cpu_list(const char *s, bool **online, int *nr);
-enum output_format format_from_name(const char *name);
-enum output_format format_from_path(const char *path);
-const char *format_name(enum output_format f);
+int options__parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
+int options__parse_id_list(const char *s, __u32 **ids, size_t *nr);
+int options__parse_cpu_list(const char *s, bool **online, int *nr);
+enum output_format format__from_name(const char *name);
+enum output_format format__from_path(const char *path);
+const char *format__name(enum output_format f);
 
 #endif /* OPTS_H */

@@ -22,12 +22,12 @@ static void put_name(struct strbuf *sb, const struct frame *f,
 		     const struct output_opts *o)
 {
 	if (f->flags & FRAME_DELIMITER) {
-		sb_puts(sb, o->folded ? "-" : "--");
+		strbuf__puts(sb, o->folded ? "-" : "--");
 		return;
 	}
-	sb_puts(sb, f->name ? f->name : "[unknown]");
+	strbuf__puts(sb, f->name ? f->name : "[unknown]");
 	if (f->kind == FRAME_KERNEL && o->annotations && !frame__is_marker(f))
-		sb_puts(sb, "_[k]");
+		strbuf__puts(sb, "_[k]");
 }
 
 /* "    ffffffff81001234 name+0x1f [module]" */
@@ -38,17 +38,17 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 		put_name(sb, f, o);
 		return;
 	}
-	sb_hex(sb, f->addr);
-	sb_putc(sb, ' ');
+	strbuf__hex(sb, f->addr);
+	strbuf__putc(sb, ' ');
 	put_name(sb, f, o);
 	if (f->name) {
-		sb_puts(sb, "+0x");
-		sb_hex(sb, f->offset);
+		strbuf__puts(sb, "+0x");
+		strbuf__hex(sb, f->offset);
 	}
 	if (f->module || f->kind == FRAME_KERNEL) {
-		sb_puts(sb, " [");
-		sb_puts(sb, f->module ? f->module : "kernel.kallsyms");
-		sb_putc(sb, ']');
+		strbuf__puts(sb, " [");
+		strbuf__puts(sb, f->module ? f->module : "kernel.kallsyms");
+		strbuf__putc(sb, ']');
 	}
 }
 
@@ -56,7 +56,7 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 static void put_comm(struct strbuf *sb, const char *comm)
 {
 	for (const char *c = comm; *c; c++)
-		sb_putc(sb, *c == ';' || *c == '\n' ? '_' : *c);
+		strbuf__putc(sb, *c == ';' || *c == '\n' ? '_' : *c);
 }
 
 /*
@@ -69,20 +69,20 @@ static void render_folded(struct strbuf *sb, const struct record *r,
 	struct trace_iter it;
 
 	if (o->per_cpu) {
-		sb_puts(sb, "cpu_");
-		sb_u64(sb, r->cpu);
-		sb_putc(sb, ';');
+		strbuf__puts(sb, "cpu_");
+		strbuf__u64(sb, r->cpu);
+		strbuf__putc(sb, ';');
 	}
 	put_comm(sb, r->comm);
 	if (o->per_thread) {
-		sb_putc(sb, '-');
-		sb_u64(sb, r->pid);
-		sb_putc(sb, '/');
-		sb_u64(sb, r->tid);
+		strbuf__putc(sb, '-');
+		strbuf__u64(sb, r->pid);
+		strbuf__putc(sb, '/');
+		strbuf__u64(sb, r->tid);
 	}
 	trace_iter__init(&it, r, &o->view);
 	for (__u32 i = 0; i < it.len; i++) {
-		sb_putc(sb, ';');
+		strbuf__putc(sb, ';');
 		put_name(sb, trace_iter__frame(&it, i), o);
 	}
 }
@@ -97,27 +97,27 @@ static void render_plain(struct strbuf *sb, const struct record *r,
 	for (__u32 i = it.len; i-- > 0;) {
 		const struct frame *f = trace_iter__frame(&it, i);
 
-		sb_puts(sb, "    ");
+		strbuf__puts(sb, "    ");
 		if (o->verbose)
 			put_verbose(sb, f, o);
 		else
 			put_name(sb, f, o);
-		sb_putc(sb, '\n');
+		strbuf__putc(sb, '\n');
 	}
-	sb_puts(sb, "    -                ");
-	sb_puts(sb, r->comm);
-	sb_puts(sb, " (");
-	sb_u64(sb, r->pid);
+	strbuf__puts(sb, "    -                ");
+	strbuf__puts(sb, r->comm);
+	strbuf__puts(sb, " (");
+	strbuf__u64(sb, r->pid);
 	if (o->per_thread) {
-		sb_putc(sb, '/');
-		sb_u64(sb, r->tid);
+		strbuf__putc(sb, '/');
+		strbuf__u64(sb, r->tid);
 	}
-	sb_putc(sb, ')');
+	strbuf__putc(sb, ')');
 	if (o->per_cpu) {
-		sb_puts(sb, " CPU#");
-		sb_u64(sb, r->cpu);
+		strbuf__puts(sb, " CPU#");
+		strbuf__u64(sb, r->cpu);
 	}
-	sb_putc(sb, '\n');
+	strbuf__putc(sb, '\n');
 }
 
 static int cmp_text(const struct rendered *a, const struct rendered *b,
@@ -177,7 +177,7 @@ static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
 	return fflush(out) ? -errno : 0;
 }
 
-int output_write(FILE *out, const struct records *p, const struct output_opts *o)
+int output__write(FILE *out, const struct records *p, const struct output_opts *o)
 {
 	struct strbuf text = {};
 	struct rendered *rs;
@@ -202,7 +202,7 @@ int output_write(FILE *out, const struct records *p, const struct output_opts *o
 		qsort_r(rs, nr, sizeof(*rs), by_count_then_text, text.buf);
 		err = emit(out, &text, rs, nr, o);
 	}
-	sb_free(&text);
+	strbuf__free(&text);
 	free(rs);
 	return err;
 }

@@ -21,6 +21,6 @@ struct output_opts {
  * are merged; ties in count are ordered by the text.  Returns 0 or a
  * negative errno (a failed write keeps its errno, e.g. -EPIPE, -ENOSPC).
  */
-int output_write(FILE *out, const struct records *rs, const struct output_opts *o);
+int output__write(FILE *out, const struct records *rs, const struct output_opts *o);
 
 #endif /* OUTPUT_H */

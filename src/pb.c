@@ -24,7 +24,7 @@ static int pb_grow(struct pb *b, size_t extra)
 	return 0;
 }
 
-void pb_raw(struct pb *b, const void *data, size_t n)
+void pb__raw(struct pb *b, const void *data, size_t n)
 {
 	if (!n || pb_grow(b, n))
 		return;
@@ -32,7 +32,7 @@ void pb_raw(struct pb *b, const void *data, size_t n)
 	b->len += n;
 }
 
-size_t pb_varint_size(__u64 v)
+size_t pb__varint_size(__u64 v)
 {
 	size_t n = 1;
 
@@ -56,74 +56,74 @@ static size_t encode_varint(__u8 *p, __u64 v)
 	return n;
 }
 
-void pb_varint(struct pb *b, __u64 v)
+void pb__varint(struct pb *b, __u64 v)
 {
 	__u8 tmp[10];
 
-	pb_raw(b, tmp, encode_varint(tmp, v));
+	pb__raw(b, tmp, encode_varint(tmp, v));
 }
 
-void pb_tag(struct pb *b, __u32 field, enum pb_wire wire)
+void pb__tag(struct pb *b, __u32 field, enum pb_wire wire)
 {
-	pb_varint(b, (__u64)field << 3 | wire);
+	pb__varint(b, (__u64)field << 3 | wire);
 }
 
-void pb_uint64(struct pb *b, __u32 field, __u64 v)
+void pb__uint64(struct pb *b, __u32 field, __u64 v)
 {
-	pb_tag(b, field, PB_VARINT);
-	pb_varint(b, v);
+	pb__tag(b, field, PB_VARINT);
+	pb__varint(b, v);
 }
 
-void pb_int64(struct pb *b, __u32 field, __s64 v)
+void pb__int64(struct pb *b, __u32 field, __s64 v)
 {
-	pb_uint64(b, field, (__u64)v);
+	pb__uint64(b, field, (__u64)v);
 }
 
-void pb_bool(struct pb *b, __u32 field, bool v)
+void pb__bool(struct pb *b, __u32 field, bool v)
 {
-	pb_uint64(b, field, v ? 1 : 0);
+	pb__uint64(b, field, v ? 1 : 0);
 }
 
-void pb_bytes(struct pb *b, __u32 field, const void *data, size_t n)
+void pb__bytes(struct pb *b, __u32 field, const void *data, size_t n)
 {
-	pb_tag(b, field, PB_LEN);
-	pb_varint(b, n);
-	pb_raw(b, data, n);
+	pb__tag(b, field, PB_LEN);
+	pb__varint(b, n);
+	pb__raw(b, data, n);
 }
 
-void pb_string(struct pb *b, __u32 field, const char *s)
+void pb__string(struct pb *b, __u32 field, const char *s)
 {
-	pb_bytes(b, field, s, strlen(s));
+	pb__bytes(b, field, s, strlen(s));
 }
 
-void pb_packed_u64(struct pb *b, __u32 field, const __u64 *v, size_t n)
+void pb__packed_u64(struct pb *b, __u32 field, const __u64 *v, size_t n)
 {
 	size_t len = 0;
 
 	if (!n)
 		return;
 	for (size_t i = 0; i < n; i++)
-		len += pb_varint_size(v[i]);
-	pb_tag(b, field, PB_LEN);
-	pb_varint(b, len);
+		len += pb__varint_size(v[i]);
+	pb__tag(b, field, PB_LEN);
+	pb__varint(b, len);
 	for (size_t i = 0; i < n; i++)
-		pb_varint(b, v[i]);
+		pb__varint(b, v[i]);
 }
 
-size_t pb_open(struct pb *b, __u32 field)
+size_t pb__open(struct pb *b, __u32 field)
 {
-	pb_tag(b, field, PB_LEN);
+	pb__tag(b, field, PB_LEN);
 	return b->len;
 }
 
-void pb_close(struct pb *b, size_t mark)
+void pb__close(struct pb *b, size_t mark)
 {
 	size_t body, n;
 
 	if (b->err)
 		return;
 	body = b->len - mark;
-	n = pb_varint_size(body);
+	n = pb__varint_size(body);
 	if (pb_grow(b, n))
 		return;
 	memmove(b->buf + mark + n, b->buf + mark, body);
@@ -131,7 +131,7 @@ void pb_close(struct pb *b, size_t mark)
 	b->len += n;
 }
 
-void pb_free(struct pb *b)
+void pb__free(struct pb *b)
 {
 	free(b->buf);
 	*b = (struct pb){};

@@ -27,36 +27,36 @@ struct pb {
 };
 
 /* Raw pieces. */
-void pb_raw(struct pb *b, const void *data, size_t n);
-void pb_varint(struct pb *b, __u64 v);
-void pb_tag(struct pb *b, __u32 field, enum pb_wire wire);
+void pb__raw(struct pb *b, const void *data, size_t n);
+void pb__varint(struct pb *b, __u64 v);
+void pb__tag(struct pb *b, __u32 field, enum pb_wire wire);
 
 /*
  * Scalar fields, always written (even when zero: callers that want proto3's
  * "absent means zero" just skip the call).  int64 is a plain two's-complement
  * varint, as proto's int64 (not sint64) is.
  */
-void pb_uint64(struct pb *b, __u32 field, __u64 v);
-void pb_int64(struct pb *b, __u32 field, __s64 v);
-void pb_bool(struct pb *b, __u32 field, bool v);
-void pb_bytes(struct pb *b, __u32 field, const void *data, size_t n);
-void pb_string(struct pb *b, __u32 field, const char *s);
+void pb__uint64(struct pb *b, __u32 field, __u64 v);
+void pb__int64(struct pb *b, __u32 field, __s64 v);
+void pb__bool(struct pb *b, __u32 field, bool v);
+void pb__bytes(struct pb *b, __u32 field, const void *data, size_t n);
+void pb__string(struct pb *b, __u32 field, const char *s);
 
 /* A packed repeated uint64/int64 field; nothing at all when n == 0. */
-void pb_packed_u64(struct pb *b, __u32 field, const __u64 *v, size_t n);
+void pb__packed_u64(struct pb *b, __u32 field, const __u64 *v, size_t n);
 
 /*
- * Nested messages: pb_open() writes the tag and returns a mark; the message
- * body follows; pb_close() inserts the body's length in front of it.  The
+ * Nested messages: pb__open() writes the tag and returns a mark; the message
+ * body follows; pb__close() inserts the body's length in front of it.  The
  * body is moved by the size of that varint, so keep big bodies top-level.
  * Opens and closes nest like parentheses.
  */
-size_t pb_open(struct pb *b, __u32 field);
-void pb_close(struct pb *b, size_t mark);
+size_t pb__open(struct pb *b, __u32 field);
+void pb__close(struct pb *b, size_t mark);
 
-/* Number of bytes pb_varint() writes for v. */
-size_t pb_varint_size(__u64 v);
+/* Number of bytes pb__varint() writes for v. */
+size_t pb__varint_size(__u64 v);
 
-void pb_free(struct pb *b);
+void pb__free(struct pb *b);
 
 #endif /* PB_H */

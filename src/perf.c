@@ -7,7 +7,7 @@
 
 #include "perf.h"
 
-int perf_open_sampling(const struct perf_sampling *ps, int cpu)
+int perf__open_sampling(const struct perf_sampling *ps, int cpu)
 {
 	struct perf_event_attr attr;
 	long fd;

@@ -17,6 +17,6 @@ struct perf_sampling {
  * negative errno: -ENODEV for an offline CPU, -ENOENT/-EOPNOTSUPP when the
  * machine has no such event.
  */
-int perf_open_sampling(const struct perf_sampling *ps, int cpu);
+int perf__open_sampling(const struct perf_sampling *ps, int cpu);
 
 #endif /* PERF_H */

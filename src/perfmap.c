@@ -48,9 +48,9 @@ static bool parse_hex(const char **pp, const char *end, __u64 *val)
 	int d, n = 0;
 
 	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
-	    hex_digit(p[2]) >= 0)
+	    util__hex_digit(p[2]) >= 0)
 		p += 2;
-	while (p < end && (d = hex_digit(*p)) >= 0) {
+	while (p < end && (d = util__hex_digit(*p)) >= 0) {
 		if (++n > 16)
 			return false;
 		v = v << 4 | (__u64)d;
@@ -96,7 +96,7 @@ static int cmp_ent(const void *pa, const void *pb)
 
 static int add_entry(struct perfmap *pm, size_t *cap, const struct pment *e)
 {
-	if (grow_array((void **)&pm->ents, cap, pm->nr + 1, sizeof(*pm->ents)))
+	if (util__grow_array((void **)&pm->ents, cap, pm->nr + 1, sizeof(*pm->ents)))
 		return -ENOMEM;
 	pm->ents[pm->nr++] = *e;
 	return 0;

@@ -123,7 +123,7 @@ static bool str_eq(const void *val, const void *ctx)
 	return !strcmp(p->pp->strs[htab__val_id(val) - 1], p->key);
 }
 
-/* Index of s in the string table; s must outlive pprof_write(). */
+/* Index of s in the string table; s must outlive pprof__write(). */
 static __u32 intern_string(struct pp *pp, const char *s)
 {
 	struct probe probe = { pp, s };
@@ -133,7 +133,7 @@ static __u32 intern_string(struct pp *pp, const char *s)
 
 	if (pp->err)
 		return 0;
-	if (grow_array((void **)&pp->strs, &pp->cap_strs, pp->nr_strs + 1, sizeof(*pp->strs)))
+	if (util__grow_array((void **)&pp->strs, &pp->cap_strs, pp->nr_strs + 1, sizeof(*pp->strs)))
 		return fail(pp, -ENOMEM);
 	e = htab__slot(&pp->str_ht, hash, len, str_eq, &probe);
 	if (!e)
@@ -156,7 +156,7 @@ static __u32 intern_function(struct pp *pp, const char *name)
 
 	if (pp->err)
 		return 0;
-	if (grow_array((void **)&pp->funcs, &pp->cap_funcs, pp->nr_funcs + 1, sizeof(*pp->funcs)))
+	if (util__grow_array((void **)&pp->funcs, &pp->cap_funcs, pp->nr_funcs + 1, sizeof(*pp->funcs)))
 		return fail(pp, -ENOMEM);
 	e = htab__slot(&pp->func_ht, idx, 0, NULL, NULL);	/* the name is the key */
 	if (!e)
@@ -215,7 +215,7 @@ static __u32 intern_mapping(struct pp *pp, const struct pp_mapping *key, bool *a
 	*added = false;
 	if (pp->err)
 		return 0;
-	if (grow_array((void **)&pp->maps, &pp->cap_maps, pp->nr_maps + 1, sizeof(*pp->maps)))
+	if (util__grow_array((void **)&pp->maps, &pp->cap_maps, pp->nr_maps + 1, sizeof(*pp->maps)))
 		return fail(pp, -ENOMEM);
 	map_keys(key, &k1, &k2);
 	e = htab__slot(&pp->map_ht, k1, k2, map_eq, &probe);
@@ -283,7 +283,7 @@ static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 fun
 
 	if (pp->err)
 		return 0;
-	if (grow_array((void **)&pp->locs, &pp->cap_locs, pp->nr_locs + 1, sizeof(*pp->locs)))
+	if (util__grow_array((void **)&pp->locs, &pp->cap_locs, pp->nr_locs + 1, sizeof(*pp->locs)))
 		return fail(pp, -ENOMEM);
 	e = htab__slot(&pp->loc_ht, addr, k2, NULL, NULL);
 	if (!e)
@@ -321,7 +321,7 @@ static void add_id(struct pp *pp, __u32 id)
 {
 	if (pp->err)
 		return;
-	if (grow_array((void **)&pp->ids, &pp->cap_ids, pp->nr_ids + 1, sizeof(*pp->ids))) {
+	if (util__grow_array((void **)&pp->ids, &pp->cap_ids, pp->nr_ids + 1, sizeof(*pp->ids))) {
 		fail(pp, -ENOMEM);
 		return;
 	}
@@ -340,14 +340,14 @@ static void reverse_ids(struct pp *pp)
 
 static void write_label(struct pp *pp, const char *key, const char *str, __u64 num)
 {
-	size_t mark = pb_open(&pp->out, SAMPLE_LABEL);
+	size_t mark = pb__open(&pp->out, SAMPLE_LABEL);
 
-	pb_int64(&pp->out, LABEL_KEY, intern_string(pp, key));
+	pb__int64(&pp->out, LABEL_KEY, intern_string(pp, key));
 	if (str)
-		pb_int64(&pp->out, LABEL_STR, intern_string(pp, str));
+		pb__int64(&pp->out, LABEL_STR, intern_string(pp, str));
 	else
-		pb_int64(&pp->out, LABEL_NUM, num);
-	pb_close(&pp->out, mark);
+		pb__int64(&pp->out, LABEL_NUM, num);
+	pb__close(&pp->out, mark);
 }
 
 /*
@@ -369,23 +369,23 @@ static void write_sample(struct pp *pp, const struct record *r)
 	for (__u32 i = 0; i < it.len; i++)
 		add_id(pp, frame_location(pp, r->pid, trace_iter__frame(&it, i)));
 	reverse_ids(pp);
-	mark = pb_open(&pp->out, PROFILE_SAMPLE);
-	pb_packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
-	pb_packed_u64(&pp->out, SAMPLE_VALUE, values, 2);
+	mark = pb__open(&pp->out, PROFILE_SAMPLE);
+	pb__packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
+	pb__packed_u64(&pp->out, SAMPLE_VALUE, values, 2);
 	write_label(pp, "pid", NULL, r->pid);
 	write_label(pp, "comm", r->comm, 0);
 	if (r->tid)
 		write_label(pp, "tid", NULL, r->tid);
-	pb_close(&pp->out, mark);
+	pb__close(&pp->out, mark);
 }
 
 static void write_value_type(struct pp *pp, __u32 field, const char *type, const char *unit)
 {
-	size_t mark = pb_open(&pp->out, field);
+	size_t mark = pb__open(&pp->out, field);
 
-	pb_int64(&pp->out, VALUE_TYPE_TYPE, intern_string(pp, type));
-	pb_int64(&pp->out, VALUE_TYPE_UNIT, intern_string(pp, unit));
-	pb_close(&pp->out, mark);
+	pb__int64(&pp->out, VALUE_TYPE_TYPE, intern_string(pp, type));
+	pb__int64(&pp->out, VALUE_TYPE_UNIT, intern_string(pp, unit));
+	pb__close(&pp->out, mark);
 }
 
 static void write_header(struct pp *pp, const struct pprof_meta *m)
@@ -396,9 +396,9 @@ static void write_header(struct pp *pp, const struct pprof_meta *m)
 	write_value_type(pp, PROFILE_SAMPLE_TYPE, "samples", "count");
 	write_value_type(pp, PROFILE_SAMPLE_TYPE, type, unit);
 	write_value_type(pp, PROFILE_PERIOD_TYPE, type, unit);
-	pb_int64(&pp->out, PROFILE_PERIOD, m->period);
-	pb_int64(&pp->out, PROFILE_TIME_NANOS, m->time_nanos);
-	pb_int64(&pp->out, PROFILE_DURATION_NANOS, m->duration_nanos);
+	pb__int64(&pp->out, PROFILE_PERIOD, m->period);
+	pb__int64(&pp->out, PROFILE_TIME_NANOS, m->time_nanos);
+	pb__int64(&pp->out, PROFILE_DURATION_NANOS, m->duration_nanos);
 }
 
 /*
@@ -433,18 +433,18 @@ static __u32 *mapping_order(struct pp *pp)
  */
 static void write_mapping(struct pp *pp, const struct pp_mapping *m, __u32 id)
 {
-	size_t mark = pb_open(&pp->out, PROFILE_MAPPING);
+	size_t mark = pb__open(&pp->out, PROFILE_MAPPING);
 
-	pb_uint64(&pp->out, MAPPING_ID, id);
-	pb_uint64(&pp->out, MAPPING_MEMORY_START, m->start);
-	pb_uint64(&pp->out, MAPPING_MEMORY_LIMIT, m->limit);
-	pb_uint64(&pp->out, MAPPING_FILE_OFFSET, m->pgoff);
-	pb_int64(&pp->out, MAPPING_FILENAME, m->file);
+	pb__uint64(&pp->out, MAPPING_ID, id);
+	pb__uint64(&pp->out, MAPPING_MEMORY_START, m->start);
+	pb__uint64(&pp->out, MAPPING_MEMORY_LIMIT, m->limit);
+	pb__uint64(&pp->out, MAPPING_FILE_OFFSET, m->pgoff);
+	pb__int64(&pp->out, MAPPING_FILENAME, m->file);
 	if (m->build_id)
-		pb_int64(&pp->out, MAPPING_BUILD_ID, m->build_id);
+		pb__int64(&pp->out, MAPPING_BUILD_ID, m->build_id);
 	if (m->named && !m->unnamed)
-		pb_bool(&pp->out, MAPPING_HAS_FUNCTIONS, true);
-	pb_close(&pp->out, mark);
+		pb__bool(&pp->out, MAPPING_HAS_FUNCTIONS, true);
+	pb__close(&pp->out, mark);
 }
 
 /* In mapping_order()'s order, so that ids ascend. */
@@ -460,37 +460,37 @@ static void write_locations(struct pp *pp, const __u32 *map_ids)
 {
 	for (size_t i = 0; i < pp->nr_locs; i++) {
 		const struct pp_location *l = &pp->locs[i];
-		size_t mark = pb_open(&pp->out, PROFILE_LOCATION), line;
+		size_t mark = pb__open(&pp->out, PROFILE_LOCATION), line;
 
-		pb_uint64(&pp->out, LOCATION_ID, i + 1);
+		pb__uint64(&pp->out, LOCATION_ID, i + 1);
 		if (l->mapping)
-			pb_uint64(&pp->out, LOCATION_MAPPING_ID, map_ids[l->mapping]);
-		pb_uint64(&pp->out, LOCATION_ADDRESS, l->addr);
+			pb__uint64(&pp->out, LOCATION_MAPPING_ID, map_ids[l->mapping]);
+		pb__uint64(&pp->out, LOCATION_ADDRESS, l->addr);
 		if (l->function) {
-			line = pb_open(&pp->out, LOCATION_LINE);
-			pb_uint64(&pp->out, LINE_FUNCTION_ID, l->function);
-			pb_close(&pp->out, line);
+			line = pb__open(&pp->out, LOCATION_LINE);
+			pb__uint64(&pp->out, LINE_FUNCTION_ID, l->function);
+			pb__close(&pp->out, line);
 		}
-		pb_close(&pp->out, mark);
+		pb__close(&pp->out, mark);
 	}
 }
 
 static void write_functions(struct pp *pp)
 {
 	for (size_t i = 0; i < pp->nr_funcs; i++) {
-		size_t mark = pb_open(&pp->out, PROFILE_FUNCTION);
+		size_t mark = pb__open(&pp->out, PROFILE_FUNCTION);
 
-		pb_uint64(&pp->out, FUNCTION_ID, i + 1);
-		pb_int64(&pp->out, FUNCTION_NAME, pp->funcs[i]);
-		pb_int64(&pp->out, FUNCTION_SYSTEM_NAME, pp->funcs[i]);
-		pb_close(&pp->out, mark);
+		pb__uint64(&pp->out, FUNCTION_ID, i + 1);
+		pb__int64(&pp->out, FUNCTION_NAME, pp->funcs[i]);
+		pb__int64(&pp->out, FUNCTION_SYSTEM_NAME, pp->funcs[i]);
+		pb__close(&pp->out, mark);
 	}
 }
 
 static void write_strings(struct pp *pp)
 {
 	for (size_t i = 0; i < pp->nr_strs; i++)
-		pb_string(&pp->out, PROFILE_STRING_TABLE, pp->strs[i]);
+		pb__string(&pp->out, PROFILE_STRING_TABLE, pp->strs[i]);
 }
 
 static int write_error(void)
@@ -536,7 +536,7 @@ static int gzip_write(FILE *out, const __u8 *data, size_t len)
 
 static void pp_free(struct pp *pp)
 {
-	pb_free(&pp->out);
+	pb__free(&pp->out);
 	free(pp->strs);
 	htab__free(&pp->str_ht);
 	free(pp->funcs);
@@ -548,7 +548,7 @@ static void pp_free(struct pp *pp)
 	free(pp->ids);
 }
 
-int pprof_write(FILE *out, const struct records *p, const struct output_opts *oo,
+int pprof__write(FILE *out, const struct records *p, const struct output_opts *oo,
 		struct usyms *us, const struct pprof_meta *m)
 {
 	struct pprof_meta none = {};

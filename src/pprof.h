@@ -37,7 +37,7 @@ struct pprof_meta {
  *
  * Returns 0 or a negative errno (-ENOMEM, or a failed write's errno).
  */
-int pprof_write(FILE *out, const struct records *p, const struct output_opts *oo,
+int pprof__write(FILE *out, const struct records *p, const struct output_opts *oo,
 		struct usyms *us, const struct pprof_meta *m);
 
 #endif /* PPROF_H */

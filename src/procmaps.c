@@ -37,7 +37,7 @@ static int parse_hex(struct cursor *c, __u64 *val)
 	__u64 v = 0;
 	int d, n = 0;
 
-	while (c->p < c->end && (d = hex_digit(*c->p)) >= 0) {
+	while (c->p < c->end && (d = util__hex_digit(*c->p)) >= 0) {
 		if (v >> 60)
 			return -EINVAL;
 		v = v << 4 | (__u64)d;

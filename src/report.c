@@ -68,7 +68,7 @@ static struct entry *lookup(struct table *t, const char *comm, const char *modul
 	__u64 k1 = htab__hash(hash_str(comm), hash_str(module)), k2 = hash_str(symbol);
 	struct hent *e;
 
-	if (grow_array((void **)&t->ents, &t->cap, t->nr + 1, sizeof(*t->ents)))
+	if (util__grow_array((void **)&t->ents, &t->cap, t->nr + 1, sizeof(*t->ents)))
 		return NULL;
 	e = htab__slot(&t->index, k1, k2, entry_eq, &probe);
 	if (!e)
@@ -152,7 +152,7 @@ static double pct(__u64 part, __u64 all)
 	return all ? 100.0 * part / all : 0.0;
 }
 
-int report_write(FILE *out, const struct records *p, const struct output_opts *oo,
+int report__write(FILE *out, const struct records *p, const struct output_opts *oo,
 		 size_t limit)
 {
 	struct table t = {};

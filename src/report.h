@@ -15,7 +15,7 @@ struct output_opts;
  * distinct function on its stack once.  limit 0 prints every line.
  * 0 or a negative errno from writing.
  */
-int report_write(FILE *out, const struct records *p, const struct output_opts *oo,
+int report__write(FILE *out, const struct records *p, const struct output_opts *oo,
 		 size_t limit);
 
 #endif /* REPORT_H */

@@ -218,7 +218,7 @@ static int report_set(struct run *r, bool clear)
 	r->missed_enomem |= recs.missed_enomem;
 	r->truncated += recs.truncated;
 	clock_gettime(CLOCK_REALTIME, &now);
-	err = writer_write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
+	err = writer__write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
 			nr, r->prefetches, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
@@ -414,10 +414,10 @@ static int finish(struct run *r)
 		if (err)
 			return err;
 	}
-	if (writer_wants_final(&r->w))
+	if (writer__wants_final(&r->w))
 		err = report_set(r, false);
 	if (!err)
-		err = writer_close(&r->w);
+		err = writer__close(&r->w);
 	if (err)
 		return err;
 	err = session__counters(r->s, counters);
@@ -470,7 +470,7 @@ static int start(struct run *r, const struct limits *lim)
 		return -ENOMEM;
 	}
 	r->us = new_usyms(o);
-	err = writer_open(&r->w, o, r->us);
+	err = writer__open(&r->w, o, r->us);
 	if (err)
 		return err;
 	session_config(&cfg, o, lim);
@@ -486,7 +486,7 @@ static int start(struct run *r, const struct limits *lim)
 	return session__attach(r->s);
 }
 
-int run_profile(const struct options *o, const struct limits *lim,
+int run__exec(const struct options *o, const struct limits *lim,
 		volatile sig_atomic_t *stop)
 {
 	struct run r = { .o = o, .stop = stop, .interval_no = 1 };
@@ -507,7 +507,7 @@ int run_profile(const struct options *o, const struct limits *lim,
 	if (!err)
 		err = finish(&r);
 out:
-	writer_abort(&r.w);
+	writer__abort(&r.w);
 	tracker__free(r.tracker);
 	sym_cache__free(r.cache);
 	usyms__free(r.us);

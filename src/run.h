@@ -10,7 +10,7 @@
 #include "opts.h"
 
 /* Returns the process exit status.  *stop is set by signal handlers. */
-int run_profile(const struct options *o, const struct limits *lim,
+int run__exec(const struct options *o, const struct limits *lim,
 		volatile sig_atomic_t *stop);
 
 #endif /* RUN_H */

@@ -197,7 +197,7 @@ static int size_set(const struct map_set *ms, const struct session_config *c, bo
 static int configure_mntns(struct profile_bpf *skel)
 {
 	struct mntns_offsets off;
-	int err = kbtf_mntns_offsets(&off);
+	int err = kbtf__mntns_offsets(&off);
 
 	if (err) {
 		pr_err("--mntnsmap needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
@@ -303,7 +303,7 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 	struct bpf_link *link;
 	int fd, err;
 
-	fd = perf_open_sampling(ps, cpu);
+	fd = perf__open_sampling(ps, cpu);
 	if (fd == -ENODEV)
 		return 0;	/* went offline meanwhile: nothing to sample */
 	if (fd < 0) {
@@ -412,7 +412,7 @@ static int drain_batch(struct session *s, int fd, struct sample **out, size_t *n
 			break;
 		}
 		for (__u32 i = 0; i < count; i++, n++) {
-			if (grow_array((void **)out, &cap, n + 1, sizeof(**out))) {
+			if (util__grow_array((void **)out, &cap, n + 1, sizeof(**out))) {
 				*nr = n;
 				return -ENOMEM;
 			}
@@ -436,7 +436,7 @@ static int drain_iter(int fd, struct sample **out, size_t *nr)
 	void *prev = NULL;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (grow_array((void **)out, &cap, n + 1, sizeof(**out)))
+		if (util__grow_array((void **)out, &cap, n + 1, sizeof(**out)))
 			return -ENOMEM;
 		if (!bpf_map_lookup_elem(fd, &next, &(*out)[n].count)) {
 			(*out)[n].key = next;
@@ -589,7 +589,7 @@ static int clear_map(struct bpf_map *map, size_t key_size)
 	int err = 0;
 
 	for (;;) {
-		if (grow_array((void **)&keys, &cap, n + 1, key_size)) {
+		if (util__grow_array((void **)&keys, &cap, n + 1, key_size)) {
 			err = -ENOMEM;
 			break;
 		}

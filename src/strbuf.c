@@ -5,7 +5,7 @@
 
 #include "strbuf.h"
 
-static int sb_grow(struct strbuf *sb, size_t extra)
+static int strbuf_grow(struct strbuf *sb, size_t extra)
 {
 	size_t cap = sb->cap ? sb->cap : 4096;
 	char *tmp;
@@ -24,26 +24,26 @@ static int sb_grow(struct strbuf *sb, size_t extra)
 	return 0;
 }
 
-void sb_add(struct strbuf *sb, const char *s, size_t n)
+void strbuf__add(struct strbuf *sb, const char *s, size_t n)
 {
-	if (sb_grow(sb, n))
+	if (strbuf_grow(sb, n))
 		return;
 	memcpy(sb->buf + sb->len, s, n);
 	sb->len += n;
 	sb->buf[sb->len] = '\0';
 }
 
-void sb_puts(struct strbuf *sb, const char *s)
+void strbuf__puts(struct strbuf *sb, const char *s)
 {
-	sb_add(sb, s, strlen(s));
+	strbuf__add(sb, s, strlen(s));
 }
 
-void sb_putc(struct strbuf *sb, char c)
+void strbuf__putc(struct strbuf *sb, char c)
 {
-	sb_add(sb, &c, 1);
+	strbuf__add(sb, &c, 1);
 }
 
-void sb_u64(struct strbuf *sb, __u64 v)
+void strbuf__u64(struct strbuf *sb, __u64 v)
 {
 	char tmp[24];
 	int i = sizeof(tmp);
@@ -52,10 +52,10 @@ void sb_u64(struct strbuf *sb, __u64 v)
 		tmp[--i] = '0' + v % 10;
 		v /= 10;
 	} while (v);
-	sb_add(sb, tmp + i, sizeof(tmp) - i);
+	strbuf__add(sb, tmp + i, sizeof(tmp) - i);
 }
 
-void sb_hex(struct strbuf *sb, __u64 v)
+void strbuf__hex(struct strbuf *sb, __u64 v)
 {
 	static const char digits[] = "0123456789abcdef";
 	char tmp[16];
@@ -65,10 +65,10 @@ void sb_hex(struct strbuf *sb, __u64 v)
 		tmp[--i] = digits[v & 15];
 		v >>= 4;
 	} while (v);
-	sb_add(sb, tmp + i, sizeof(tmp) - i);
+	strbuf__add(sb, tmp + i, sizeof(tmp) - i);
 }
 
-void sb_free(struct strbuf *sb)
+void strbuf__free(struct strbuf *sb)
 {
 	free(sb->buf);
 	memset(sb, 0, sizeof(*sb));

@@ -12,11 +12,11 @@ struct strbuf {
 	int err;		/* sticky: -ENOMEM after a failed growth */
 };
 
-void sb_add(struct strbuf *sb, const char *s, size_t n);
-void sb_puts(struct strbuf *sb, const char *s);
-void sb_putc(struct strbuf *sb, char c);
-void sb_u64(struct strbuf *sb, __u64 v);
-void sb_hex(struct strbuf *sb, __u64 v);
-void sb_free(struct strbuf *sb);
+void strbuf__add(struct strbuf *sb, const char *s, size_t n);
+void strbuf__puts(struct strbuf *sb, const char *s);
+void strbuf__putc(struct strbuf *sb, char c);
+void strbuf__u64(struct strbuf *sb, __u64 v);
+void strbuf__hex(struct strbuf *sb, __u64 v);
+void strbuf__free(struct strbuf *sb);
 
 #endif /* STRBUF_H */

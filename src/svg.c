@@ -185,7 +185,7 @@ static void add_node(struct flame *fl, const struct elem *el, __u32 depth,
 {
 	if (fl->err || !width || (double)width < fl->min_samples)
 		return;
-	if (grow_array((void **)&fl->nodes, &fl->cap, fl->nr + 1, sizeof(*fl->nodes))) {
+	if (util__grow_array((void **)&fl->nodes, &fl->cap, fl->nr + 1, sizeof(*fl->nodes))) {
 		fl->err = -ENOMEM;
 		return;
 	}
@@ -276,7 +276,7 @@ static void put_fmt(struct strbuf *sb, const char *fmt, ...)
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		sb_add(sb, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+		strbuf__add(sb, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
 /*
@@ -326,17 +326,17 @@ static void put_xml(struct strbuf *sb, const char *s, size_t max)
 		int n = utf8_len(p);
 
 		switch (*p) {
-		case '<': sb_puts(sb, "&lt;"); break;
-		case '>': sb_puts(sb, "&gt;"); break;
-		case '&': sb_puts(sb, "&amp;"); break;
-		case '"': sb_puts(sb, "&quot;"); break;
-		case '\'': sb_puts(sb, "&apos;"); break;
+		case '<': strbuf__puts(sb, "&lt;"); break;
+		case '>': strbuf__puts(sb, "&gt;"); break;
+		case '&': strbuf__puts(sb, "&amp;"); break;
+		case '"': strbuf__puts(sb, "&quot;"); break;
+		case '\'': strbuf__puts(sb, "&apos;"); break;
 		default:
 			/* XML 1.0 allows no control characters but tab and newlines. */
 			if (!n || *p < 0x20)
-				sb_putc(sb, '?');
+				strbuf__putc(sb, '?');
 			else
-				sb_add(sb, (const char *)p, n);
+				strbuf__add(sb, (const char *)p, n);
 		}
 		p += n ? n : 1;
 	}
@@ -346,7 +346,7 @@ static void put_name(struct strbuf *sb, const struct elem *el)
 {
 	put_xml(sb, el->name, SIZE_MAX);
 	if (el->suffix)
-		sb_puts(sb, "_[k]");
+		strbuf__puts(sb, "_[k]");
 }
 
 /* The name, cut with ".." to what fits in width px; nothing under 3 chars. */
@@ -364,8 +364,8 @@ static void put_label(struct strbuf *sb, const struct elem *el, double width)
 	keep = fit - 2;
 	put_xml(sb, el->name, keep);
 	if (el->suffix && keep > len)
-		sb_add(sb, "_[k]", keep - len);
-	sb_puts(sb, "..");
+		strbuf__add(sb, "_[k]", keep - len);
+	strbuf__puts(sb, "..");
 }
 
 static __u32 hash32(const char *s)
@@ -432,7 +432,7 @@ static void put_frame(struct strbuf *sb, const struct node *n,
 	put_colour(sb, &n->el);
 	put_fmt(sb, "\"/><text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
 	put_label(sb, &n->el, w);
-	sb_puts(sb, "</text></g>\n");
+	strbuf__puts(sb, "</text></g>\n");
 }
 
 /* After put_header()'s font sizes: src/flamegraph.css, then the background. */
@@ -450,26 +450,26 @@ static void put_header(struct strbuf *sb, const struct layout *lo,
 			    so->inverted ? "Icicle Graph" : "CPU Flame Graph";
 	__u32 bottom_y = lo->height - FONT_SIZE + 2;
 
-	sb_puts(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	strbuf__puts(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	put_fmt(sb, "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
 		IMAGE_WIDTH, lo->height, IMAGE_WIDTH, lo->height);
 	put_fmt(sb, "<style>\n"
 		"text { font-family: Verdana, sans-serif; font-size: %dpx; fill: #000; }\n"
 		"#title { font-size: %dpx; }\n", FONT_SIZE, TITLE_SIZE);
-	sb_add(sb, (const char *)flamegraph_css, flamegraph_css_len);
-	sb_puts(sb, defs);
+	strbuf__add(sb, (const char *)flamegraph_css, flamegraph_css_len);
+	strbuf__puts(sb, defs);
 	put_fmt(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" "
 		"fill=\"url(#background)\"/>\n", IMAGE_WIDTH, lo->height);
 	put_fmt(sb, "<text id=\"title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
 		IMAGE_WIDTH / 2, FONT_SIZE * 2);
 	put_xml(sb, title, SIZE_MAX);
-	sb_puts(sb, "</text>\n");
+	strbuf__puts(sb, "</text>\n");
 	if (so->subtitle) {
 		put_fmt(sb, "<text id=\"subtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
 			IMAGE_WIDTH / 2, FONT_SIZE * 2 + FONT_SIZE + 6);
 		put_xml(sb, so->subtitle, SIZE_MAX);
-		sb_puts(sb, "</text>\n");
+		strbuf__puts(sb, "</text>\n");
 	}
 	put_fmt(sb, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n",
 		XPAD, FONT_SIZE * 2);
@@ -491,11 +491,11 @@ static void put_header(struct strbuf *sb, const struct layout *lo,
  */
 static void put_footer(struct strbuf *sb, __u64 total)
 {
-	sb_puts(sb, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
+	strbuf__puts(sb, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n");
 	put_fmt(sb, "var fg = { total: %llu, width: %d, pad: %d, charWidth: %.3f };\n",
 		(unsigned long long)total, IMAGE_WIDTH, XPAD, CHAR_WIDTH);
-	sb_add(sb, (const char *)flamegraph_js, flamegraph_js_len);
-	sb_puts(sb, "]]></script>\n</svg>\n");
+	strbuf__add(sb, (const char *)flamegraph_js, flamegraph_js_len);
+	strbuf__puts(sb, "]]></script>\n</svg>\n");
 }
 
 static void render(struct strbuf *sb, const struct flame *fl, const struct svg_opts *so)
@@ -509,13 +509,13 @@ static void render(struct strbuf *sb, const struct flame *fl, const struct svg_o
 
 	lo.height = lo.top + (fl->max_depth + 1) * FRAME_HEIGHT + lo.bottom;
 	put_header(sb, &lo, so, fl->total);
-	sb_puts(sb, "<g id=\"frames\">\n");
+	strbuf__puts(sb, "<g id=\"frames\">\n");
 	for (size_t i = 0; i < fl->nr; i++)
 		put_frame(sb, &fl->nodes[i], &lo, fl->total);
 	put_footer(sb, fl->total);
 }
 
-int svg_write(FILE *out, const struct records *p, const struct output_opts *oo,
+int svg__write(FILE *out, const struct records *p, const struct output_opts *oo,
 	      const struct svg_opts *so)
 {
 	struct svg_opts defaults = { .min_width = SVG_MIN_WIDTH_DEFAULT };
@@ -534,7 +534,7 @@ int svg_write(FILE *out, const struct records *p, const struct output_opts *oo,
 		err = errno ? -errno : -EIO;
 	if (!err && fflush(out))
 		err = errno ? -errno : -EIO;
-	sb_free(&sb);
+	strbuf__free(&sb);
 	free(fl.nodes);
 	return err;
 }

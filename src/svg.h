@@ -44,7 +44,7 @@ struct svg_opts {
  *
  * Returns 0 or a negative errno (-ENOMEM, or a failed write's errno).
  */
-int svg_write(FILE *out, const struct records *p, const struct output_opts *oo,
+int svg__write(FILE *out, const struct records *p, const struct output_opts *oo,
 	      const struct svg_opts *so);
 
 #endif /* SVG_H */

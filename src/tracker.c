@@ -87,8 +87,8 @@ static enum bpf_perf_event_ret collect(void *ctx, int cpu, struct perf_event_hea
 
 	if (h->size < sizeof(*h) + sizeof(__u64) || t->err)
 		return LIBBPF_PERF_EVENT_CONT;
-	if (grow_array((void **)&t->arena, &t->arena_cap, t->arena_len + h->size, 1) ||
-	    grow_array((void **)&t->recs, &t->cap, t->nr + 1, sizeof(*t->recs))) {
+	if (util__grow_array((void **)&t->arena, &t->arena_cap, t->arena_len + h->size, 1) ||
+	    util__grow_array((void **)&t->recs, &t->cap, t->nr + 1, sizeof(*t->recs))) {
 		t->err = -ENOMEM;
 		return LIBBPF_PERF_EVENT_CONT;
 	}

@@ -161,7 +161,7 @@ static struct ufile *get_vdso(struct ufiles *u, int dirfd,
 	f = find_vdso(u, image, len);
 	if (f)
 		goto cleanup;
-	if (grow_array((void **)&u->vdsos, &u->cap_vdsos, u->nr_vdsos + 1, sizeof(*u->vdsos)))
+	if (util__grow_array((void **)&u->vdsos, &u->cap_vdsos, u->nr_vdsos + 1, sizeof(*u->vdsos)))
 		goto cleanup;
 	elf = elf_file__open_mem(image, len);
 	f = new_ufile(elf);

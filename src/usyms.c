@@ -132,7 +132,7 @@ static int insert_map(struct uproc *p, const struct umap *m)
 	bool has_left, has_right;
 
 	/* Room for m and the two pieces of a mapping it splits. */
-	if (grow_array((void **)&p->maps, &p->cap_maps, p->nr_maps + 3, sizeof(*p->maps)))
+	if (util__grow_array((void **)&p->maps, &p->cap_maps, p->nr_maps + 3, sizeof(*p->maps)))
 		return -ENOMEM;
 	maps = p->maps;
 	hi = p->nr_maps;
@@ -694,7 +694,7 @@ static const char *find_jit(struct usyms *u, struct uproc *p, __u64 addr,
 
 static struct dname *new_dname(const char *name, size_t len)
 {
-	char *dm = demangle(name);
+	char *dm = demangle__name(name);
 	size_t dlen = dm ? strlen(dm) : 0;
 	struct dname *d = malloc(sizeof(*d) + len + dlen + 2);
 

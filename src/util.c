@@ -4,7 +4,7 @@
 
 #include "util.h"
 
-int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+int util__grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 64;
 	void *tmp;
@@ -21,7 +21,7 @@ int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-int hex_digit(char c)
+int util__hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

@@ -10,9 +10,9 @@
  * (from 64), so that big arrays do not double their peak.  0 or -ENOMEM;
  * on failure *arr and *cap are unchanged.
  */
-int grow_array(void **arr, size_t *cap, size_t need, size_t elem);
+int util__grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* The value of a hexadecimal digit, or -1. */
-int hex_digit(char c);
+int util__hex_digit(char c);
 
 #endif /* UTIL_H */

@@ -22,7 +22,7 @@ static void print_header(FILE *out, const struct options *o)
 
 	/* Name the event only when it is not bcc's one. */
 	fprintf(out, "Sampling ");
-	if (!event_is_default(&o->event))
+	if (!event__is_default(&o->event))
 		fprintf(out, "%s ", o->event.name);
 	if (o->freq)
 		fprintf(out, "at %llu Hertz of ", (unsigned long long)o->freq);
@@ -65,7 +65,7 @@ static int open_file(struct writer *w, const char *path)
 	return 0;
 }
 
-int writer_open(struct writer *w, const struct options *o, struct usyms *us)
+int writer__open(struct writer *w, const struct options *o, struct usyms *us)
 {
 	memset(w, 0, sizeof(*w));
 	w->o = o;
@@ -84,7 +84,7 @@ int writer_open(struct writer *w, const struct options *o, struct usyms *us)
 		return 0;
 	w->screen = o->top && !o->output && isatty(STDOUT_FILENO);
 	if (w->screen) {
-		/* The alternate screen, cursor hidden; writer_close() undoes it. */
+		/* The alternate screen, cursor hidden; writer__close() undoes it. */
 		w->f = stdout;
 		fputs("\033[?1049h\033[?25l", stdout);
 		fflush(stdout);
@@ -144,7 +144,7 @@ static int draw_screen(struct writer *w, const struct records *p)
 		rows = w->o->limit;
 	fprintf(w->f, "\033[H\033[2Jprofile --top: %llu samples in the last %llu s; Ctrl-C to quit\n",
 		(unsigned long long)all, (unsigned long long)w->o->interval);
-	return report_write(w->f, p, &w->oo, rows);
+	return report__write(w->f, p, &w->oo, rows);
 }
 
 static __u64 ts_ns(const struct timespec *t)
@@ -167,11 +167,11 @@ static int write_svg(struct writer *w, const struct records *p,
 		snprintf(rate, sizeof(rate), "every %llu events", (unsigned long long)o->period);
 	snprintf(sub, sizeof(sub), "%s | %.1f s | %s%s%s | %llu samples",
 		 o->cmdline ? o->cmdline : "profile",
-		 (ts_ns(end) - ts_ns(start)) / 1e9, event_is_default(&o->event) ? "" : o->event.name,
-		 event_is_default(&o->event) ? "" : " ", rate,
+		 (ts_ns(end) - ts_ns(start)) / 1e9, event__is_default(&o->event) ? "" : o->event.name,
+		 event__is_default(&o->event) ? "" : " ", rate,
 		 (unsigned long long)records__total(p));
 	so.subtitle = sub;
-	return svg_write(w->f, p, &w->oo, &so);
+	return svg__write(w->f, p, &w->oo, &so);
 }
 
 /*
@@ -193,7 +193,7 @@ static int write_pprof(struct writer *w, const struct records *p,
 		.period_unit = clock ? NULL : "count",
 	};
 
-	return pprof_write(w->f, p, &w->oo, w->us, &m);
+	return pprof__write(w->f, p, &w->oo, w->us, &m);
 }
 
 static int write_format(struct writer *w, const struct records *p,
@@ -203,24 +203,24 @@ static int write_format(struct writer *w, const struct records *p,
 	case FMT_PLAIN:
 		if (fputc('\n', w->f) == EOF)
 			return -errno;
-		return output_write(w->f, p, &w->oo);
+		return output__write(w->f, p, &w->oo);
 	case FMT_FOLDED:
-		return output_write(w->f, p, &w->oo);
+		return output__write(w->f, p, &w->oo);
 	case FMT_REPORT:
 		if (w->screen)
 			return draw_screen(w, p);
-		return report_write(w->f, p, &w->oo, w->o->limit);
+		return report__write(w->f, p, &w->oo, w->o->limit);
 	case FMT_SVG:
 		return write_svg(w, p, start, end);
 	case FMT_PPROF:
 		return write_pprof(w, p, start, end);
 	default:
-		pr_err("--format %s is not built in", format_name(w->o->format));
+		pr_err("--format %s is not built in", format__name(w->o->format));
 		return -ENOTSUP;
 	}
 }
 
-int writer_write(struct writer *w, const struct records *p, unsigned int n,
+int writer__write(struct writer *w, const struct records *p, unsigned int n,
 		 const struct timespec *start, const struct timespec *end)
 {
 	char path[4096];
@@ -245,11 +245,11 @@ int writer_write(struct writer *w, const struct records *p, unsigned int n,
 	if (err)
 		return err == -ENOTSUP ? err : report_error("the output", err);
 	if (w->per_interval)
-		return writer_close(w);
+		return writer__close(w);
 	return 0;
 }
 
-bool writer_wants_final(const struct writer *w)
+bool writer__wants_final(const struct writer *w)
 {
 	return !w->screen;
 }
@@ -262,7 +262,7 @@ static void restore_screen(struct writer *w)
 	w->screen = false;
 }
 
-int writer_close(struct writer *w)
+int writer__close(struct writer *w)
 {
 	int err = 0;
 
@@ -277,7 +277,7 @@ int writer_close(struct writer *w)
 	return err ? report_error("the output", err) : 0;
 }
 
-void writer_abort(struct writer *w)
+void writer__abort(struct writer *w)
 {
 	restore_screen(w);
 	if (w->f == stdout)

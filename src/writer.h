@@ -28,20 +28,20 @@ struct writer {
  * Open the destination and write the plain header.  us names pprof's
  * mappings (NULL: by the frames' modules alone).  0 or -errno (reported).
  */
-int writer_open(struct writer *w, const struct options *o, struct usyms *us);
+int writer__open(struct writer *w, const struct options *o, struct usyms *us);
 
 /* Write one report covering [start, end] (wall clock).  0 or -errno
  * (reported, except -EPIPE: the reader went away). */
-int writer_write(struct writer *w, const struct records *p, unsigned int n,
+int writer__write(struct writer *w, const struct records *p, unsigned int n,
 		 const struct timespec *start, const struct timespec *end);
 
 /* Is the final, partial interval worth writing?  (Not on a live screen.) */
-bool writer_wants_final(const struct writer *w);
+bool writer__wants_final(const struct writer *w);
 
 /* Flush and close, checking for errors (a full disk shows here). */
-int writer_close(struct writer *w);
+int writer__close(struct writer *w);
 
 /* Close without checks, after a failure. */
-void writer_abort(struct writer *w);
+void writer__abort(struct writer *w);
 
 #endif /* WRITER_H */

@@ -42,12 +42,12 @@ static int parse(struct options *o, const char *line)
 		argv[argc++] = t;
 	argv[argc] = NULL;
 	catch_stderr();
-	err = options_parse(o, argc, argv);
+	err = options__parse(o, argc, argv);
 	release_stderr();
 	return err;
 }
 
-/* options_check() on the command line; its message, or "", in msg. */
+/* options__check() on the command line; its message, or "", in msg. */
 static int check(const char *line, const struct limits *lim)
 {
 	struct options o;
@@ -55,10 +55,10 @@ static int check(const char *line, const struct limits *lim)
 
 	if (!err) {
 		catch_stderr();
-		err = options_check(&o, lim);
+		err = options__check(&o, lim);
 		release_stderr();
 	}
-	options_free(&o);
+	options__free(&o);
 	return err;
 }
 
@@ -74,7 +74,7 @@ TEST(defaults)
 	CHECK_INT(o.max_stack_depth, 127);
 	CHECK_INT(o.cpu, -1);
 	CHECK_INT(o.duration, 0);
-	options_free(&o);
+	options__free(&o);
 }
 
 TEST(bcc_options)
@@ -91,7 +91,7 @@ TEST(bcc_options)
 	CHECK_INT(o.cpu, 1);
 	CHECK_INT(o.verbose, 2);
 	CHECK_INT(o.duration, 30);
-	options_free(&o);
+	options__free(&o);
 
 	CHECK_INT(parse(&o, "--tid 7 --kernel-stacks-only --count 1000000 --delimited "
 			"--annotations --include-idle --folded --cpu 0 "
@@ -105,7 +105,7 @@ TEST(bcc_options)
 	CHECK_INT(o.hash_storage, 8);
 	CHECK_INT(o.max_stack_depth, 20);
 	CHECK_STR(o.cgroup, "/x");
-	options_free(&o);
+	options__free(&o);
 }
 
 TEST(usage_errors)
@@ -157,7 +157,7 @@ TEST(usage_errors)
 		CHECK_INT(err, -EINVAL);
 		snprintf(want, sizeof(want), "profile: %s (see --help)\n", bad[i].msg);
 		CHECK_STR(msg, want);
-		options_free(&o);
+		options__free(&o);
 	}
 }
 
@@ -165,13 +165,13 @@ TEST(number_parser)
 {
 	__u64 v;
 
-	CHECK_INT(parse_u64("42", 0, 100, &v), 0);
+	CHECK_INT(options__parse_u64("42", 0, 100, &v), 0);
 	CHECK_INT(v, 42);
-	CHECK(parse_u64("", 0, 100, &v) != 0);
-	CHECK(parse_u64(" 4", 0, 100, &v) != 0);
-	CHECK(parse_u64("4 ", 0, 100, &v) != 0);
-	CHECK(parse_u64("101", 0, 100, &v) != 0);
-	CHECK(parse_u64("18446744073709551616", 0, ~0ULL, &v) != 0);
+	CHECK(options__parse_u64("", 0, 100, &v) != 0);
+	CHECK(options__parse_u64(" 4", 0, 100, &v) != 0);
+	CHECK(options__parse_u64("4 ", 0, 100, &v) != 0);
+	CHECK(options__parse_u64("101", 0, 100, &v) != 0);
+	CHECK(options__parse_u64("18446744073709551616", 0, ~0ULL, &v) != 0);
 }
 
 TEST(cpu_list)
@@ -179,13 +179,13 @@ TEST(cpu_list)
 	bool *on;
 	int nr;
 
-	CHECK_INT(parse_cpu_list("0-2,5\n", &on, &nr), 0);
+	CHECK_INT(options__parse_cpu_list("0-2,5\n", &on, &nr), 0);
 	CHECK_INT(nr, 6);
 	CHECK(on[0] && on[1] && on[2] && !on[3] && !on[4] && on[5]);
 	free(on);
-	CHECK(parse_cpu_list("3-1", &on, &nr) != 0);
-	CHECK(parse_cpu_list("", &on, &nr) != 0);
-	CHECK(parse_cpu_list("a", &on, &nr) != 0);
+	CHECK(options__parse_cpu_list("3-1", &on, &nr) != 0);
+	CHECK(options__parse_cpu_list("", &on, &nr) != 0);
+	CHECK(options__parse_cpu_list("a", &on, &nr) != 0);
 }
 
 TEST(system_checks)

@@ -28,7 +28,7 @@ static char *render(struct record *recs, size_t nr, struct output_opts *o)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	CHECK_INT(output_write(f, &p, o), 0);
+	CHECK_INT(output__write(f, &p, o), 0);
 	fclose(f);
 	return buf;
 }
@@ -147,7 +147,7 @@ TEST(write_error_reported)
 
 	CHECK(f != NULL);
 	if (f) {
-		CHECK(output_write(f, &p, &o) < 0);
+		CHECK(output__write(f, &p, &o) < 0);
 		fclose(f);
 	}
 }

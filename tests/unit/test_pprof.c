@@ -38,9 +38,9 @@ static bool varint_is(__u64 v, const char *hex)
 	struct pb b = {};
 	bool ok;
 
-	pb_varint(&b, v);
-	ok = bytes_eq(&b, hex) && pb_varint_size(v) == b.len;
-	pb_free(&b);
+	pb__varint(&b, v);
+	ok = bytes_eq(&b, hex) && pb__varint_size(v) == b.len;
+	pb__free(&b);
 	return ok;
 }
 
@@ -61,27 +61,27 @@ TEST(pb_fields)
 	static const __u64 packed[] = { 3, 270, 86942 };
 	struct pb b = {};
 
-	pb_uint64(&b, 1, 150);
+	pb__uint64(&b, 1, 150);
 	CHECK(bytes_eq(&b, "089601"));
 	b.len = 0;
-	pb_string(&b, 2, "testing");
+	pb__string(&b, 2, "testing");
 	CHECK(bytes_eq(&b, "120774657374696e67"));
 	b.len = 0;
-	pb_int64(&b, 2, -1);	/* int64, not sint64: ten bytes */
+	pb__int64(&b, 2, -1);	/* int64, not sint64: ten bytes */
 	CHECK(bytes_eq(&b, "10ffffffffffffffffff01"));
 	b.len = 0;
-	pb_bool(&b, 7, true);
+	pb__bool(&b, 7, true);
 	CHECK(bytes_eq(&b, "3801"));
 	b.len = 0;
-	pb_packed_u64(&b, 4, packed, 3);
+	pb__packed_u64(&b, 4, packed, 3);
 	CHECK(bytes_eq(&b, "2206038e029ea705"));
 	b.len = 0;
-	pb_packed_u64(&b, 4, packed, 0);	/* nothing, not an empty field */
+	pb__packed_u64(&b, 4, packed, 0);	/* nothing, not an empty field */
 	CHECK_INT(b.len, 0);
-	pb_uint64(&b, 16, 1);			/* two-byte tag */
+	pb__uint64(&b, 16, 1);			/* two-byte tag */
 	CHECK(bytes_eq(&b, "800101"));
 	CHECK_INT(b.err, 0);
-	pb_free(&b);
+	pb__free(&b);
 }
 
 TEST(pb_nested)
@@ -89,20 +89,20 @@ TEST(pb_nested)
 	struct pb b = {};
 	size_t outer, inner;
 
-	outer = pb_open(&b, 3);
-	pb_uint64(&b, 1, 150);
+	outer = pb__open(&b, 3);
+	pb__uint64(&b, 1, 150);
 	CHECK_INT(outer, 1);
-	pb_close(&b, outer);
+	pb__close(&b, outer);
 	CHECK(bytes_eq(&b, "1a03089601"));
 
 	/* Two levels, and a body long enough for a two-byte length. */
 	b.len = 0;
-	outer = pb_open(&b, 1);
-	inner = pb_open(&b, 2);
+	outer = pb__open(&b, 1);
+	inner = pb__open(&b, 2);
 	for (int i = 0; i < 130; i++)
-		pb_raw(&b, "x", 1);
-	pb_close(&b, inner);
-	pb_close(&b, outer);
+		pb__raw(&b, "x", 1);
+	pb__close(&b, inner);
+	pb__close(&b, outer);
 	CHECK_INT(b.len, 1 + 2 + 1 + 2 + 130);
 	CHECK_INT(b.buf[0], 0x0a);
 	CHECK_INT(b.buf[1], 0x85);	/* 133 = 1 + 2 + 130 */
@@ -112,7 +112,7 @@ TEST(pb_nested)
 	CHECK_INT(b.buf[5], 0x01);
 	CHECK_INT(b.buf[6], 'x');
 	CHECK_INT(b.buf[b.len - 1], 'x');
-	pb_free(&b);
+	pb__free(&b);
 }
 
 /* ---- a reader, just enough for profile.proto ---- */
@@ -402,7 +402,7 @@ static const struct dlabel *label(const struct dprofile *d, const struct dsample
 	return NULL;
 }
 
-/* Write p with pprof_write(), gunzip it, and decode it into d. */
+/* Write p with pprof__write(), gunzip it, and decode it into d. */
 static int roundtrip(struct dprofile *d, const struct records *p,
 		     const struct output_opts *oo, struct usyms *us,
 		     const struct pprof_meta *m)
@@ -415,7 +415,7 @@ static int roundtrip(struct dprofile *d, const struct records *p,
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = pprof_write(f, p, oo, us, m);
+	err = pprof__write(f, p, oo, us, m);
 	fclose(f);
 	if (err)
 		goto out;
@@ -697,7 +697,7 @@ TEST(pprof_write_error)
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	CHECK_INT(pprof_write(f, &p, &both, NULL, NULL), -ENOSPC);
+	CHECK_INT(pprof__write(f, &p, &both, NULL, NULL), -ENOSPC);
 	fclose(f);
 }
 
@@ -740,7 +740,7 @@ static int write_file(const char *dir, const char *name, const struct records *p
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	err = pprof ? pprof_write(f, p, &oo, us, &m) : output_write(f, p, &oo);
+	err = pprof ? pprof__write(f, p, &oo, us, &m) : output__write(f, p, &oo);
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;

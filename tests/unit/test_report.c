@@ -44,7 +44,7 @@ static char *render(struct record *recs, size_t nr, const struct output_opts *o,
 	CHECK(f != NULL);
 	if (!f)
 		return NULL;
-	CHECK_INT(report_write(f, &p, o, limit), 0);
+	CHECK_INT(report__write(f, &p, o, limit), 0);
 	fclose(f);
 	return buf;
 }

@@ -33,7 +33,7 @@ static char *render(struct record *recs, size_t nr, const struct output_opts *oo
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	CHECK_INT(svg_write(f, &p, oo, so), 0);
+	CHECK_INT(svg__write(f, &p, oo, so), 0);
 	fclose(f);
 	return buf;
 }
@@ -391,7 +391,7 @@ TEST(empty_and_errors)
 	f = fopen("/dev/full", "w");
 	CHECK(f != NULL);
 	if (f) {
-		CHECK_INT(svg_write(f, &p, &both, NULL), -ENOSPC);
+		CHECK_INT(svg__write(f, &p, &both, NULL), -ENOSPC);
 		fclose(f);
 	}
 }
@@ -419,7 +419,7 @@ TEST(browser_fixture)
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	CHECK_INT(svg_write(f, &p, &both, &so), 0);
+	CHECK_INT(svg__write(f, &p, &both, &so), 0);
 	CHECK_INT(fclose(f), 0);
 }
 

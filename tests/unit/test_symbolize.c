@@ -206,7 +206,7 @@ static char *folded(const struct records *rs, const struct trace_view *v)
 
 	if (!f)
 		abort();
-	CHECK_INT(output_write(f, rs, &oo), 0);
+	CHECK_INT(output__write(f, rs, &oo), 0);
 	fclose(f);
 	return buf;
 }
