@@ -85,20 +85,23 @@ struct layout {
 
 /* ---- the stacks, as paths from the root ---- */
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The colour of a frame: by its kind, and "_[k]" names as kernel ones. */
 static enum kind frame_kind(const struct frame *f)
 {
 	if (f->flags & FRAME_DELIMITER)
 		return KIND_OTHER;
 	if (!f->name || (f->flags & FRAME_MISSED))
 		return KIND_UNKNOWN;
-	switch (f->kind) {
-	case FRAME_KERNEL:
+	if (f->kind == FRAME_KERNEL || ends_with(f->name, "_[k]"))
 		return KIND_KERNEL;
-	case FRAME_JIT:
-		return KIND_JIT;
-	default:
-		return KIND_USER;
-	}
+	return f->kind == FRAME_JIT ? KIND_JIT : KIND_USER;
 }
 
 static enum kind elem_kind(const struct elem *e)
