@@ -85,7 +85,8 @@ test_expect_success ROOT_BPF,tmux '--top under tmux: burn hot function on the fi
 	bg "$WORKLOADS/burn" -t 2 -d 10 &&
 	pid=$! && sleep 0.2 &&
 	sess=ptop$$ &&
-	tmux new-session -d -s $sess -x 140 -y 30 "$PROFILE --top -F 499 -p $pid 5; echo TOP-EXIT=\$?; sleep 3" &&
+	tmux new-session -d -s $sess -x 140 -y 30 \
+		"$(printf %q "$PROFILE") --top -F 499 -p $pid 5; echo TOP-EXIT=\$?; sleep 3" &&
 	sleep 3 &&
 	tmux capture-pane -p -t $sess >screen &&
 	cat screen &&
