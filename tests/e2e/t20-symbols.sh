@@ -83,8 +83,12 @@ test_expect_success ROOT_BPF 'a perf map planted by another user is refused' '
 '
 
 # Address, name+offset and module of every kernel frame in plain -v output.
+# The address is tagged /leaf or /ret: a record's first frame is where the
+# CPU was, named at its address, the others at address - 1, so one address
+# can have two right names.
 kframes() {
-	grep -E "^    ffff[0-9a-f]+ " "$1" | awk "{ print \$1, \$2, \$3 }" | sort -u
+	awk "/^    ffff[0-9a-f]+ / { print \$1 (infr ? \"/ret\" : \"/leaf\"), \$2, \$3; infr = 1; next }
+	     { infr = 0 }" "$1" | sort -u
 }
 
 test_expect_success ROOT_BPF 'faulter: kernel frames named by the kernel match /proc/kallsyms (--kallsyms)' '
