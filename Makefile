@@ -2,11 +2,15 @@
 # profile: a CO-RE eBPF CPU profiler.  `make V=1` shows the commands.
 
 OUTPUT ?= build
-PREFIX ?= /usr/local
+# PREFIX, or prefix as in the GNU conventions.
+prefix ?= /usr/local
+PREFIX ?= $(prefix)
 DESTDIR ?=
 # x86_64 only: vmlinux/ holds x86's vmlinux.h, and the sampler reads x86's
 # pt_regs.  Another architecture needs both (see bpf/profile.bpf.c).
-ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/')
+# ARCH=x86_64, as some environments set it, is x86.
+ARCH ?= $(shell uname -m)
+override ARCH := $(patsubst x86_64,x86,$(ARCH))
 ifneq ($(ARCH),x86)
 $(error profile builds for x86_64 only, not $(ARCH): vmlinux/ and bpf/profile.bpf.c have no other architecture)
 endif
