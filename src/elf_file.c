@@ -20,13 +20,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "elf_file.h"
+#include "htab.h"
 #include "minidebug.h"
+#include "util.h"
 
 /* Longest build-id we keep: SHA-1 ids are 20 bytes, allow some room. */
 #define BUILD_ID_MAX	64
-/* Sanity limits against crafted files: far above any real binary. */
-#define MAX_SYMS	(64u << 20)
+/* Sanity limit against crafted files: far above any real binary. */
 #define MAX_SEGS	4096
 /* Longest .gnu_debuglink file name we accept (NAME_MAX). */
 #define DEBUGLINK_MAX	255
@@ -55,6 +57,7 @@ struct elf_file {
 	char build_id[BUILD_ID_MAX * 2 + 1];
 	char debuglink[DEBUGLINK_MAX + 1];	/* "" if none */
 	__u32 debuglink_crc;
+	unsigned int capped;	/* CAP_BIT()s of the caps.h bounds it hit */
 };
 
 /* A symbol while the table is built. */
@@ -116,6 +119,20 @@ static void hex_encode(char *out, const unsigned char *in, size_t n)
 	out[2 * n] = '\0';
 }
 
+/*
+ * The data of a section, read now, if it is no bigger than the cap: a
+ * crafted file can claim any size, and a sparse one can even hold it.
+ */
+static Elf_Data *read_section(struct elf_file *ef, Elf_Scn *scn,
+			      const GElf_Shdr *sh)
+{
+	if (sh->sh_size > CAP_SECTION_BYTES) {
+		ef->capped |= CAP_BIT(CAP_SECTION);
+		return NULL;
+	}
+	return elf_getdata(scn, NULL);
+}
+
 /* gelf_getnote() checks that each note lies inside data. */
 static bool find_build_id(struct elf_file *ef, Elf_Data *data)
 {
@@ -150,7 +167,7 @@ static void read_build_id(struct elf_file *ef, Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
-		data = elf_getdata(scn, NULL);
+		data = read_section(ef, scn, &sh);
 		if (data && data->d_buf && find_build_id(ef, data))
 			return;
 	}
@@ -159,6 +176,10 @@ static void read_build_id(struct elf_file *ef, Elf *elf)
 	for (i = 0; i < n && i < MAX_SEGS; i++) {
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
 			continue;
+		if (ph.p_filesz > CAP_SECTION_BYTES) {
+			ef->capped |= CAP_BIT(CAP_SECTION);
+			continue;
+		}
 		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
 					    ph.p_filesz,
 					    ph.p_align == 8 ? ELF_T_NHDR8
@@ -209,7 +230,7 @@ static Elf_Scn *find_section(Elf *elf, __u32 type, GElf_Shdr *sh)
 }
 
 /* The SHT_SYMTAB_SHNDX section that extends symtab's section indexes. */
-static Elf_Data *find_shndx(Elf *elf, size_t symtab_idx)
+static Elf_Data *find_shndx(struct elf_file *ef, Elf *elf, size_t symtab_idx)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -217,28 +238,28 @@ static Elf_Data *find_shndx(Elf *elf, size_t symtab_idx)
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
 		    sh.sh_link == symtab_idx)
-			return elf_getdata(scn, NULL);
+			return read_section(ef, scn, &sh);
 	}
 	return NULL;
 }
 
-static int load_symtab_data(struct symtab_ctx *st, Elf *elf, Elf_Scn *scn,
-			    const GElf_Shdr *sh)
+static int load_symtab_data(struct elf_file *ef, struct symtab_ctx *st,
+			    Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Scn *strscn;
 	GElf_Shdr strsh;
 
-	st->syms = elf_getdata(scn, NULL);
+	st->syms = read_section(ef, scn, sh);
 	if (!st->syms || !st->syms->d_buf)
 		return -ENOENT;
 	strscn = elf_getscn(elf, sh->sh_link);
 	if (!strscn || !gelf_getshdr(strscn, &strsh) ||
 	    strsh.sh_type != SHT_STRTAB)
 		return -ENOENT;
-	st->strs = elf_getdata(strscn, NULL);
+	st->strs = read_section(ef, strscn, &strsh);
 	if (!st->strs || !st->strs->d_buf || !st->strs->d_size)
 		return -ENOENT;
-	st->shndx = find_shndx(elf, elf_ndxscn(scn));
+	st->shndx = find_shndx(ef, elf, elf_ndxscn(scn));
 	return 0;
 }
 
@@ -362,31 +383,70 @@ static size_t fold_cands(struct cand *c, size_t n)
 	return out;
 }
 
-/* Copy the kept candidates into the final table and names blob. */
+/*
+ * The offset of c's name in the names blob, copied there unless a symbol
+ * before it has the very same string (same place in the string table):
+ * names are shared by offset, not copied per symbol.  -E2BIG past the cap.
+ */
+static int place_name(struct elf_file *ef, struct htab *seen, size_t *cap,
+		      const struct cand *c, __u32 *off)
+{
+	__u64 key = (__u64)(uintptr_t)c->name;
+	size_t need = ef->names_len + c->name_len + 1;
+	void *v = htab__get(seen, key, c->name_len);
+
+	if (v) {
+		*off = (__u32)(htab__val_id(v) - 1);
+		return 0;
+	}
+	if (need > CAP_NAMES_BYTES)
+		return -E2BIG;
+	if (util__grow_array((void **)&ef->names, cap, need, 1) ||
+	    htab__put(seen, key, c->name_len, htab__id_val(ef->names_len + 1)))
+		return -ENOMEM;
+	memcpy(ef->names + ef->names_len, c->name, c->name_len);
+	ef->names[need - 1] = '\0';
+	*off = (__u32)ef->names_len;
+	ef->names_len = need;
+	return 0;
+}
+
+/*
+ * Copy the kept candidates into the final table and names blob.  A symbol
+ * whose name no longer fits under the cap is left out: its addresses are
+ * [unknown], and the file says so (elf_file__capped()).
+ */
 static int build_table(struct elf_file *ef, const struct cand *c, size_t n)
 {
-	size_t i, blob = 0, pos = 0;
+	struct htab seen = {};
+	size_t i, cap = 0;
+	char *shrunk;
+	int err = 0;
 
-	for (i = 0; i < n; i++)
-		blob += (size_t)c[i].name_len + 1;
-	if (blob > UINT32_MAX)
-		return -E2BIG;
 	ef->syms = malloc((n ? n : 1) * sizeof(*ef->syms));
-	ef->names = malloc(blob ? blob : 1);
-	if (!ef->syms || !ef->names)
+	if (!ef->syms)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		ef->syms[i].addr = c[i].addr;
-		ef->syms[i].size = c[i].size > UINT32_MAX ? UINT32_MAX
-							  : (__u32)c[i].size;
-		ef->syms[i].name = (__u32)pos;
-		memcpy(ef->names + pos, c[i].name, c[i].name_len);
-		pos += c[i].name_len;
-		ef->names[pos++] = '\0';
+		struct esym *s = &ef->syms[ef->nr_syms];
+
+		err = place_name(ef, &seen, &cap, &c[i], &s->name);
+		if (err == -E2BIG) {
+			ef->capped |= CAP_BIT(CAP_NAMES);
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		s->addr = c[i].addr;
+		s->size = c[i].size > UINT32_MAX ? UINT32_MAX : (__u32)c[i].size;
+		ef->nr_syms++;
 	}
-	ef->nr_syms = n;
-	ef->names_len = blob;
-	return 0;
+	htab__free(&seen);
+	/* Growth by half left up to a third unused. */
+	shrunk = ef->names_len ? realloc(ef->names, ef->names_len) : NULL;
+	if (shrunk)
+		ef->names = shrunk;
+	return err;
 }
 
 /* Read one symbol table; 0 with nr_syms == 0 if it has no function. */
@@ -398,7 +458,7 @@ static int read_symtab(struct elf_file *ef, Elf *elf, Elf_Scn *scn,
 	size_t i, n, nr = 0, entsize;
 	int err;
 
-	err = load_symtab_data(&st, elf, scn, sh);
+	err = load_symtab_data(ef, &st, elf, scn, sh);
 	if (err) {
 		err = 0;	/* an unreadable table is just no symbols */
 		goto cleanup;
@@ -408,10 +468,6 @@ static int read_symtab(struct elf_file *ef, Elf *elf, Elf_Scn *scn,
 		goto cleanup;
 	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	n = entsize ? st.syms->d_size / entsize : 0;
-	if (n > MAX_SYMS) {
-		err = -E2BIG;
-		goto cleanup;
-	}
 	cands = malloc((n ? n : 1) * sizeof(*cands));
 	if (!cands) {
 		err = -ENOMEM;
@@ -442,7 +498,8 @@ static void drop_table(struct elf_file *ef)
 }
 
 /* The section called name, with its data; NULL if none or empty. */
-static Elf_Data *section_by_name(Elf *elf, const char *name)
+static Elf_Data *section_by_name(struct elf_file *ef, Elf *elf,
+				 const char *name)
 {
 	Elf_Scn *scn = NULL;
 	Elf_Data *data;
@@ -458,7 +515,7 @@ static Elf_Data *section_by_name(Elf *elf, const char *name)
 		n = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!n || strcmp(n, name))
 			continue;
-		data = elf_getdata(scn, NULL);
+		data = read_section(ef, scn, &sh);
 		if (!data || !data->d_buf || !data->d_size)
 			return NULL;
 		return data;
@@ -473,7 +530,7 @@ static Elf_Data *section_by_name(Elf *elf, const char *name)
  */
 static void read_debuglink(struct elf_file *ef, Elf *elf)
 {
-	Elf_Data *data = section_by_name(elf, ".gnu_debuglink");
+	Elf_Data *data = section_by_name(ef, elf, ".gnu_debuglink");
 	const unsigned char *p, *crc;
 	const char *ident;
 	size_t len, off;
@@ -509,12 +566,15 @@ static struct elf_file *from_elf(Elf *elf, bool nested);
 static int merge_tables(struct elf_file *ef, const struct elf_file *from)
 {
 	size_t i = 0, j = 0, n = 0, blob = ef->names_len + from->names_len;
+	size_t nr = ef->nr_syms + from->nr_syms;
 	struct esym *out;
 	char *names;
 
-	if (blob > UINT32_MAX)
+	if (nr * sizeof(*out) + blob > CAP_OBJECT_BYTES) {
+		ef->capped |= CAP_BIT(CAP_OBJECT);
 		return -E2BIG;
-	out = malloc((ef->nr_syms + from->nr_syms + 1) * sizeof(*out));
+	}
+	out = malloc((nr + 1) * sizeof(*out));
 	names = malloc(blob ? blob : 1);
 	if (!out || !names) {
 		free(out);
@@ -558,6 +618,7 @@ int elf_file__merge_symbols(struct elf_file *ef, const struct elf_file *from,
 {
 	int err;
 
+	ef->capped |= from->capped;
 	if (!from->nr_syms)
 		return -ENOENT;
 	err = merge_tables(ef, from);
@@ -572,7 +633,7 @@ int elf_file__merge_symbols(struct elf_file *ef, const struct elf_file *from,
  */
 static void read_minidebuginfo(struct elf_file *ef, Elf *elf)
 {
-	Elf_Data *data = section_by_name(elf, ".gnu_debugdata");
+	Elf_Data *data = section_by_name(ef, elf, ".gnu_debugdata");
 	struct elf_file *mini = NULL;
 	size_t len;
 	void *image;
@@ -588,6 +649,8 @@ static void read_minidebuginfo(struct elf_file *ef, Elf *elf)
 	}
 	if (mini && mini->source == ELF_SYMS_SYMTAB)
 		elf_file__merge_symbols(ef, mini, ELF_SYMS_MINIDEBUG);
+	else if (mini)
+		ef->capped |= mini->capped;
 	elf_file__free(mini);
 	free(image);
 }
@@ -796,6 +859,11 @@ int elf_file__type(const struct elf_file *ef)
 enum elf_sym_source elf_file__sym_source(const struct elf_file *ef)
 {
 	return ef->source;
+}
+
+unsigned int elf_file__capped(const struct elf_file *ef)
+{
+	return ef->capped;
 }
 
 size_t elf_file__nr_syms(const struct elf_file *ef)

@@ -91,6 +91,15 @@ const char *elf_file__debuglink(const struct elf_file *ef, __u32 *crc);
 int elf_file__merge_symbols(struct elf_file *ef, const struct elf_file *from,
 			    enum elf_sym_source source);
 
+/*
+ * The caps (caps.h) the file, its MiniDebugInfo or a debug file merged
+ * into it hit, as CAP_BIT()s: 0 when it was read whole.  Sections over
+ * CAP_SECTION_BYTES are not read (their symbols or notes are missing),
+ * names past CAP_NAMES_BYTES are left out, and a merge past
+ * CAP_OBJECT_BYTES is not made.
+ */
+unsigned int elf_file__capped(const struct elf_file *ef);
+
 /* ET_EXEC or ET_DYN. */
 int elf_file__type(const struct elf_file *ef);
 enum elf_sym_source elf_file__sym_source(const struct elf_file *ef);

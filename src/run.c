@@ -23,6 +23,7 @@
 #include "output.h"
 #include "writer.h"
 #include "tracker.h"
+#include "caps.h"
 #include "log.h"
 
 struct run {
@@ -46,9 +47,10 @@ struct run {
 	struct timespec interval_start;	/* wall clock */
 };
 
-static struct usyms *new_usyms(const struct options *o)
+static struct usyms *new_usyms(const struct options *o,
+			       volatile sig_atomic_t *stop)
 {
-	struct usyms_opts uo = { .no_demangle = o->no_demangle };
+	struct usyms_opts uo = { .no_demangle = o->no_demangle, .stop = stop };
 	struct usyms *us = usyms__new_opts(&uo);
 
 	if (!us)
@@ -57,9 +59,12 @@ static struct usyms *new_usyms(const struct options *o)
 	return us;
 }
 
-static struct tracker *new_tracker(struct session *s, struct usyms *us)
+/* With filters, only the processes they let through are followed. */
+static struct tracker *new_tracker(struct session *s, struct usyms *us,
+				   const struct options *o)
 {
-	struct tracker *t = tracker__new(session__events_fd(s), us);
+	bool filtered = o->pids || o->tids || o->cgroup || o->cgroupmap;
+	struct tracker *t = tracker__new(session__events_fd(s), us, filtered);
 
 	if (!t)
 		pr_warn("cannot follow processes (%s); those that exit before the end will show [unknown]",
@@ -76,6 +81,26 @@ static __u64 counted_samples(const struct sample *s, size_t nr)
 	return sum;
 }
 
+/*
+ * The caps that files hit: one warning per kind naming the first object,
+ * always; with counts, the -v line.
+ */
+static void report_caps(const struct caps *c, bool counts)
+{
+	if (counts) {
+		pr_info("caps hit: section size %llu, symbol names %llu, memory per file %llu, perf map %llu, CRC input %llu",
+			(unsigned long long)c->hits[CAP_SECTION], (unsigned long long)c->hits[CAP_NAMES],
+			(unsigned long long)c->hits[CAP_OBJECT], (unsigned long long)c->hits[CAP_PERFMAP],
+			(unsigned long long)c->hits[CAP_CRC]);
+		return;
+	}
+	for (int k = 0; k < NR_CAPS; k++) {
+		if (c->hits[k])
+			pr_warn("'%s' hit the cap on %s; what lies past it is not named (%llu files in all; -v counts them)",
+				c->first[k], caps__describe(k), (unsigned long long)c->hits[k]);
+	}
+}
+
 static void report_symbol_stats(const struct run *r)
 {
 	struct tracker_stats ts = {};
@@ -86,16 +111,23 @@ static void report_symbol_stats(const struct run *r)
 		tracker__stats(r->tracker, &ts);
 	if (r->us)
 		usyms__stats(r->us, &us);
-	pr_info("processes: %llu seen, %llu gone before read; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost",
+	pr_info("processes: %llu seen, %llu gone before read, %llu freed at exit without samples, %llu known now; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost, %llu of processes not profiled",
 		(unsigned long long)us.procs, (unsigned long long)us.procs_gone,
+		(unsigned long long)us.procs_reaped, (unsigned long long)us.procs_now,
 		(unsigned long long)ts.mmaps, (unsigned long long)ts.execs,
 		(unsigned long long)ts.forks, (unsigned long long)ts.exits,
-		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost);
-	pr_info("files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps",
+		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost,
+		(unsigned long long)ts.skipped);
+	pr_info("recovery from lost records: %llu rounds, %llu processes' maps read again",
+		(unsigned long long)ts.recoveries, (unsigned long long)ts.recovered);
+	pr_info("files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps, %llu perf maps refused; vdso images: %llu, %llu pruned",
 		(unsigned long long)us.files, (unsigned long long)us.files_parsed,
 		(unsigned long long)us.files_pruned,
 		(unsigned long long)us.debug_files, (unsigned long long)us.minidebug,
-		(unsigned long long)us.perfmaps);
+		(unsigned long long)us.perfmaps, (unsigned long long)us.perfmaps_refused,
+		(unsigned long long)us.vdsos, (unsigned long long)us.vdsos_pruned);
+	if (r->us)
+		report_caps(usyms__caps(r->us), true);
 	if (!r->kn)
 		return;
 	knames__stats(r->kn, &ks);
@@ -127,6 +159,8 @@ static void report_counters(const struct run *r, const __u64 *c)
 	if (c[CNT_HASH_FULL])
 		log__raw("WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.",
 			 (unsigned long long)c[CNT_HASH_FULL]);
+	if (r->us)
+		report_caps(usyms__caps(r->us), false);
 	if (log__verbosity() < 1)
 		return;
 	report_symbol_stats(r);
@@ -469,7 +503,7 @@ static int start(struct run *r, const struct limits *lim)
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
-	r->us = new_usyms(o);
+	r->us = new_usyms(o, r->stop);
 	err = writer__open(&r->w, o, r->us);
 	if (err)
 		return err;
@@ -482,7 +516,7 @@ static int start(struct run *r, const struct limits *lim)
 		return err;
 	/* Follow processes from before the first sample: its note needs the ring. */
 	if (r->us)
-		r->tracker = new_tracker(r->s, r->us);
+		r->tracker = new_tracker(r->s, r->us, o);
 	return session__attach(r->s);
 }
 

@@ -28,6 +28,8 @@ struct pending {
 struct tracker {
 	struct perf_buffer *pb;
 	struct usyms *us;
+	bool known_only;	/* records of processes us does not know: skipped */
+	__u64 lost_before;	/* stats.lost at the start of the round */
 	struct tracker_stats stats;
 	char *arena;		/* this round's records, copied */
 	size_t arena_len, arena_cap;
@@ -100,6 +102,16 @@ static enum bpf_perf_event_ret collect(void *ctx, int cpu, struct perf_event_hea
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
+/*
+ * Whether the records of pid are wanted: all of them in a whole-host run,
+ * else only those of processes the filters let through, which us knows
+ * from their first sample (or as a -p target, or the fork of one).
+ */
+static bool wanted(const struct tracker *t, __u32 pid)
+{
+	return !t->known_only || usyms__knows(t->us, pid);
+}
+
 static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 {
 	size_t room = r->h.size - sizeof(*r);
@@ -114,6 +126,10 @@ static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 	/* A build-id record has no device and inode to key the file by. */
 	if (r->h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
 		return;
+	if (!wanted(t, r->pid)) {
+		t->stats.skipped++;
+		return;
+	}
 	t->stats.mmaps++;
 	usyms__add_mapping(t->us, r->pid, &m);
 }
@@ -123,6 +139,10 @@ static void on_comm(struct tracker *t, const struct rec_comm *c)
 	if (!(c->h.misc & PERF_RECORD_MISC_COMM_EXEC) || c->h.size < sizeof(*c) ||
 	    c->pid != c->tid)
 		return;
+	if (!wanted(t, c->pid)) {
+		t->stats.skipped++;
+		return;
+	}
 	t->stats.execs++;
 	usyms__exec(t->us, c->pid);
 }
@@ -131,6 +151,11 @@ static void on_task(struct tracker *t, const struct rec_task *r)
 {
 	if (r->h.size < sizeof(*r))
 		return;
+	/* A fork is wanted for its parent: the child starts as its copy. */
+	if (!wanted(t, r->h.type == PERF_RECORD_FORK ? r->ppid : r->pid)) {
+		t->stats.skipped++;
+		return;
+	}
 	if (r->h.type == PERF_RECORD_FORK && r->pid != r->ppid) {
 		/* A new process; a new thread (pid == ppid) shares its maps. */
 		t->stats.forks++;
@@ -185,7 +210,7 @@ static int by_time(const void *pa, const void *pb)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
-struct tracker *tracker__new(int events_fd, struct usyms *us)
+struct tracker *tracker__new(int events_fd, struct usyms *us, bool known_only)
 {
 	struct perf_event_attr attr;
 	struct tracker *t;
@@ -195,6 +220,7 @@ struct tracker *tracker__new(int events_fd, struct usyms *us)
 	if (!t)
 		return NULL;
 	t->us = us;
+	t->known_only = known_only;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	/* bpf_perf_event_output() writes only into BPF_OUTPUT events. */
@@ -229,6 +255,24 @@ void tracker__free(struct tracker *t)
 	free(t);
 }
 
+/*
+ * After a round: if the kernel lost records (a flood of mmaps by anyone),
+ * any process may have changed unseen, so read the maps of those we know
+ * again, and free no exited process yet (its first-sample note may be
+ * among the lost).  Else free those that exited without samples.
+ */
+static void recover(struct tracker *t)
+{
+	bool lost = t->stats.lost != t->lost_before;
+
+	if (lost) {
+		t->stats.recoveries++;
+		t->stats.recovered += usyms__recover(t->us);
+	}
+	usyms__reap(t->us, lost);
+	t->lost_before = t->stats.lost;
+}
+
 int tracker__poll(struct tracker *t, int timeout_ms)
 {
 	int err;
@@ -246,6 +290,7 @@ int tracker__poll(struct tracker *t, int timeout_ms)
 		qsort(t->recs, t->nr, sizeof(*t->recs), by_time);
 	for (size_t i = 0; i < t->nr; i++)
 		apply(t, (const void *)(t->arena + t->recs[i].off));
+	recover(t);
 	return t->err;
 }
 

@@ -9,6 +9,7 @@
 #ifndef TRACKER_H
 #define TRACKER_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct tracker;
@@ -17,10 +18,19 @@ struct usyms;
 struct tracker_stats {
 	__u64 mmaps, execs, forks, exits, first_samples;
 	__u64 lost;		/* records the kernel could not queue */
+	__u64 skipped;		/* records of processes not profiled */
+	__u64 recoveries;	/* rounds with losses, after which ... */
+	__u64 recovered;	/* ... this many processes' maps were read again */
 };
 
-/* events_fd: the sampler's PERF_EVENT_ARRAY map.  NULL + errno on failure. */
-struct tracker *tracker__new(int events_fd, struct usyms *us);
+/*
+ * events_fd: the sampler's PERF_EVENT_ARRAY map.  With known_only (a run
+ * with -p, -L or a cgroup filter), only the records of processes that us
+ * knows are applied: a process is known from its first sample (the
+ * sampler notes only processes its filters let through), as a target
+ * added before, or as the fork of a known one.  NULL + errno on failure.
+ */
+struct tracker *tracker__new(int events_fd, struct usyms *us, bool known_only);
 void tracker__free(struct tracker *t);
 
 /* Wait up to timeout_ms for records and apply them; 0 or negative errno. */

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "debuginfo.h"
 #include "elf_file.h"
 #include "htab.h"
@@ -24,9 +25,10 @@
 
 struct ufiles {
 	struct htab files;	/* (dev, inode) -> struct ufile */
-	struct ufile **vdsos;	/* vdsos have no inode: kept apart */
-	size_t nr_vdsos, cap_vdsos;
+	struct htab vdsos;	/* (hash of the bytes, length) -> struct ufile */
 	char *debug_dir;
+	const volatile sig_atomic_t *stop;
+	struct caps *caps;
 	struct ufiles_stats stats;
 };
 
@@ -46,24 +48,31 @@ static void free_ufile(struct ufile *f)
 	free(f);
 }
 
-/* A stripped file: look for its debug file in the process's root too. */
-static void load_debuginfo(struct ufiles *u, struct elf_file *elf,
-			   int dirfd, const struct vma *vma)
+/*
+ * A stripped file: look for its debug file in the process's root too, one
+ * that reader (the process's owner) could read.  The caps it hit.
+ */
+static unsigned int load_debuginfo(struct ufiles *u, struct elf_file *elf,
+				   int dirfd, const struct vma *vma,
+				   __s64 reader)
 {
 	enum elf_sym_source src = elf_file__sym_source(elf);
+	struct debuginfo_opts o = {
+		.debug_dir = u->debug_dir, .stop = u->stop, .reader = reader,
+	};
 	int rootfd = -1;
 
 	if (src == ELF_SYMS_MINIDEBUG)
 		u->stats.minidebug++;
 	if (src != ELF_SYMS_DYNSYM && src != ELF_SYMS_NONE)
-		return;
+		return 0;
 	if (dirfd >= 0)
 		rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (!debuginfo__load(elf, vma->path, vma->path_len, rootfd,
-			     u->debug_dir))
+	if (!debuginfo__load(elf, vma->path, vma->path_len, rootfd, &o))
 		u->stats.debug_files++;
 	if (rootfd >= 0)
 		close(rootfd);
+	return o.capped;
 }
 
 /*
@@ -72,7 +81,7 @@ static void load_debuginfo(struct ufiles *u, struct elf_file *elf,
  * that a later process may not hit (not cached).  dirfd may be -1.
  */
 static struct ufile *get_file(struct ufiles *u, int dirfd,
-			      const struct vma *vma)
+			      const struct vma *vma, __s64 reader)
 {
 	__u64 dev = makedev(vma->dev_major, vma->dev_minor);
 	struct procfs_mapping pm = {
@@ -82,6 +91,7 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 		.deleted = vma->deleted,
 	};
 	struct elf_file *elf = NULL;
+	unsigned int capped = 0;
 	struct ufile *f;
 	int fd;
 
@@ -98,7 +108,10 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 		close(fd);
 	}
 	if (elf)
-		load_debuginfo(u, elf, dirfd, vma);
+		capped = load_debuginfo(u, elf, dirfd, vma, reader) |
+			 elf_file__capped(elf);
+	if (capped)
+		caps__hit(u->caps, capped, vma->path, vma->path_len);
 	/* Not regular, or not ELF: a property of the inode, remember it. */
 	f = new_ufile(elf);
 	if (!f || htab__put(&u->files, dev, vma->inode, f)) {
@@ -127,51 +140,58 @@ static int read_mem(int dirfd, __u64 start, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-static struct ufile *find_vdso(struct ufiles *u, const void *image, size_t len)
+struct vdso_key {
+	const void *image;
+	size_t len;
+};
+
+static bool same_image(const void *val, const void *ctx)
 {
-	size_t i;
+	const struct ufile *f = val;
+	const struct vdso_key *k = ctx;
 
-	for (i = 0; i < u->nr_vdsos; i++) {
-		struct ufile *f = u->vdsos[i];
-
-		if (f->image_len == len && !memcmp(f->image, image, len))
-			return f;
-	}
-	return NULL;
+	return f->image_len == k->len && !memcmp(f->image, k->image, k->len);
 }
 
 /*
  * The vdso has no file: copy it out of the process's memory and parse the
  * copy.  All processes of one kernel and ABI share the same image, so keep
- * one parsed copy per distinct image.
+ * one parsed copy per distinct image, found by a hash of its bytes (a
+ * process may write to its own copy: each it makes is one more image).
  */
 static struct ufile *get_vdso(struct ufiles *u, int dirfd,
 			      const struct vma *vma)
 {
-	size_t len = vma->end - vma->start;
+	struct vdso_key key = { .len = vma->end - vma->start };
 	struct ufile *f = NULL;
 	struct elf_file *elf;
+	struct hent *e;
 	void *image;
+	__u64 h;
 
-	if (dirfd < 0 || len > VDSO_MAX)
+	if (dirfd < 0 || key.len > VDSO_MAX)
 		return NULL;
-	image = malloc(len);
-	if (!image || read_mem(dirfd, vma->start, image, len))
+	image = malloc(key.len);
+	if (!image || read_mem(dirfd, vma->start, image, key.len))
 		goto cleanup;
-	f = find_vdso(u, image, len);
-	if (f)
+	key.image = image;
+	h = htab__hash_bytes(image, key.len);
+	e = htab__slot(&u->vdsos, h, key.len, same_image, &key);
+	if (!e)
 		goto cleanup;
-	if (util__grow_array((void **)&u->vdsos, &u->cap_vdsos, u->nr_vdsos + 1, sizeof(*u->vdsos)))
+	if (e->val) {
+		f = e->val;
 		goto cleanup;
-	elf = elf_file__open_mem(image, len);
+	}
+	elf = elf_file__open_mem(image, key.len);
 	f = new_ufile(elf);
 	if (!f) {
 		elf_file__free(elf);
 		goto cleanup;
 	}
 	f->image = image;
-	f->image_len = len;
-	u->vdsos[u->nr_vdsos++] = f;
+	f->image_len = key.len;
+	htab__fill(&u->vdsos, e, h, key.len, f);
 	u->stats.vdsos++;
 	return f;
 
@@ -181,21 +201,24 @@ cleanup:
 }
 
 struct ufile *ufiles__get(struct ufiles *u, int proc_dirfd,
-			  const struct vma *vma)
+			  const struct vma *vma, __s64 reader)
 {
 	if (vma->kind == VMA_FILE)
-		return get_file(u, proc_dirfd, vma);
+		return get_file(u, proc_dirfd, vma, reader);
 	if (vma->kind == VMA_VDSO)
 		return get_vdso(u, proc_dirfd, vma);
 	return NULL;
 }
 
-struct ufiles *ufiles__new(const char *debug_dir)
+struct ufiles *ufiles__new(const char *debug_dir,
+			  const volatile sig_atomic_t *stop, struct caps *caps)
 {
 	struct ufiles *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
+	u->stop = stop;
+	u->caps = caps;
 	if (debug_dir) {
 		u->debug_dir = strdup(debug_dir);
 		if (!u->debug_dir) {
@@ -214,10 +237,10 @@ void ufiles__free(struct ufiles *u)
 		return;
 	for (size_t pos = 0; (e = htab__next(&u->files, &pos));)
 		free_ufile(e->val);
-	for (size_t i = 0; i < u->nr_vdsos; i++)
-		free_ufile(u->vdsos[i]);
+	for (size_t pos = 0; (e = htab__next(&u->vdsos, &pos));)
+		free_ufile(e->val);
 	htab__free(&u->files);
-	free(u->vdsos);
+	htab__free(&u->vdsos);
 	free(u->debug_dir);
 	free(u);
 }
@@ -227,27 +250,33 @@ void ufiles__keep(struct ufile *f)
 	f->keep = true;
 }
 
-/* Free the files not marked since the last sweep; unmark the others. */
-size_t ufiles__sweep(struct ufiles *u)
+/* Free the entries of h not marked since the last sweep; unmark the others. */
+static size_t sweep(struct htab *h)
 {
 	struct ufile *f;
 	struct hent *e;
 	size_t n = 0;
 
-	for (size_t pos = 0; (e = htab__next(&u->files, &pos));) {
+	for (size_t pos = 0; (e = htab__next(h, &pos));) {
 		f = e->val;
 		if (f->keep) {
 			f->keep = false;
 			continue;
 		}
-		htab__del(&u->files, e);
+		htab__del(h, e);
 		free_ufile(f);
 		n++;
 	}
-	htab__compact(&u->files);
-	for (size_t i = 0; i < u->nr_vdsos; i++)
-		u->vdsos[i]->keep = false;
+	htab__compact(h);
+	return n;
+}
+
+size_t ufiles__sweep(struct ufiles *u)
+{
+	size_t n = sweep(&u->files);
+
 	u->stats.files_pruned += n;
+	u->stats.vdsos_pruned += sweep(&u->vdsos);
 	return n;
 }
 

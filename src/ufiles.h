@@ -8,12 +8,14 @@
 #ifndef UFILES_H
 #define UFILES_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
 struct vma;
 struct elf_file;
+struct caps;
 
 struct ufiles;
 
@@ -29,12 +31,18 @@ struct ufiles_stats {
 	__u64 files_parsed;	/* ... that were ELF files we could parse */
 	__u64 files_pruned;	/* ... freed by ufiles__sweep() */
 	__u64 vdsos;		/* distinct vdso images */
+	__u64 vdsos_pruned;	/* ... freed by ufiles__sweep() */
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
 };
 
-/* debug_dir: NULL for /usr/lib/debug.  NULL + errno on failure. */
-struct ufiles *ufiles__new(const char *debug_dir);
+/*
+ * debug_dir: NULL for /usr/lib/debug.  stop: NULL, or a flag that, once
+ * set, cuts long reads short.  caps: where the caps (caps.h) that files
+ * hit are counted.  NULL + errno on failure.
+ */
+struct ufiles *ufiles__new(const char *debug_dir,
+			   const volatile sig_atomic_t *stop, struct caps *caps);
 void ufiles__free(struct ufiles *uf);
 
 /*
@@ -43,17 +51,18 @@ void ufiles__free(struct ufiles *uf);
  * vdso (VMA_VDSO, copied from the process's memory).  NULL when there is
  * nothing to read symbols from, or on a failure that may not last (not
  * cached: a later process may succeed).  Files are opened as procfs.h
- * says and never left open.
+ * says and never left open.  reader: the uid of the process's owner (-1:
+ * unknown), who must be able to read a debug file for it to be used.
  */
 struct ufile *ufiles__get(struct ufiles *uf, int proc_dirfd,
-			  const struct vma *vma);
+			  const struct vma *vma, __s64 reader);
 
 /*
  * Pruning, by mark and sweep: the caller marks with ufiles__keep() every
  * file that a process it still knows maps, then ufiles__sweep() frees the
  * other files (the caller must hold no pointer to them) and clears the
- * marks.  The vdsos are kept: a kernel has one image per ABI.  Returns how
- * many files were freed; 0, freeing nothing, when out of memory.
+ * marks.  vdso images go the same way.  Returns how many files were
+ * freed (vdsos not counted).
  */
 void ufiles__keep(struct ufile *f);
 size_t ufiles__sweep(struct ufiles *uf);

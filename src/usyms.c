@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "demangle.h"
 #include "elf_file.h"
 #include "htab.h"
@@ -38,6 +39,17 @@ struct umap {
 	struct ufile *file;	/* NULL: nothing to read symbols from */
 };
 
+/*
+ * A process's mappings, sorted by start, not overlapping.  A fork shares
+ * its parent's until either side changes them: a process with thousands
+ * of mappings that forks in a loop costs one pointer per child.
+ */
+struct umaps {
+	unsigned int refs;
+	size_t nr, cap;
+	struct umap *v;
+};
+
 struct uproc {
 	__u32 pid;
 	int err;		/* < 0: nothing known, resolves return it */
@@ -47,9 +59,9 @@ struct uproc {
 	bool same_mntns;	/* its /tmp is ours */
 	unsigned int refreshes;
 	__u64 starttime;	/* from /proc/PID/stat: tells pid reuse */
+	bool sampled;		/* it has samples: keep it until the report */
 	__u64 read_ns;		/* when maps were last read */
-	struct umap *maps;	/* sorted by start, not overlapping */
-	size_t nr_maps, cap_maps;
+	struct umaps *maps;	/* NULL: none */
 	/* The JIT symbols of /tmp/perf-NSPID.map. */
 	struct perfmap *pmap;
 	struct perfmap_stamp pstamp;
@@ -61,6 +73,14 @@ struct uproc {
 
 struct usyms {
 	struct htab procs;	/* (pid, 0) -> struct uproc */
+	/*
+	 * Processes that exited without a sample, freed after one more
+	 * round of records (a late first-sample note saves one).
+	 */
+	__u32 *reap_now, *reap_next;
+	size_t nr_now, cap_now, nr_next, cap_next;
+	struct caps caps;
+	const volatile sig_atomic_t *stop;
 	struct ufiles *files;
 	struct htab names;	/* struct dname, see demangled() */
 	struct strpool strs;	/* module paths, JIT names */
@@ -102,9 +122,15 @@ static __u64 realtime_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+/* The uid whose eyes a process's debug files are read with; -1: unknown. */
+static __s64 reader_of(const struct uproc *p)
+{
+	return p->owner_known ? (__s64)p->owner.euid : -1;
+}
+
 /* A mapping as we keep it; -ENOMEM if its name cannot be kept. */
-static int make_umap(struct usyms *u, int dirfd, const struct vma *vma,
-		     struct umap *m)
+static int make_umap(struct usyms *u, const struct uproc *p, int dirfd,
+		     const struct vma *vma, struct umap *m)
 {
 	m->start = vma->start;
 	m->end = vma->end;
@@ -115,11 +141,58 @@ static int make_umap(struct usyms *u, int dirfd, const struct vma *vma,
 		m->module = strpool__intern(&u->strs, vma->path, vma->path_len);
 	if (!m->module)
 		return -ENOMEM;
-	m->file = ufiles__get(u->files, dirfd, vma);
+	m->file = ufiles__get(u->files, dirfd, vma, reader_of(p));
 	return 0;
 }
 
 /* ---- the mappings of a process ---- */
+
+static void umaps__put(struct umaps *ms)
+{
+	if (ms && !--ms->refs) {
+		free(ms->v);
+		free(ms);
+	}
+}
+
+static struct umaps *umaps__get(struct umaps *ms)
+{
+	if (ms)
+		ms->refs++;
+	return ms;
+}
+
+/* p's mappings, its own (not shared with a fork), with room for extra more. */
+static struct umaps *own_maps(struct uproc *p, size_t extra)
+{
+	struct umaps *ms = p->maps, *copy;
+
+	if (!ms || ms->refs > 1) {
+		copy = calloc(1, sizeof(*copy));
+		if (!copy)
+			return NULL;
+		copy->refs = 1;
+		if (ms && util__grow_array((void **)&copy->v, &copy->cap,
+					   ms->nr + extra, sizeof(*copy->v))) {
+			free(copy);
+			return NULL;
+		}
+		if (ms) {
+			memcpy(copy->v, ms->v, ms->nr * sizeof(*ms->v));
+			copy->nr = ms->nr;
+		}
+		umaps__put(ms);
+		p->maps = ms = copy;
+	}
+	if (util__grow_array((void **)&ms->v, &ms->cap, ms->nr + extra, sizeof(*ms->v)))
+		return NULL;
+	return ms;
+}
+
+static size_t nr_maps(const struct uproc *p)
+{
+	return p->maps ? p->maps->nr : 0;
+}
 
 /*
  * Insert m, which replaces what it overlaps: mappings it covers go, ones
@@ -130,12 +203,14 @@ static int insert_map(struct uproc *p, const struct umap *m)
 	struct umap left, right, *maps;
 	size_t lo = 0, hi, n, at;
 	bool has_left, has_right;
+	struct umaps *ms;
 
 	/* Room for m and the two pieces of a mapping it splits. */
-	if (util__grow_array((void **)&p->maps, &p->cap_maps, p->nr_maps + 3, sizeof(*p->maps)))
+	ms = own_maps(p, 3);
+	if (!ms)
 		return -ENOMEM;
-	maps = p->maps;
-	hi = p->nr_maps;
+	maps = ms->v;
+	hi = ms->nr;
 	while (lo < hi) {	/* the first one ending after m starts */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -144,7 +219,7 @@ static int insert_map(struct uproc *p, const struct umap *m)
 		else
 			hi = mid;
 	}
-	for (hi = lo; hi < p->nr_maps && maps[hi].start < m->end; hi++)
+	for (hi = lo; hi < ms->nr && maps[hi].start < m->end; hi++)
 		;
 	has_left = lo < hi && maps[lo].start < m->start;
 	has_right = lo < hi && maps[hi - 1].end > m->end;
@@ -158,8 +233,8 @@ static int insert_map(struct uproc *p, const struct umap *m)
 		right.start = m->end;
 	}
 	n = (size_t)has_left + 1 + (size_t)has_right;
-	memmove(&maps[lo + n], &maps[hi], (p->nr_maps - hi) * sizeof(*maps));
-	p->nr_maps = p->nr_maps - (hi - lo) + n;
+	memmove(&maps[lo + n], &maps[hi], (ms->nr - hi) * sizeof(*maps));
+	ms->nr = ms->nr - (hi - lo) + n;
 	at = lo;
 	if (has_left)
 		maps[at++] = left;
@@ -171,9 +246,8 @@ static int insert_map(struct uproc *p, const struct umap *m)
 
 static void drop_maps(struct uproc *p)
 {
-	free(p->maps);
+	umaps__put(p->maps);
 	p->maps = NULL;
-	p->nr_maps = p->cap_maps = 0;
 }
 
 /* What the maps walk of one process collects. */
@@ -192,7 +266,7 @@ static int scan_vma(const struct vma *vma, void *ctx)
 	/* Only code can be in a stack; skip the rest. */
 	if (!(vma->flags & VMA_EXEC))
 		return 0;
-	err = make_umap(sc->u, sc->dirfd, vma, &m);
+	err = make_umap(sc->u, sc->p, sc->dirfd, vma, &m);
 	return err ? err : insert_map(sc->p, &m);
 }
 
@@ -291,7 +365,7 @@ static void learn_process(struct usyms *u, struct uproc *p, int dirfd)
 
 static void free_proc(struct uproc *p)
 {
-	free(p->maps);
+	umaps__put(p->maps);
 	perfmap__free(p->pmap);
 	free(p);
 }
@@ -386,6 +460,7 @@ int usyms__add_process(struct usyms *u, __u32 pid)
 	err = get_process(u, pid, &p);
 	if (err)
 		return err;
+	p->sampled = true;
 	/* Known from records only: read the rest while it is there. */
 	if (!p->maps_read && p->alive) {
 		dirfd = open_proc(p);
@@ -422,7 +497,7 @@ int usyms__add_mapping(struct usyms *u, __u32 pid,
 	} else {
 		dirfd = open_proc(p);
 	}
-	err = make_umap(u, dirfd, &vma, &um);
+	err = make_umap(u, p, dirfd, &vma, &um);
 	if (dirfd >= 0)
 		close(dirfd);
 	if (!err)
@@ -475,13 +550,17 @@ int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid)
 	child = learn_new(u, pid, NULL);
 	if (!child)
 		return -ENOMEM;
-	if (!parent->nr_maps)
-		return 0;
-	child->maps = malloc(parent->nr_maps * sizeof(*child->maps));
-	if (!child->maps)
+	child->maps = umaps__get(parent->maps);
+	return 0;
+}
+
+/* pid exited without samples: nothing to name for it, forget it soon. */
+static int reap_later(struct usyms *u, __u32 pid)
+{
+	if (util__grow_array((void **)&u->reap_now, &u->cap_now, u->nr_now + 1,
+			     sizeof(*u->reap_now)))
 		return -ENOMEM;
-	memcpy(child->maps, parent->maps, parent->nr_maps * sizeof(*child->maps));
-	child->nr_maps = child->cap_maps = parent->nr_maps;
+	u->reap_now[u->nr_now++] = pid;
 	return 0;
 }
 
@@ -490,22 +569,81 @@ int usyms__exit(struct usyms *u, __u32 pid)
 	struct uproc *p = htab__get(&u->procs, pid, 0);
 
 	if (!p) {
-		/* Remember it is gone, so that its pid is never read. */
+		/* Remember it is gone, so that its pid is not read for now. */
 		p = new_proc(u, pid);
 		if (!p)
 			return -ENOMEM;
 		p->err = -ENOENT;
-		return 0;
+		return reap_later(u, pid);
 	}
 	if (!p->alive)
 		return 0;
 	p->alive = false;
+	if (!p->sampled)
+		return reap_later(u, pid);
 	/* A runtime may leave its perf map behind: a last look. */
 	if (p->owner_known) {
 		p->owner.not_after_ns = realtime_ns();
 		read_perfmap(u, p, -1);
 	}
 	return 0;
+}
+
+/* Free pid's entry if it is still a process that exited without samples. */
+static void reap_one(struct usyms *u, __u32 pid)
+{
+	struct hent *e = htab__slot(&u->procs, pid, 0, NULL, NULL);
+	struct uproc *p = e ? e->val : NULL;
+
+	if (!p || p->alive || p->sampled)
+		return;		/* a new process under the pid, or sampled late */
+	if (u->last == p)
+		u->last = NULL;
+	htab__del(&u->procs, e);
+	free_proc(p);
+	u->stats.procs_reaped++;
+}
+
+void usyms__reap(struct usyms *u, bool keep)
+{
+	__u32 *t;
+	size_t c;
+
+	for (size_t i = 0; i < u->nr_next && !keep; i++)
+		reap_one(u, u->reap_next[i]);
+	/* This round's exits wait one round more; the older list is reused. */
+	t = u->reap_next, u->reap_next = u->reap_now, u->reap_now = t;
+	c = u->cap_next, u->cap_next = u->cap_now, u->cap_now = c;
+	u->nr_next = keep ? 0 : u->nr_now;
+	u->nr_now = 0;
+}
+
+bool usyms__knows(const struct usyms *u, __u32 pid)
+{
+	const struct uproc *p = htab__get(&u->procs, pid, 0);
+
+	return p && p->alive;
+}
+
+size_t usyms__recover(struct usyms *u)
+{
+	struct uproc *p;
+	struct hent *e;
+	size_t n = 0;
+	int dirfd;
+
+	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
+		if (u->stop && *u->stop)
+			break;
+		p = e->val;
+		dirfd = open_proc(p);
+		if (dirfd < 0)
+			continue;
+		if (!read_maps(u, p, dirfd))
+			n++;
+		close(dirfd);
+	}
+	return n;
 }
 
 /* Drop the processes that exited from the table. */
@@ -534,9 +672,9 @@ static void prune_files(struct usyms *u)
 
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		p = e->val;
-		for (size_t j = 0; j < p->nr_maps; j++) {
-			if (p->maps[j].file)
-				ufiles__keep(p->maps[j].file);
+		for (size_t j = 0; j < nr_maps(p); j++) {
+			if (p->maps->v[j].file)
+				ufiles__keep(p->maps->v[j].file);
 		}
 	}
 	ufiles__sweep(u->files);
@@ -555,8 +693,8 @@ static int move_modules(struct usyms *u, struct strpool *to, bool repoint)
 
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		p = e->val;
-		for (size_t j = 0; j < p->nr_maps; j++) {
-			m = &p->maps[j];
+		for (size_t j = 0; j < nr_maps(p); j++) {
+			m = &p->maps->v[j];
 			s = repoint ? strpool__find(to, m->module, strlen(m->module))
 				    : strpool__intern(to, m->module, strlen(m->module));
 			if (!s)
@@ -635,19 +773,20 @@ static void refresh_process(struct usyms *u, struct uproc *p)
 
 static const struct umap *find_map(const struct uproc *p, __u64 addr)
 {
-	size_t lo = 0, hi = p->nr_maps;
+	const struct umap *v = p->maps ? p->maps->v : NULL;
+	size_t lo = 0, hi = nr_maps(p);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p->maps[mid].start <= addr)
+		if (v[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= p->maps[lo - 1].end)
+	if (!lo || addr >= v[lo - 1].end)
 		return NULL;
-	return &p->maps[lo - 1];
+	return &v[lo - 1];
 }
 
 static void symbolize(const struct umap *m, __u64 addr, struct usym *sym)
@@ -743,6 +882,7 @@ int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym)
 	err = get_process(u, pid, &p);
 	if (err)
 		return err;
+	p->sampled = true;
 	if (p->err)
 		return p->err;
 	m = find_map(p, addr);
@@ -774,7 +914,8 @@ struct usyms *usyms__new_opts(const struct usyms_opts *opts)
 	if (!u)
 		return NULL;
 	u->demangle = !(opts && opts->no_demangle);
-	u->files = ufiles__new(opts ? opts->debug_dir : NULL);
+	u->stop = opts ? opts->stop : NULL;
+	u->files = ufiles__new(opts ? opts->debug_dir : NULL, u->stop, &u->caps);
 	if (!u->files) {
 		free(u);
 		return NULL;
@@ -798,6 +939,8 @@ void usyms__free(struct usyms *u)
 	for (size_t pos = 0; (e = htab__next(&u->names, &pos));)
 		free(e->val);
 	ufiles__free(u->files);
+	free(u->reap_now);
+	free(u->reap_next);
 	htab__free(&u->procs);
 	htab__free(&u->names);
 	strpool__free(&u->strs);
@@ -818,4 +961,11 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 	st->minidebug = fs.minidebug;
 	st->str_bytes = strpool__bytes(&u->strs);
 	st->names = u->names.nr;
+	st->vdsos_pruned = fs.vdsos_pruned;
+	st->procs_now = u->procs.nr;
+}
+
+const struct caps *usyms__caps(const struct usyms *u)
+{
+	return &u->caps;
 }

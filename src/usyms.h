@@ -30,10 +30,13 @@
 #ifndef USYMS_H
 #define USYMS_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 struct usyms;			/* opaque: the whole run's user symbolizer */
+struct caps;
 
 struct usym {
 	/* Symbol name, NULL when addr is mapped but no symbol covers it. */
@@ -54,11 +57,14 @@ struct usym {
 struct usyms_stats {
 	__u64 procs;		/* processes looked at, gone ones included */
 	__u64 procs_gone;	/* ... whose maps could not be read */
+	__u64 procs_reaped;	/* ... freed as they exited without samples */
+	__u64 procs_now;	/* ... known now */
 	__u64 maps_reads;	/* reads of /proc/PID/maps, re-reads included */
 	__u64 files;		/* files (device, inode) opened; again if pruned */
 	__u64 files_parsed;	/* ... that were ELF files we could parse */
 	__u64 files_pruned;	/* ... freed, as no process we know maps them */
 	__u64 vdsos;		/* distinct vdso images */
+	__u64 vdsos_pruned;	/* ... freed, as no process we know maps them */
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
 	__u64 mappings;		/* usyms__add_mapping() calls that added one */
@@ -72,6 +78,8 @@ struct usyms_stats {
 struct usyms_opts {
 	bool no_demangle;	/* keep C++/Rust names as in the symbol table */
 	const char *debug_dir;	/* NULL: /usr/lib/debug */
+	/* NULL, or the run's stop flag: once set, long reads are cut short. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* NULL + errno on failure.  opts may be NULL: the defaults. */
@@ -153,6 +161,29 @@ int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid);
  * its perf map is read a last time if it is in our mount namespace.
  */
 int usyms__exit(struct usyms *u, __u32 pid);
+
+/*
+ * Called after each round of records: free the processes that exited
+ * without a sample in the round before this one (a first-sample note may
+ * come a round late), so that processes that come and go without being
+ * sampled cost nothing for long.  With keep (records were lost this round,
+ * notes maybe among them) free none of those seen so far.
+ */
+void usyms__reap(struct usyms *u, bool keep);
+
+/*
+ * After lost records: read again the maps of every live process known,
+ * since any of them may have mapped or exec()ed unseen (a process found
+ * gone is marked so).  Stops early once the stop flag is set.  Returns the
+ * number of processes read.
+ */
+size_t usyms__recover(struct usyms *u);
+
+/* Whether pid is a live process known here. */
+bool usyms__knows(const struct usyms *u, __u32 pid);
+
+/* The caps (caps.h) the files read so far hit. */
+const struct caps *usyms__caps(const struct usyms *u);
 
 /*
  * Forget the processes that exited (and the pids remembered as gone), once

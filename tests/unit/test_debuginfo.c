@@ -103,7 +103,8 @@ TEST(stripped_only)
 	check_unnamed(ef, lib, "fixlib_helper");
 	CHECK(elf_file__debuglink(ef, NULL) == NULL);
 	/* Nothing to find: no build-id file, no link. */
-	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1, dir), -ENOENT);
+	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1,
+				&(struct debuginfo_opts){ .debug_dir = dir, .reader = -1 }), -ENOENT);
 	CHECK_INT(elf_file__sym_source(ef), ELF_SYMS_DYNSYM);
 	elf_file__free(ef);
 }
@@ -209,7 +210,7 @@ static void check_link_at(const char *where, const char *debug_dir)
 		return;
 	CHECK_STR(elf_file__debuglink(ef, NULL), "fixlib.debug");
 	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1,
-				  debug_dir ? debug_dir : nodbg), 0);
+				&(struct debuginfo_opts){ .debug_dir = debug_dir ? debug_dir : nodbg, .reader = -1 }), 0);
 	CHECK_INT(elf_file__sym_source(ef), ELF_SYMS_DEBUGFILE);
 	check_named(ef, lib, "fixlib_helper");
 	check_named(ef, lib, "fixlib_alpha");
@@ -232,25 +233,51 @@ TEST(debuglink)
 	check_link_at("under", dbg);
 }
 
-/* A debug file whose CRC is not the link's is not used. */
-TEST(debuglink_crc)
+/*
+ * Without build-ids, the CRC decides: a debug file whose CRC is not the
+ * link's is not used.  With build-ids in both files, they decide, and the
+ * debug file is not read whole.
+ */
+static void check_crc_case(const char *sub, const char *ref, const char *prep,
+			   bool used)
 {
 	char path[PATH_MAX], nodbg[PATH_MAX];
 	struct elf_file *ef;
 
-	snprintf(path, sizeof(path), "%s/badcrc/linked.so", dir);
+	snprintf(path, sizeof(path), "%s/%s/linked.so", dir, sub);
 	snprintf(nodbg, sizeof(nodbg), "%s/nowhere", dir);
-	/* Still a valid ELF file with the right symbols: one byte appended. */
-	CHECK_INT(fx_sh("cd '%s' && mkdir -p badcrc && cp linked.so badcrc/ && "
-			"cp fixlib.debug badcrc/ && printf x >>badcrc/fixlib.debug",
-			dir), 0);
+	CHECK_INT(fx_sh("cd '%s' && mkdir -p %s && cd %s && %s", dir, sub, sub,
+			prep), 0);
 	ef = open_checked(path, ELF_SYMS_DYNSYM);
 	if (!ef)
 		return;
-	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1, nodbg), -ENOENT);
-	CHECK_INT(elf_file__sym_source(ef), ELF_SYMS_DYNSYM);
-	check_unnamed(ef, lib, "fixlib_helper");
+	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1,
+				  &(struct debuginfo_opts){ .debug_dir = nodbg, .reader = -1 }),
+		  used ? 0 : -ENOENT);
+	CHECK_INT(elf_file__sym_source(ef), used ? ELF_SYMS_DEBUGFILE : ELF_SYMS_DYNSYM);
+	if (used)
+		check_named(ef, ref, "fixlib_helper");
+	else
+		check_unnamed(ef, ref, "fixlib_helper");
 	elf_file__free(ef);
+}
+
+/* A library without a build-id, its debug file, and a stripped copy linked to it. */
+#define NO_ID "objcopy --only-keep-debug ../noid.so fixlib.debug && " \
+	      "strip --strip-all ../noid.so -o linked.so && " \
+	      "objcopy --add-gnu-debuglink=fixlib.debug linked.so"
+
+TEST(debuglink_crc)
+{
+	char noid[PATH_MAX];
+
+	snprintf(noid, sizeof(noid), "%s/noid.so", dir);
+	CHECK_INT(fx_cc("fixlib.c", "-shared -fPIC -Wl,--build-id=none", noid), 0);
+	check_crc_case("crc_ok", noid, NO_ID, true);
+	check_crc_case("crc_bad", noid, NO_ID " && printf x >>fixlib.debug", false);
+	/* One byte appended: the CRC differs, the build-ids still match. */
+	check_crc_case("crc_by_id", lib, "cp ../linked.so ../fixlib.debug . && "
+		       "printf x >>fixlib.debug", true);
 }
 
 TEST(file_crc)
@@ -264,7 +291,7 @@ TEST(file_crc)
 	CHECK_INT(fx_sh("printf 123456789 >'%s'", path), 0);
 	fd = open(path, O_RDONLY);
 	CHECK(fd >= 0);
-	CHECK_INT(debuginfo__file_crc(fd, &crc), 0);
+	CHECK_INT(debuginfo__file_crc(fd, UINT64_MAX, NULL, &crc), 0);
 	CHECK_INT(crc, 0xcbf43926);
 	close(fd);
 }
@@ -286,10 +313,32 @@ TEST(build_id)
 	if (!ef)
 		return;
 	CHECK_STR(elf_file__build_id(ef), id);
-	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1, dbg), 0);
+	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1,
+				  &(struct debuginfo_opts){ .debug_dir = dbg, .reader = -1 }), 0);
 	CHECK_INT(elf_file__sym_source(ef), ELF_SYMS_DEBUGFILE);
 	check_named(ef, lib, "fixlib_helper");
 	elf_file__free(ef);
+}
+
+/* A debug file bigger than the cap is not read to check its CRC. */
+TEST(crc_cap)
+{
+	unsigned int crc = 0;
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/huge.debug", dir);
+	/* 8 TiB, sparse: read whole, it would take hours. */
+	CHECK_INT(fx_sh("truncate -s 8T '%s'", path), 0);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_INT(debuginfo__file_crc(fd, 1u << 30, NULL, &crc), -EFBIG);
+	CHECK_INT(debuginfo__file_crc(fd, UINT64_MAX,
+				      &(volatile sig_atomic_t){ 1 }, &crc), -EINTR);
+	close(fd);
+	unlink(path);
 }
 
 /* A file at the build-id path with another build-id is not used. */
@@ -309,7 +358,8 @@ TEST(build_id_mismatch)
 	ef = open_checked(path, ELF_SYMS_DYNSYM);
 	if (!ef)
 		return;
-	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1, dbg), -ENOENT);
+	CHECK_INT(debuginfo__load(ef, path, strlen(path), -1,
+				&(struct debuginfo_opts){ .debug_dir = dbg, .reader = -1 }), -ENOENT);
 	check_unnamed(ef, lib, "fixlib_helper");
 	elf_file__free(ef);
 }
@@ -331,7 +381,8 @@ TEST(in_root)
 	ef = open_checked(root, ELF_SYMS_DYNSYM);
 	if (ef && rootfd >= 0) {
 		/* The path as the process sees it, inside its root. */
-		CHECK_INT(debuginfo__load(ef, path, strlen(path), rootfd, "/none"), 0);
+		CHECK_INT(debuginfo__load(ef, path, strlen(path), rootfd,
+				&(struct debuginfo_opts){ .debug_dir = "/none", .reader = -1 }), 0);
 		check_named(ef, lib, "fixlib_helper");
 	}
 	elf_file__free(ef);
@@ -373,7 +424,8 @@ TEST(libc_debug_file)
 		return;
 	for (i = 0; i < 2; i++)
 		check_unnamed(ef, dbgfile, names[i]);
-	CHECK_INT(debuginfo__load(ef, libc, strlen(libc), -1, NULL), 0);
+	CHECK_INT(debuginfo__load(ef, libc, strlen(libc), -1,
+				&(struct debuginfo_opts){ .debug_dir = NULL, .reader = -1 }), 0);
 	CHECK_INT(elf_file__sym_source(ef), ELF_SYMS_DEBUGFILE);
 	for (i = 0; i < 2; i++)
 		check_named(ef, dbgfile, names[i]);
@@ -398,6 +450,7 @@ int main(void)
 	RUN(debuglink);
 	RUN(debuglink_crc);
 	RUN(file_crc);
+	RUN(crc_cap);
 	RUN(build_id);
 	RUN(build_id_mismatch);
 	RUN(in_root);

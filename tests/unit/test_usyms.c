@@ -862,6 +862,8 @@ TEST(perfmap_at_exit)
 	if (!u || !jit)
 		goto out;
 	CHECK(feed_maps(u, pid) >= 4);
+	/* Its first sample: a process that exits without one is forgotten. */
+	CHECK_INT(usyms__add_process(u, (__u32)pid), 0);
 	snprintf(line, sizeof(line), "%llx 40 jit_short\n", jit);
 	CHECK_INT(write_perfmap(pid, line, "w"), 0);
 	fx_kill(&c);
