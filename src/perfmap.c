@@ -10,13 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "util.h"
 #include "perfmap.h"
 #include "procfs.h"
 #include "procmaps.h"
 
-/* Far above any real map (the JVM's reach tens of MB). */
-#define PERFMAP_MAX	(256u << 20)
 /*
  * How much older than the process's start a map may look: the start time
  * is rounded down to a clock tick and file times lag up to a jiffy.
@@ -25,14 +24,16 @@
 
 struct pment {
 	__u64 start, size;
-	__u32 name;		/* offset in text */
+	__u32 name;		/* offset in the input, then in text */
+	__u32 name_len;
 	__u32 line;		/* later lines win */
 };
 
 struct perfmap {
 	struct pment *ents;
 	size_t nr;
-	char *text;
+	char *text;		/* the kept names, each NUL-terminated */
+	bool capped;		/* entries were left out: CAP_PERFMAP */
 };
 
 static bool is_blank(char c)
@@ -61,8 +62,9 @@ static bool parse_hex(const char **pp, const char *end, __u64 *val)
 	return n > 0;
 }
 
-/* Parse line [p, end) of text; false if it is not an entry. */
-static bool parse_line(char *text, char *p, char *end, struct pment *e)
+/* Parse line [p, end) of buf; false if it is not an entry. */
+static bool parse_line(const char *buf, const char *p, const char *end,
+		       struct pment *e)
 {
 	const char *q = p;
 
@@ -80,9 +82,10 @@ static bool parse_line(char *text, char *p, char *end, struct pment *e)
 		end--;
 	if (q == end || !e->size || e->start + e->size < e->start)
 		return false;
-	*end = '\0';
-	e->name = (__u32)(q - text);
-	return true;
+	/* A NUL ends the name, as it would in C. */
+	e->name = (__u32)(q - buf);
+	e->name_len = (__u32)strnlen(q, (size_t)(end - q));
+	return e->name_len > 0;
 }
 
 static int cmp_ent(const void *pa, const void *pb)
@@ -94,55 +97,116 @@ static int cmp_ent(const void *pa, const void *pb)
 	return a->line < b->line ? 1 : a->line > b->line ? -1 : 0;
 }
 
-static int add_entry(struct perfmap *pm, size_t *cap, const struct pment *e)
+/* Sort, and keep the latest line of each start address. */
+static void drop_duplicates(struct perfmap *pm)
 {
-	if (util__grow_array((void **)&pm->ents, cap, pm->nr + 1, sizeof(*pm->ents)))
-		return -ENOMEM;
-	pm->ents[pm->nr++] = *e;
-	return 0;
-}
+	size_t i, out = 0;
 
-struct perfmap *perfmap__parse(const char *buf, size_t len)
-{
-	struct perfmap *pm;
-	size_t cap = 0, i, out = 0;
-	__u32 line = 0;
-	char *p, *end;
-
-	if (len >= PERFMAP_MAX) {
-		errno = EFBIG;
-		return NULL;
-	}
-	pm = calloc(1, sizeof(*pm));
-	if (!pm || !(pm->text = malloc(len + 1)))
-		goto nomem;
-	memcpy(pm->text, buf, len);
-	pm->text[len] = '\0';
-	for (p = pm->text, end = pm->text + len; p < end; line++) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *eol = nl ? nl : end;
-		struct pment e = { .line = line };
-
-		if (parse_line(pm->text, p, eol, &e) &&
-		    add_entry(pm, &cap, &e))
-			goto nomem;
-		p = eol + 1;
-	}
 	if (pm->nr)
 		qsort(pm->ents, pm->nr, sizeof(*pm->ents), cmp_ent);
-	/* The latest line of each start address sorts first: keep it. */
 	for (i = 0; i < pm->nr; i++) {
 		if (out && pm->ents[out - 1].start == pm->ents[i].start)
 			continue;
 		pm->ents[out++] = pm->ents[i];
 	}
 	pm->nr = out;
+}
+
+/* Copy the names the entries kept out of buf, and drop the rest. */
+static int keep_names(struct perfmap *pm, const char *buf)
+{
+	size_t total = 1, pos = 0;
+	struct pment *shrunk;
+
+	for (size_t i = 0; i < pm->nr; i++)
+		total += pm->ents[i].name_len + 1;
+	pm->text = malloc(total);
+	if (!pm->text)
+		return -ENOMEM;
+	for (size_t i = 0; i < pm->nr; i++) {
+		struct pment *e = &pm->ents[i];
+
+		memcpy(pm->text + pos, buf + e->name, e->name_len);
+		pm->text[pos + e->name_len] = '\0';
+		e->name = (__u32)pos;
+		pos += e->name_len + 1;
+	}
+	shrunk = pm->nr ? realloc(pm->ents, pm->nr * sizeof(*pm->ents)) : NULL;
+	if (shrunk)
+		pm->ents = shrunk;
+	return 0;
+}
+
+/* Lines in buf, at most the entry cap. */
+static size_t count_lines(const char *buf, size_t len)
+{
+	size_t n = 1;
+
+	for (const char *p = buf; (p = memchr(p, '\n', len - (size_t)(p - buf))); p++) {
+		if (++n >= CAP_PERFMAP_ENTRIES || (size_t)(p + 1 - buf) >= len)
+			break;
+	}
+	return n < CAP_PERFMAP_ENTRIES ? n : CAP_PERFMAP_ENTRIES;
+}
+
+/*
+ * One entry more, once there is room: a full table first drops the lines
+ * that later ones replaced.  False when even that leaves it over half full
+ * (a map over the cap): the rest of the file is left out.
+ */
+static bool room_for_one(struct perfmap *pm, size_t cap)
+{
+	if (pm->nr < cap)
+		return true;
+	drop_duplicates(pm);
+	if (pm->nr > cap / 2) {
+		pm->capped = true;
+		return false;
+	}
+	return true;
+}
+
+struct perfmap *perfmap__parse(const char *buf, size_t len)
+{
+	struct perfmap *pm;
+	size_t cap;
+	__u32 line = 0;
+	const char *p, *end;
+
+	if (len > CAP_PERFMAP_BYTES) {
+		errno = EFBIG;
+		return NULL;
+	}
+	cap = count_lines(buf, len);
+	pm = calloc(1, sizeof(*pm));
+	if (!pm || !(pm->ents = malloc(cap * sizeof(*pm->ents))))
+		goto nomem;
+	for (p = buf, end = buf + len; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct pment e = { .line = line };
+
+		if (parse_line(buf, p, eol, &e)) {
+			if (!room_for_one(pm, cap))
+				break;
+			pm->ents[pm->nr++] = e;
+		}
+		p = eol + 1;
+	}
+	drop_duplicates(pm);
+	if (keep_names(pm, buf))
+		goto nomem;
 	return pm;
 
 nomem:
 	perfmap__free(pm);
 	errno = ENOMEM;
 	return NULL;
+}
+
+bool perfmap__capped(const struct perfmap *pm)
+{
+	return pm->capped;
 }
 
 void perfmap__free(struct perfmap *pm)
@@ -190,8 +254,8 @@ bool perfmap__trusted(const struct stat *st, const struct perfmap_owner *who)
 
 	if (!S_ISREG(st->st_mode) || (st->st_mode & S_IWOTH))
 		return false;
-	if (st->st_uid != 0 && st->st_uid != who->euid &&
-	    st->st_uid != who->fsuid)
+	/* Root's file only for a root process: never one it could not read. */
+	if (st->st_uid != who->euid && st->st_uid != who->fsuid)
 		return false;
 	if (st->st_mtim.tv_sec < 0 ||
 	    mtime + MTIME_SLACK_NS < who->not_before_ns)
@@ -211,6 +275,21 @@ static void make_stamp(const struct stat *st, struct perfmap_stamp *s)
 	s->mtime_nsec = st->st_mtim.tv_nsec;
 }
 
+/*
+ * Whether fd is the root of a mount: a file bind-mounted over the map's
+ * path by someone who may mount (in a user namespace of their own) could
+ * be any file of the host.
+ */
+static bool is_mount_root(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, 0, &stx))
+		return true;	/* cannot tell: refuse */
+	return (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 int perfmap__read_at(int dirfd, const char *path, size_t path_len,
 		     const struct perfmap_owner *who,
 		     struct perfmap_stamp *stamp, struct perfmap **out)
@@ -225,7 +304,7 @@ int perfmap__read_at(int dirfd, const char *path, size_t path_len,
 	fd = procfs__reopen_regular(fd, &st);
 	if (fd < 0)
 		return fd == -EINVAL ? -EPERM : fd;
-	if (!perfmap__trusted(&st, who)) {
+	if (!perfmap__trusted(&st, who) || is_mount_root(fd)) {
 		err = -EPERM;
 		goto cleanup;
 	}
@@ -234,7 +313,7 @@ int perfmap__read_at(int dirfd, const char *path, size_t path_len,
 		err = -EALREADY;
 		goto cleanup;
 	}
-	err = procmaps__read_fd(fd, PERFMAP_MAX, &buf, &len);
+	err = procmaps__read_fd(fd, CAP_PERFMAP_BYTES, &buf, &len);
 	if (err)
 		goto cleanup;
 	/* A runtime may be writing the last line: leave it for next time. */

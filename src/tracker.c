@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 
@@ -19,6 +20,8 @@
 
 /* Pages per CPU ring: records are small and drained within milliseconds. */
 #define RING_PAGES 64
+/* Least time between two recoveries from lost records. */
+#define RECOVER_GAP_NS 1000000000ULL
 
 struct pending {
 	__u64 time;
@@ -30,6 +33,8 @@ struct tracker {
 	struct usyms *us;
 	bool known_only;	/* records of processes us does not know: skipped */
 	__u64 lost_before;	/* stats.lost at the start of the round */
+	bool recover_due;	/* records were lost since the last recovery */
+	__u64 recovered_ns;	/* when that was, CLOCK_MONOTONIC */
 	struct tracker_stats stats;
 	char *arena;		/* this round's records, copied */
 	size_t arena_len, arena_cap;
@@ -264,13 +269,24 @@ void tracker__free(struct tracker *t)
 static void recover(struct tracker *t)
 {
 	bool lost = t->stats.lost != t->lost_before;
+	struct timespec now;
+	__u64 ns;
 
-	if (lost) {
-		t->stats.recoveries++;
-		t->stats.recovered += usyms__recover(t->us);
-	}
 	usyms__reap(t->us, lost);
 	t->lost_before = t->stats.lost;
+	if (!lost && !t->recover_due)
+		return;
+	/* A flood loses records every round: re-read at most once a second. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
+	if (t->recovered_ns && ns - t->recovered_ns < RECOVER_GAP_NS) {
+		t->recover_due = true;
+		return;
+	}
+	t->recover_due = false;
+	t->recovered_ns = ns;
+	t->stats.recoveries++;
+	t->stats.recovered += usyms__recover(t->us);
 }
 
 int tracker__poll(struct tracker *t, int timeout_ms)

@@ -337,6 +337,8 @@ static void read_perfmap(struct usyms *u, struct uproc *p, int dirfd)
 	close(rootfd);
 	if (err == -EPERM)
 		u->stats.perfmaps_refused++;
+	if (err == -EFBIG || (!err && perfmap__capped(pm)))
+		caps__hit(&u->caps, CAP_BIT(CAP_PERFMAP), path, (size_t)n);
 	if (err)
 		return;
 	perfmap__free(p->pmap);
@@ -576,11 +578,14 @@ int usyms__exit(struct usyms *u, __u32 pid)
 		p->err = -ENOENT;
 		return reap_later(u, pid);
 	}
+	/* Also one gone when first looked at: a fork that exited at once. */
+	if (!p->sampled) {
+		p->alive = false;
+		return reap_later(u, pid);
+	}
 	if (!p->alive)
 		return 0;
 	p->alive = false;
-	if (!p->sampled)
-		return reap_later(u, pid);
 	/* A runtime may leave its perf map behind: a last look. */
 	if (p->owner_known) {
 		p->owner.not_after_ns = realtime_ns();

@@ -139,8 +139,12 @@ TEST(trust)
 	struct stat st = good_stat();
 
 	CHECK(perfmap__trusted(&st, &who));
+	/* Root's file, for a user's process: one it could not read itself. */
 	st.st_uid = 0;
+	CHECK(!perfmap__trusted(&st, &who));
+	who.euid = who.fsuid = 0;
 	CHECK(perfmap__trusted(&st, &who));
+	who.euid = who.fsuid = 1000;
 	/* Planted by another user. */
 	st.st_uid = 1001;
 	CHECK(!perfmap__trusted(&st, &who));

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Crafted ELF files for t34-hostile.sh: small files that would cost a
+profiler that trusts their sizes a lot of memory.
+
+  mkelf.py shared OUT SYMS LEN   SYMS function symbols that all name one
+                                 LEN-byte string, in the .symtab of an ELF
+                                 image xz-compressed into OUT's .gnu_debugdata
+  mkelf.py suffixes OUT SYMS LEN the same, but symbol i names the string from
+                                 byte i on: no two share a name
+  mkelf.py bigsection OUT SIZE   OUT's .gnu_debugdata claims SIZE bytes; the
+                                 file is grown to hold them (sparse)
+"""
+import lzma
+import os
+import struct
+import sys
+
+ET_DYN, EM_X86_64 = 3, 62
+SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS = 1, 2, 3, 8
+SHF_ALLOC, SHF_EXECINSTR = 2, 4
+STT_FUNC, STB_GLOBAL = 2, 1
+
+
+def elf(sections):
+    """sections: (name, type, flags, addr, data, size, link, entsize[, offset]);
+    data None places no bytes (SHT_NOBITS, or a section at offset past the end)."""
+    names = [n for n, *_ in sections] + [".shstrtab"]
+    shstr = b"\0" + b"".join(n.encode() + b"\0" for n in names)
+    name_off = [shstr.index(b"\0" + n.encode() + b"\0") + 1 for n in names]
+    sections = sections + [(".shstrtab", SHT_STRTAB, 0, 0, shstr, len(shstr), 0, 0)]
+    body, offsets, off = b"", [], 64 + 56
+    for s in sections:
+        if s[4] is None:
+            offsets.append(s[8] if len(s) > 8 else 0)
+            continue
+        pad = (-off) % 8
+        body += b"\0" * pad + s[4]
+        offsets.append(off + pad)
+        off += pad + len(s[4])
+    shoff = off + (-off) % 8
+    body += b"\0" * (shoff - off)
+    shdrs = b"\0" * 64
+    for i, s in enumerate(sections):
+        shdrs += struct.pack("<IIQQQQIIQQ", name_off[i], s[1], s[2], s[3],
+                             offsets[i], s[5], s[6], 0, 8, s[7])
+    nsec = len(sections) + 1
+    ehdr = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    ehdr += struct.pack("<HHIQQQIHHHHHH", ET_DYN, EM_X86_64, 1, 0, 64, shoff, 0,
+                        64, 56, 1, 64, nsec, nsec - 1)
+    size = shoff + len(shdrs)
+    phdr = struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, size, size, 0x1000)
+    return ehdr + phdr + body + shdrs
+
+
+def symtab_image(nsyms, length, suffixes):
+    strtab = b"\0" + b"A" * length + b"\0"
+    syms = b"\0" * 24
+    for i in range(nsyms):
+        name = 1 + (i if suffixes else 0)
+        syms += struct.pack("<IBBHQQ", name, STB_GLOBAL << 4 | STT_FUNC, 0, 1,
+                            0x1000 + 16 * i, 16)
+    text = (".text", SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, None,
+            16 * nsyms + 16, 0, 0)
+    return elf([text,
+                (".symtab", SHT_SYMTAB, 0, 0, syms, len(syms), 3, 24),
+                (".strtab", SHT_STRTAB, 0, 0, strtab, len(strtab), 0, 0)])
+
+
+def main():
+    mode, out = sys.argv[1], sys.argv[2]
+    if mode in ("shared", "suffixes"):
+        inner = symtab_image(int(sys.argv[3]), int(sys.argv[4]), mode == "suffixes")
+        xz = lzma.compress(inner, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64)
+        data = elf([(".gnu_debugdata", SHT_PROGBITS, 0, 0, xz, len(xz), 0, 0)])
+        open(out, "wb").write(data)
+    elif mode == "bigsection":
+        size = int(sys.argv[3])
+        # The section lies past the headers, at 64 KiB; the file is grown.
+        sec = (".gnu_debugdata", SHT_PROGBITS, 0, 0, None, size, 0, 0, 65536)
+        data = elf([sec])
+        with open(out, "wb") as f:
+            f.write(data)
+            f.truncate(65536 + size)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
