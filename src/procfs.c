@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,15 +70,34 @@ static int open_path_at(int dirfd, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Reopen pfd if it is a regular file with inode ino (and dev if not 0). */
-static int reopen_checked(int pfd, __u64 dev, __u64 ino)
+/*
+ * Whether st is the mapped file (dev, ino).  Through overlayfs (a
+ * container's root) a path shows the overlay's device with the inode of
+ * the file below, which the mapping names: there the inode must do.
+ */
+static bool same_file(int fd, const struct stat *st, __u64 dev, __u64 ino,
+		      bool overlay_ok)
+{
+	struct statfs sfs;
+
+	if ((__u64)st->st_ino != ino)
+		return false;
+	if ((__u64)st->st_dev == dev)
+		return true;
+	return overlay_ok && !fstatfs(fd, &sfs) && sfs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
+/*
+ * Reopen pfd if it is a regular file that is the mapped one; with
+ * overlay_ok, a file on an overlay with the mapping's inode is too.
+ */
+static int reopen_checked(int pfd, __u64 dev, __u64 ino, bool overlay_ok)
 {
 	struct stat st;
 	int fd;
 
 	fd = procfs__reopen_regular(pfd, &st);
-	if (fd >= 0 && ((__u64)st.st_ino != ino ||
-			(dev && (__u64)st.st_dev != dev))) {
+	if (fd >= 0 && !same_file(fd, &st, dev, ino, overlay_ok)) {
 		close(fd);
 		return -ESTALE;
 	}
@@ -92,8 +113,7 @@ static int open_by_root(int proc_dirfd, const struct procfs_mapping *m)
 		return -errno;
 	fd = procfs__open_in_root(rootfd, m->path, m->path_len, 0);
 	close(rootfd);
-	/* Only the inode: on overlayfs the device differs from the map's. */
-	return reopen_checked(fd, 0, m->ino);
+	return reopen_checked(fd, m->dev, m->ino, true);
 }
 
 static int open_by_host_path(const struct procfs_mapping *m)
@@ -104,7 +124,7 @@ static int open_by_host_path(const struct procfs_mapping *m)
 		return -ENAMETOOLONG;
 	memcpy(buf, m->path, m->path_len);
 	buf[m->path_len] = '\0';
-	return reopen_checked(open_path_at(AT_FDCWD, buf), m->dev, m->ino);
+	return reopen_checked(open_path_at(AT_FDCWD, buf), m->dev, m->ino, false);
 }
 
 int procfs__open_mapped(int proc_dirfd, const struct procfs_mapping *m)
@@ -116,8 +136,8 @@ int procfs__open_mapped(int proc_dirfd, const struct procfs_mapping *m)
 		snprintf(name, sizeof(name), "map_files/%llx-%llx",
 			 (unsigned long long)m->start,
 			 (unsigned long long)m->end);
-		/* The range may hold another file by now: check the inode. */
-		fd = reopen_checked(open_path_at(proc_dirfd, name), 0, m->ino);
+		/* The range may hold another file by now: check it is the same. */
+		fd = reopen_checked(open_path_at(proc_dirfd, name), m->dev, m->ino, false);
 		if (fd >= 0 || fd == -EINVAL)
 			return fd;
 		if (!m->deleted && m->path_len && m->path[0] == '/') {
@@ -125,7 +145,7 @@ int procfs__open_mapped(int proc_dirfd, const struct procfs_mapping *m)
 			if (fd >= 0 || fd == -EINVAL)
 				return fd;
 		}
-		fd = reopen_checked(open_path_at(proc_dirfd, "exe"), 0, m->ino);
+		fd = reopen_checked(open_path_at(proc_dirfd, "exe"), m->dev, m->ino, true);
 		if (fd >= 0 || fd == -EINVAL)
 			return fd;
 	}
