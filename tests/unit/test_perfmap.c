@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../fixtures/fixtures.h"
+#include "caps.h"
 #include "perfmap.h"
 #include "unit.h"
 
@@ -118,6 +119,57 @@ TEST(binary)
 	check_find(pm, 0x1000, "a", 0);
 	check_find(pm, 0x2000, "c", 0);
 	perfmap__free(pm);
+}
+
+/* n lines "START 10 name" with START = first + i * step; malloc()ed. */
+static char *make_lines(size_t n, __u64 first, __u64 step, size_t *len)
+{
+	char *buf = malloc(n * 32 + 1), *p = buf;
+
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%llx 10 name\n", (unsigned long long)(first + i * step));
+	*len = (size_t)(p - buf);
+	return buf;
+}
+
+/* Two million copies of one line: one entry, nothing capped. */
+TEST(repeated_lines)
+{
+	size_t len;
+	char *buf = make_lines(2000000, 0x1000, 0, &len);
+	struct perfmap *pm = buf ? perfmap__parse(buf, len) : NULL;
+
+	CHECK(pm != NULL);
+	if (pm) {
+		CHECK_INT(perfmap__nr(pm), 1);
+		CHECK(!perfmap__capped(pm));
+		check_find(pm, 0x1005, "name", 5);
+	}
+	perfmap__free(pm);
+	free(buf);
+}
+
+/* More distinct entries than the cap: the first ones are kept, flagged. */
+TEST(entries_cap)
+{
+	size_t len;
+	char *buf = make_lines(CAP_PERFMAP_ENTRIES + 1000, 0x1000, 0x10, &len);
+	struct perfmap *pm = buf ? perfmap__parse(buf, len) : NULL;
+
+	CHECK(pm != NULL);
+	if (pm) {
+		CHECK_INT(perfmap__nr(pm), CAP_PERFMAP_ENTRIES);
+		CHECK(perfmap__capped(pm));
+		check_find(pm, 0x1000, "name", 0);
+		CHECK(perfmap__find(pm, 0x1000 + 0x10ULL * CAP_PERFMAP_ENTRIES, NULL) == NULL);
+	}
+	perfmap__free(pm);
+	/* Over the size cap: not parsed at all. */
+	CHECK(perfmap__parse("", CAP_PERFMAP_BYTES + 1) == NULL);
+	CHECK_INT(errno, EFBIG);
+	free(buf);
 }
 
 static struct stat good_stat(void)
@@ -298,6 +350,8 @@ int main(void)
 	RUN(malformed_lines);
 	RUN(later_lines_win);
 	RUN(binary);
+	RUN(repeated_lines);
+	RUN(entries_cap);
 	RUN(trust);
 	RUN(read_files);
 	RUN(read_old_file);

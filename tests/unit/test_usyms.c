@@ -580,6 +580,80 @@ out:
 }
 
 /* After an exit, /proc/PID is never read: here PID is alive (it is us). */
+/* A dead pid, forked from us and reaped, for records about it. */
+static __u32 dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return (__u32)pid;
+}
+
+/*
+ * A fork shares its parent's mappings until one side changes them; a
+ * process that exits without a sample is freed a round of records later,
+ * unless records were lost in that round.
+ */
+TEST(events_fork_shared_reaped)
+{
+	struct usyms_mapping anon = { .prot = PROT_READ | PROT_EXEC, .path = "//anon" };
+	struct usyms *u = usyms__new();
+	struct fx_child c = { 0 };
+	unsigned long long target;
+	__u32 child, quiet, kept;
+	struct usyms_stats st;
+	struct usym sym;
+
+	CHECK(u != NULL);
+	CHECK_INT(fx_spawn(pie, &c), 0);
+	target = fx_expect(&c, "target");
+	CHECK(target != 0);
+	if (!u || !target)
+		goto out;
+	CHECK(feed_maps(u, c.pid) >= 3);
+	child = dead_pid();
+	CHECK_INT(usyms__fork(u, (__u32)c.pid, child), 0);
+	CHECK_INT(usyms__resolve(u, child, target, &sym), 0);
+	CHECK_STR(sym.name, "fixture_target");
+	/* The child maps anonymous code over the target: the parent keeps it. */
+	anon.start = target & ~0xfffULL;
+	anon.end = anon.start + 4096;
+	CHECK_INT(usyms__add_mapping(u, child, &anon), 0);
+	CHECK_INT(usyms__resolve(u, child, target, &sym), 0);
+	CHECK_STR(sym.module, "[anon]");
+	check_target(u, &c, target, pie);
+	/* Exited without a sample: kept one round, freed the next. */
+	quiet = dead_pid();
+	CHECK_INT(usyms__fork(u, (__u32)c.pid, quiet), 0);
+	CHECK_INT(usyms__exit(u, quiet), 0);
+	usyms__reap(u, false);
+	usyms__stats(u, &st);
+	CHECK_INT(st.procs_reaped, 0);
+	usyms__reap(u, false);
+	usyms__stats(u, &st);
+	CHECK_INT(st.procs_reaped, 1);
+	CHECK_INT(usyms__resolve(u, quiet, target, &sym), -ENOENT);
+	/* Records lost in its round: it may have had samples, keep it. */
+	kept = dead_pid();
+	CHECK_INT(usyms__fork(u, (__u32)c.pid, kept), 0);
+	CHECK_INT(usyms__exit(u, kept), 0);
+	usyms__reap(u, true);
+	usyms__reap(u, false);
+	usyms__stats(u, &st);
+	CHECK_INT(st.procs_reaped, 1);
+	/* The child was resolved (sampled): it stays until reported. */
+	CHECK_INT(usyms__exit(u, child), 0);
+	usyms__reap(u, false);
+	usyms__reap(u, false);
+	CHECK_INT(usyms__resolve(u, child, target, &sym), 0);
+	CHECK_STR(sym.module, "[anon]");
+out:
+	fx_kill(&c);
+	usyms__free(u);
+}
+
 TEST(events_exit_unknown)
 {
 	struct usyms *u = usyms__new();
@@ -951,6 +1025,7 @@ int main(void)
 	RUN(events_read_late);
 	RUN(events_exec);
 	RUN(events_fork);
+	RUN(events_fork_shared_reaped);
 	RUN(events_exit_unknown);
 	RUN(events_overlap);
 	RUN(child_debuglink);
