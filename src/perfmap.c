@@ -137,31 +137,37 @@ static int keep_names(struct perfmap *pm, const char *buf)
 	return 0;
 }
 
-/* Lines in buf, at most the entry cap. */
-static size_t count_lines(const char *buf, size_t len)
-{
-	size_t n = 1;
-
-	for (const char *p = buf; (p = memchr(p, '\n', len - (size_t)(p - buf))); p++) {
-		if (++n >= CAP_PERFMAP_ENTRIES || (size_t)(p + 1 - buf) >= len)
-			break;
-	}
-	return n < CAP_PERFMAP_ENTRIES ? n : CAP_PERFMAP_ENTRIES;
-}
+/* Entries a table starts with: room for a small map, grown as needed. */
+#define FIRST_ENTRIES	4096
 
 /*
- * One entry more, once there is room: a full table first drops the lines
- * that later ones replaced.  False when even that leaves it over half full
- * (a map over the cap): the rest of the file is left out.
+ * One entry more.  A full table first drops the lines that later ones
+ * replaced, and grows only if that left it over half full: a map of one
+ * line repeated a million times stays a few thousand entries.  False past
+ * CAP_PERFMAP_ENTRIES: the rest of the file is left out.
  */
-static bool room_for_one(struct perfmap *pm, size_t cap)
+static bool room_for_one(struct perfmap *pm, size_t *cap)
 {
-	if (pm->nr < cap)
+	size_t want;
+
+	if (pm->nr < *cap)
 		return true;
 	drop_duplicates(pm);
-	if (pm->nr > cap / 2) {
+	if (pm->nr <= *cap / 2)
+		return true;
+	want = *cap * 2 < CAP_PERFMAP_ENTRIES ? *cap * 2 : CAP_PERFMAP_ENTRIES;
+	if (want <= *cap) {
 		pm->capped = true;
 		return false;
+	}
+	/* Exact growth, not util__grow_array(): the cap is a bound on memory. */
+	{
+		struct pment *bigger = realloc(pm->ents, want * sizeof(*pm->ents));
+
+		if (!bigger)
+			return false;
+		pm->ents = bigger;
+		*cap = want;
 	}
 	return true;
 }
@@ -177,7 +183,7 @@ struct perfmap *perfmap__parse(const char *buf, size_t len)
 		errno = EFBIG;
 		return NULL;
 	}
-	cap = count_lines(buf, len);
+	cap = FIRST_ENTRIES;
 	pm = calloc(1, sizeof(*pm));
 	if (!pm || !(pm->ents = malloc(cap * sizeof(*pm->ents))))
 		goto nomem;
@@ -187,8 +193,11 @@ struct perfmap *perfmap__parse(const char *buf, size_t len)
 		struct pment e = { .line = line };
 
 		if (parse_line(buf, p, eol, &e)) {
-			if (!room_for_one(pm, cap))
+			if (!room_for_one(pm, &cap)) {
+				if (!pm->capped)
+					goto nomem;
 				break;
+			}
 			pm->ents[pm->nr++] = e;
 		}
 		p = eol + 1;

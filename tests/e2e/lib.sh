@@ -143,6 +143,8 @@ test_expect_success() {
 	kill_bg
 	if [ $rc -eq 0 ]; then
 		echo "ok $test_n - $desc"
+		# PROFILE_TEST_VERBOSE=1: what passing tests measured, too.
+		[ "${PROFILE_TEST_VERBOSE:-}" != 1 ] || sed 's/^/#   /' "$TRASH/log" | tail -40
 	else
 		echo "not ok $test_n - $desc"
 		sed 's/^/#   /' "$TRASH/log" | tail -40

@@ -10,6 +10,7 @@ NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 # Bounds, KiB of peak RSS: a whole-host run is about 12 MiB here.
 RSS_SMALL=65536
 RSS_CAPPED=153600
+RSS_PERFMAP=65536
 
 # A directory nobody can reach (TRASH is private), with the helpers.
 H=$(outside_dir /var/tmp)
@@ -123,9 +124,12 @@ t_perfmap_repeated() {
 	# About 35 MB: 1.1 million copies of one line.
 	hostile_bg jit 10 7e0000000000 1100000
 	wait_for h.out "^hostile: jit" 20
-	ls -l /tmp/perf-*.map | head -3
+	pid=$(sed -n 's/.*, pid \([0-9]*\)$/\1/p' h.out)
+	ls -l "/tmp/perf-$pid.map"
 	profile_timed 60 -F 99 -f 3
-	check_run 20 $RSS_CAPPED
+	kill_bg
+	rm -f "/tmp/perf-$pid.map"
+	check_run 20 $RSS_PERFMAP
 	[ "$(fsum out "^hostile;.*hostile_jit_code")" -ge 20 ] || fail "the JIT frame is not named"
 }
 

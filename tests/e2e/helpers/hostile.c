@@ -162,7 +162,7 @@ static int do_jit(double seconds, unsigned long addr, long lines)
 			fprintf(f, "%lx 10 hostile_jit_code\n", addr);
 		fclose(f);
 	}
-	printf("hostile: jit at %lx\n", addr);
+	printf("hostile: jit at %lx, pid %d\n", addr, getpid());
 	fflush(stdout);
 	while (now_s() < end)
 		((void (*)(void))mem)();
