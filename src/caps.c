@@ -27,7 +27,7 @@ const char *caps__describe(enum cap_kind kind)
 	case CAP_SECTION:
 		return "ELF section size (32 MiB)";
 	case CAP_NAMES:
-		return "symbol names per file (32 MiB)";
+		return "symbol names per file (32 MiB, 64 KiB a name)";
 	case CAP_OBJECT:
 		return "memory per parsed file (96 MiB)";
 	case CAP_PERFMAP:

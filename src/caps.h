@@ -23,9 +23,12 @@ enum cap_kind {
 	 */
 	CAP_SECTION,
 	/*
-	 * Symbol-name bytes kept for one file.  Names are shared by their
-	 * offset in the string table, so 250 symbols naming one string cost
-	 * it once; the cap bounds tables whose names overlap as suffixes.
+	 * Symbol-name bytes kept for one file, and the length of one name.
+	 * Names are shared by their offset in the string table, so 250
+	 * symbols naming one string cost it once; the cap bounds tables whose
+	 * names overlap as suffixes.  The longest C++ names seen in practice
+	 * are a few KiB; a symbol with a longer name than CAP_NAME_LEN is left
+	 * out, so that finding its end costs little.
 	 */
 	CAP_NAMES,
 	/* All a parsed file keeps: its table, names and a debug file's. */
@@ -39,6 +42,7 @@ enum cap_kind {
 
 #define CAP_SECTION_BYTES	(32u << 20)
 #define CAP_NAMES_BYTES		(32u << 20)
+#define CAP_NAME_LEN		(64u << 10)
 #define CAP_OBJECT_BYTES	(96u << 20)
 #define CAP_PERFMAP_BYTES	(64u << 20)
 #define CAP_PERFMAP_ENTRIES	(1u << 20)

@@ -79,6 +79,7 @@ struct symtab_ctx {
 	Elf_Data *syms, *strs, *shndx;
 	struct sect *sects;
 	size_t nr_sects;
+	bool long_names;	/* a name over CAP_NAME_LEN was left out */
 };
 
 static int read_segments(struct elf_file *ef, Elf *elf)
@@ -278,10 +279,10 @@ static __u8 bind_rank(unsigned char bind)
 }
 
 /* Fill c from symbol i if it is a function we can place; false if not. */
-static bool make_cand(const struct symtab_ctx *st, size_t i, struct cand *c)
+static bool make_cand(struct symtab_ctx *st, size_t i, struct cand *c)
 {
 	const char *strs = st->strs->d_buf;
-	size_t strs_len = st->strs->d_size, len;
+	size_t strs_len = st->strs->d_size, len, avail;
 	const struct sect *sect;
 	GElf_Word xndx = 0;
 	GElf_Sym sym;
@@ -305,8 +306,15 @@ static bool make_cand(const struct symtab_ctx *st, size_t i, struct cand *c)
 		return false;
 	if (sym.st_name >= strs_len)
 		return false;
-	len = strnlen(strs + sym.st_name, strs_len - sym.st_name);
-	if (!len || len == strs_len - sym.st_name || len > UINT32_MAX / 2)
+	/* Scanned at most once per symbol: names are bounded, or 250
+	 * symbols naming one 4 MB string cost a gigabyte of strnlen(). */
+	avail = strs_len - sym.st_name;
+	len = strnlen(strs + sym.st_name, avail < CAP_NAME_LEN + 1 ? avail : CAP_NAME_LEN + 1);
+	if (len > CAP_NAME_LEN) {
+		st->long_names = true;
+		return false;
+	}
+	if (!len || len == avail)
 		return false;	/* empty, or not NUL-terminated in the table */
 
 	c->addr = sym.st_value;
@@ -477,6 +485,8 @@ static int read_symtab(struct elf_file *ef, Elf *elf, Elf_Scn *scn,
 		if (make_cand(&st, i, &cands[nr]))
 			nr++;
 	}
+	if (st.long_names)
+		ef->capped |= CAP_BIT(CAP_NAMES);
 	qsort(cands, nr, sizeof(*cands), cand_cmp);
 	nr = fold_cands(cands, nr);
 	err = build_table(ef, cands, nr);
@@ -864,6 +874,12 @@ enum elf_sym_source elf_file__sym_source(const struct elf_file *ef)
 unsigned int elf_file__capped(const struct elf_file *ef)
 {
 	return ef->capped;
+}
+
+size_t elf_file__bytes(const struct elf_file *ef)
+{
+	return sizeof(*ef) + ef->nr_syms * sizeof(*ef->syms) + ef->names_len +
+	       ef->nr_segs * sizeof(*ef->segs);
 }
 
 size_t elf_file__nr_syms(const struct elf_file *ef)

@@ -100,6 +100,9 @@ int elf_file__merge_symbols(struct elf_file *ef, const struct elf_file *from,
  */
 unsigned int elf_file__capped(const struct elf_file *ef);
 
+/* The memory the parsed file keeps, in bytes. */
+size_t elf_file__bytes(const struct elf_file *ef);
+
 /* ET_EXEC or ET_DYN. */
 int elf_file__type(const struct elf_file *ef);
 enum elf_sym_source elf_file__sym_source(const struct elf_file *ef);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../fixtures/fixtures.h"
+#include "caps.h"
 #include "elf_file.h"
 #include "unit.h"
 
@@ -361,6 +362,75 @@ static void poke(struct elf_file *ef)
 }
 
 /* Truncated files, from memory (exact-size buffers) and from a file. */
+/* A crafted file: mkelf.py MODE FILE ARGS (tests/e2e/helpers/); NULL on failure. */
+static struct elf_file *crafted(const char *mode, const char *args)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/crafted.elf", dir);
+	if (fx_sh("python3 '%s/../e2e/helpers/mkelf.py' %s '%s' %s", fx_srcdir(),
+		  mode, path, args))
+		return NULL;
+	return elf_file__open(path);
+}
+
+/* 250 symbols naming one 60,000-byte string keep one copy of it. */
+TEST(names_shared)
+{
+	struct elf_file *ef = crafted("shared", "250 60000");
+	struct elf_sym_info a, b;
+
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	CHECK_INT(elf_file__nr_syms(ef), 250);
+	CHECK_INT(elf_file__capped(ef), 0);
+	CHECK(elf_file__bytes(ef) < 250 * 16 + 60001 + 1024);
+	CHECK_INT(elf_file__sym(ef, 0, &a), 0);
+	CHECK_INT(elf_file__sym(ef, 249, &b), 0);
+	CHECK(a.name == b.name);
+	CHECK_INT(strlen(a.name), 60000);
+	elf_file__free(ef);
+}
+
+/*
+ * Names past 64 KiB are left out, and so are names past 32 MiB in all:
+ * both flagged, and the memory kept stays under the caps.
+ */
+TEST(names_capped)
+{
+	struct elf_file *ef = crafted("shared", "250 4000000");
+
+	CHECK(ef != NULL);
+	if (ef) {
+		CHECK_INT(elf_file__nr_syms(ef), 0);
+		CHECK_INT(elf_file__capped(ef), CAP_BIT(CAP_NAMES));
+		elf_file__free(ef);
+	}
+	ef = crafted("suffixes", "1000 65000");
+	CHECK(ef != NULL);
+	if (ef) {
+		/* Each name its own: 64,000 bytes on average, 32 MiB in all. */
+		CHECK(elf_file__nr_syms(ef) > 400 && elf_file__nr_syms(ef) < 600);
+		CHECK_INT(elf_file__capped(ef), CAP_BIT(CAP_NAMES));
+		CHECK(elf_file__bytes(ef) <= CAP_NAMES_BYTES + 64 * 1024);
+		elf_file__free(ef);
+	}
+}
+
+/* A section that claims 1 GiB is not read. */
+TEST(section_capped)
+{
+	struct elf_file *ef = crafted("bigsection", "1073741824");
+
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	CHECK_INT(elf_file__capped(ef), CAP_BIT(CAP_SECTION));
+	CHECK_INT(elf_file__sym_source(ef), ELF_SYMS_NONE);
+	elf_file__free(ef);
+}
+
 TEST(truncated)
 {
 	char path[PATH_MAX];
@@ -457,6 +527,9 @@ int main(void)
 	RUN(system_libc);
 	RUN(vdso_in_memory);
 	RUN(refuses_non_elf);
+	RUN(names_shared);
+	RUN(names_capped);
+	RUN(section_capped);
 	RUN(truncated);
 	RUN(corrupted);
 	fx_rmdir(dir);
