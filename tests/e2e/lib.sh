@@ -175,5 +175,14 @@ fsum() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%.3f\n", a / b }'; }
 in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "inf" && x >= lo && x <= hi) }'; }
 
+# Wait until a line of FILE matches REGEX: wait_for FILE REGEX [SECONDS].
+wait_for() {
+	for _ in $(seq $((${3:-10} * 10))); do
+		grep -E -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no line matching '$2' in $1 within ${3:-10} s"
+}
+
 # Fail with a message (inside a test body).
 fail() { echo "FAIL: $*"; return 1; }

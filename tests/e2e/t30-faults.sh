@@ -54,15 +54,6 @@ wait_attached() {
 	fail "profile $1 never opened a perf event"
 }
 
-# wait_for FILE REGEX [SECONDS]: until a line of FILE matches.
-wait_for() {
-	for _ in $(seq $((${3:-10} * 10))); do
-		grep -E -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "no line matching '$2' in $1 within ${3:-10} s"
-}
-
 # The lines of FILE that are not folded "comm;frame;... COUNT" lines.
 not_folded() { grep -v -E '^[^;]+(;[^;]+)* [0-9]+$' "$1" || :; }
 

@@ -26,13 +26,6 @@ hostile_bg() {
 	bg $NOBODY "$H/hostile" "$@" >h.out 2>&1
 }
 
-wait_for() {
-	for _ in $(seq $((${3:-10} * 10))); do
-		grep -E -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "no line matching '$2' in $1 within ${3:-10} s"
-}
 
 # profile_timed LIMIT ARGS...: run the profiler with -vv, at most LIMIT s;
 # out, err, and the wall time in ms in $ms.
