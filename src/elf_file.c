@@ -22,6 +22,7 @@
 
 #include "elf_file.h"
 #include "minidebug.h"
+#include "text.h"
 
 /* Longest build-id we keep: SHA-1 ids are 20 bytes, allow some room. */
 #define BUILD_ID_MAX	64
@@ -362,7 +363,10 @@ static size_t fold_cands(struct cand *c, size_t n)
 	return out;
 }
 
-/* Copy the kept candidates into the final table and names blob. */
+/*
+ * Copy the kept candidates into the final table and names blob, made safe
+ * to print there (names are whatever bytes the file's owner chose).
+ */
 static int build_table(struct elf_file *ef, const struct cand *c, size_t n)
 {
 	size_t i, blob = 0, pos = 0;
@@ -381,6 +385,7 @@ static int build_table(struct elf_file *ef, const struct cand *c, size_t n)
 							  : (__u32)c[i].size;
 		ef->syms[i].name = (__u32)pos;
 		memcpy(ef->names + pos, c[i].name, c[i].name_len);
+		text__sanitize(ef->names + pos, c[i].name_len);
 		pos += c[i].name_len;
 		ef->names[pos++] = '\0';
 	}

@@ -14,6 +14,7 @@
 #include "perfmap.h"
 #include "procfs.h"
 #include "procmaps.h"
+#include "text.h"
 
 /* Far above any real map (the JVM's reach tens of MB). */
 #define PERFMAP_MAX	(256u << 20)
@@ -81,6 +82,8 @@ static bool parse_line(char *text, char *p, char *end, struct pment *e)
 	if (q == end || !e->size || e->start + e->size < e->start)
 		return false;
 	*end = '\0';
+	/* Our copy, safe to print: up to a NUL, which ends the name. */
+	text__sanitize_str((char *)q);
 	e->name = (__u32)(q - text);
 	return true;
 }
