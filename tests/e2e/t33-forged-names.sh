@@ -54,7 +54,7 @@ fsum_frame() {
 test_expect_success $PREREQS 'build the hostile program: comm and symbol name' '
 	chmod 755 "$TRASH" &&
 	cc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-		-o hostile0 "$PROFILE_TOP/tests/e2e/helpers/hostile.c" &&
+		-o hostile0 "$PROFILE_TOP/tests/e2e/helpers/forger.c" &&
 	objcopy --redefine-sym "evil_fn=$EVIL" hostile0 hostile &&
 	nm hostile | grep -q "^fakeroot;injected_frame;z$"
 '

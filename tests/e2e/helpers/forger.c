@@ -1,5 +1,5 @@
 /*
- * hostile [-j] SECONDS: what an unprivileged user can name.  Its comm is
+ * forger [-j] SECONDS: what an unprivileged user can name.  Its comm is
  * an OSC title and a screen clear; it spins in evil_fn, which the test
  * renames with objcopy to a name that forges a folded line.  With -j it
  * spins in JIT code instead, named in its perf map with invalid UTF-8,
