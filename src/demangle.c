@@ -5,6 +5,7 @@
 #include <libiberty/demangle.h>
 
 #include "demangle.h"
+#include "text.h"
 
 /*
  * Longer names are left alone: the demangler's work grows with the name,
@@ -19,6 +20,8 @@ bool demangle__is_mangled(const char *name)
 
 char *demangle__name(const char *name)
 {
+	char *dm;
+
 	if (!demangle__is_mangled(name) || strnlen(name, MANGLED_MAX) >= MANGLED_MAX)
 		return NULL;
 	/*
@@ -26,5 +29,9 @@ char *demangle__name(const char *name)
 	 * is passed, not taken from libiberty's global default.  Without
 	 * DMGL_VERBOSE, Rust legacy hashes are dropped.
 	 */
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	dm = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	/* Rust v0 identifiers decode from Punycode to any code point. */
+	if (dm)
+		text__sanitize_str(dm);
+	return dm;
 }

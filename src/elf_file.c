@@ -24,6 +24,7 @@
 #include "elf_file.h"
 #include "htab.h"
 #include "minidebug.h"
+#include "text.h"
 #include "util.h"
 
 /* Longest build-id we keep: SHA-1 ids are 20 bytes, allow some room. */
@@ -413,6 +414,7 @@ static int place_name(struct elf_file *ef, struct htab *seen, size_t *cap,
 	    htab__put(seen, key, c->name_len, htab__id_val(ef->names_len + 1)))
 		return -ENOMEM;
 	memcpy(ef->names + ef->names_len, c->name, c->name_len);
+	text__sanitize(ef->names + ef->names_len, c->name_len);
 	ef->names[need - 1] = '\0';
 	*off = (__u32)ef->names_len;
 	ef->names_len = need;
@@ -422,7 +424,8 @@ static int place_name(struct elf_file *ef, struct htab *seen, size_t *cap,
 /*
  * Copy the kept candidates into the final table and names blob.  A symbol
  * whose name no longer fits under the cap is left out: its addresses are
- * [unknown], and the file says so (elf_file__capped()).
+ * [unknown], and the file says so (elf_file__capped()).  Names are made
+ * safe to print there: they are whatever bytes the file's owner chose.
  */
 static int build_table(struct elf_file *ef, const struct cand *c, size_t n)
 {

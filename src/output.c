@@ -10,12 +10,34 @@
 
 #include "output.h"
 #include "strbuf.h"
+#include "text.h"
 #include "trace.h"
 
 struct rendered {
 	size_t off, len;
 	__u64 count;
 };
+
+/*
+ * Untrusted text: names come made safe from where they were read
+ * (text.h); check again as they go out, so that one source missed cannot
+ * forge lines or reach a terminal with escapes.  In folded output, each of
+ * from becomes to: a name is one frame (stackcollapse-perf.pl's rules).
+ */
+static void put_text(struct strbuf *sb, const char *s, const char *from, char to)
+{
+	size_t at = sb->len;
+
+	strbuf__puts(sb, s);
+	if (sb->err)
+		return;
+	text__sanitize(sb->buf + at, sb->len - at);
+	if (!from)
+		return;
+	for (char *c = sb->buf + at; c < sb->buf + sb->len; c++)
+		if (strchr(from, *c))
+			*c = to;
+}
 
 /* A frame's name; a marker's is what it stands for. */
 static void put_name(struct strbuf *sb, const struct frame *f,
@@ -25,7 +47,8 @@ static void put_name(struct strbuf *sb, const struct frame *f,
 		strbuf__puts(sb, o->folded ? "-" : "--");
 		return;
 	}
-	strbuf__puts(sb, f->name ? f->name : "[unknown]");
+	/* Folded: "a;b" would be two frames; FlameGraph writes "a:b". */
+	put_text(sb, f->name ? f->name : "[unknown]", o->folded ? ";" : NULL, ':');
 	if (f->kind == FRAME_KERNEL && o->annotations && !frame__is_marker(f))
 		strbuf__puts(sb, "_[k]");
 }
@@ -47,16 +70,18 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 	}
 	if (f->module || f->kind == FRAME_KERNEL) {
 		strbuf__puts(sb, " [");
-		strbuf__puts(sb, f->module ? f->module : "kernel.kallsyms");
+		put_text(sb, f->module ? f->module : "kernel.kallsyms", NULL, 0);
 		strbuf__putc(sb, ']');
 	}
 }
 
-/* The comm is the root frame in folded output: keep it one frame. */
+/*
+ * The comm is the root frame in folded output: keep it one frame, with
+ * no space, as stackcollapse-perf.pl does.
+ */
 static void put_comm(struct strbuf *sb, const char *comm)
 {
-	for (const char *c = comm; *c; c++)
-		strbuf__putc(sb, *c == ';' || *c == '\n' ? '_' : *c);
+	put_text(sb, comm, "; ", '_');
 }
 
 /*
@@ -105,7 +130,7 @@ static void render_plain(struct strbuf *sb, const struct record *r,
 		strbuf__putc(sb, '\n');
 	}
 	strbuf__puts(sb, "    -                ");
-	strbuf__puts(sb, r->comm);
+	put_text(sb, r->comm, NULL, 0);
 	strbuf__puts(sb, " (");
 	strbuf__u64(sb, r->pid);
 	if (o->per_thread) {

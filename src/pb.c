@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pb.h"
+#include "text.h"
 
 static int pb_grow(struct pb *b, size_t extra)
 {
@@ -91,9 +92,18 @@ void pb__bytes(struct pb *b, __u32 field, const void *data, size_t n)
 	pb__raw(b, data, n);
 }
 
+/*
+ * proto3 strings must be valid UTF-8 (Go's decoder refuses the whole
+ * profile otherwise).  Names come safe from where they were read; make
+ * sure of it as they are encoded, byte for byte in our own buffer.
+ */
 void pb__string(struct pb *b, __u32 field, const char *s)
 {
-	pb__bytes(b, field, s, strlen(s));
+	size_t n = strlen(s);
+
+	pb__bytes(b, field, s, n);
+	if (!b->err)
+		text__sanitize((char *)b->buf + b->len - n, n);
 }
 
 void pb__packed_u64(struct pb *b, __u32 field, const __u64 *v, size_t n)

@@ -40,6 +40,7 @@ void pb__uint64(struct pb *b, __u32 field, __u64 v);
 void pb__int64(struct pb *b, __u32 field, __s64 v);
 void pb__bool(struct pb *b, __u32 field, bool v);
 void pb__bytes(struct pb *b, __u32 field, const void *data, size_t n);
+/* s as written is made safe text (text.h): valid UTF-8, as proto3 wants. */
 void pb__string(struct pb *b, __u32 field, const char *s);
 
 /* A packed repeated uint64/int64 field; nothing at all when n == 0. */

@@ -15,6 +15,7 @@
 #include "perfmap.h"
 #include "procfs.h"
 #include "procmaps.h"
+#include "text.h"
 
 /*
  * How much older than the process's start a map may look: the start time
@@ -127,6 +128,8 @@ static int keep_names(struct perfmap *pm, const char *buf)
 		struct pment *e = &pm->ents[i];
 
 		memcpy(pm->text + pos, buf + e->name, e->name_len);
+		/* Our copy, made safe to print. */
+		text__sanitize(pm->text + pos, e->name_len);
 		pm->text[pos + e->name_len] = '\0';
 		e->name = (__u32)pos;
 		pos += e->name_len + 1;

@@ -6,6 +6,7 @@
 #include "report.h"
 #include "htab.h"
 #include "output.h"
+#include "text.h"
 #include "trace.h"
 #include "util.h"
 
@@ -152,6 +153,39 @@ static double pct(__u64 part, __u64 all)
 	return all ? 100.0 * part / all : 0.0;
 }
 
+/*
+ * s, or a copy made safe to print in *copy if s is not (names come safe
+ * from where they were read: this is the last check before a terminal).
+ */
+static const char *safe_text(const char *s, char **copy)
+{
+	*copy = NULL;
+	if (text__is_safe(s, strlen(s)))
+		return s;
+	*copy = strdup(s);
+	if (!*copy)
+		return "?";
+	text__sanitize_str(*copy);
+	return *copy;
+}
+
+static int write_row(FILE *out, const struct entry *e, __u64 all)
+{
+	char *copy[3];
+	const char *comm = safe_text(e->comm, &copy[0]);
+	const char *module = safe_text(e->module, &copy[1]);
+	const char *symbol = safe_text(e->symbol, &copy[2]);
+	int err = 0;
+
+	if (fprintf(out, "  %6.2f%% %8.2f%% %10llu  %-16s %-24s %s\n",
+		    pct(e->self, all), pct(e->total, all),
+		    (unsigned long long)e->self, comm, module, symbol) < 0)
+		err = -errno;
+	for (int i = 0; i < 3; i++)
+		free(copy[i]);
+	return err;
+}
+
 int report__write(FILE *out, const struct records *p, const struct output_opts *oo,
 		 size_t limit)
 {
@@ -171,14 +205,8 @@ int report__write(FILE *out, const struct records *p, const struct output_opts *
 		    (unsigned long long)all, "Self", "Children", "Samples", "Command",
 		    "Shared Object", "Symbol") < 0)
 		err = -errno;
-	for (size_t i = 0; i < t.nr && (!limit || i < limit) && !err; i++) {
-		const struct entry *e = &t.ents[i];
-
-		if (fprintf(out, "  %6.2f%% %8.2f%% %10llu  %-16s %-24s %s\n",
-			    pct(e->self, all), pct(e->total, all),
-			    (unsigned long long)e->self, e->comm, e->module, e->symbol) < 0)
-			err = -errno;
-	}
+	for (size_t i = 0; i < t.nr && (!limit || i < limit) && !err; i++)
+		err = write_row(out, &t.ents[i], all);
 out:
 	free(t.ents);
 	htab__free(&t.index);

@@ -16,6 +16,7 @@
 #include "svg.h"
 #include "output.h"
 #include "strbuf.h"
+#include "text.h"
 #include "trace.h"
 #include "util.h"
 /* src/flamegraph.css and src/flamegraph.js, embedded by the Makefile (xxd -i). */
@@ -282,35 +283,6 @@ static void put_fmt(struct strbuf *sb, const char *fmt, ...)
 		strbuf__add(sb, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at s, 0 if there is none.  A
- * browser refuses a whole SVG over one bad byte, and comms and symbol
- * names are arbitrary bytes.
- */
-static int utf8_len(const unsigned char *s)
-{
-	int n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return n;
-}
-
 static size_t utf8_chars(const char *s)
 {
 	size_t n = 0;
@@ -320,13 +292,19 @@ static size_t utf8_chars(const char *s)
 	return n;
 }
 
-/* At most max characters of s, escaped for XML text and attributes. */
+/*
+ * At most max characters of s, escaped for XML text and attributes.  A
+ * browser refuses a whole SVG over one character XML 1.0 does not allow
+ * (controls, bad UTF-8, U+FFFE, U+FFFF): names come safe from where they
+ * were read (text.h), and any byte that is not part of a safe character
+ * still becomes '?' here.
+ */
 static void put_xml(struct strbuf *sb, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	for (size_t chars = 0; *p && chars < max; chars++) {
-		int n = utf8_len(p);
+		int n = text__char_len((const char *)p, strnlen((const char *)p, 4));
 
 		switch (*p) {
 		case '<': strbuf__puts(sb, "&lt;"); break;
@@ -335,8 +313,7 @@ static void put_xml(struct strbuf *sb, const char *s, size_t max)
 		case '"': strbuf__puts(sb, "&quot;"); break;
 		case '\'': strbuf__puts(sb, "&apos;"); break;
 		default:
-			/* XML 1.0 allows no control characters but tab and newlines. */
-			if (!n || *p < 0x20)
+			if (!n)
 				strbuf__putc(sb, '?');
 			else
 				strbuf__add(sb, (const char *)p, n);

@@ -8,6 +8,7 @@
 #include "knames.h"
 #include "usyms.h"
 #include "htab.h"
+#include "text.h"
 
 /*
  * Two htab tables map (k1, k2) keys to pointers: stacks by
@@ -282,6 +283,7 @@ int records__build(struct records *rs, const struct symbolizer *sym,
 		r->cpu = k->cpu;
 		memcpy(r->comm, k->comm, sizeof(r->comm));
 		r->comm[sizeof(r->comm) - 1] = '\0';
+		text__sanitize_str(r->comm);	/* any process names itself */
 		r->count = samples[i].count;
 		for (int p = 0; p < NR_PARTS; p++)
 			set_part(rs, sym, &samples[i], p, &r->parts[p]);

@@ -21,6 +21,7 @@
 
 #include "caps.h"
 #include "demangle.h"
+#include "text.h"
 #include "elf_file.h"
 #include "htab.h"
 #include "perfmap.h"
@@ -128,6 +129,28 @@ static __s64 reader_of(const struct uproc *p)
 	return p->owner_known ? (__s64)p->owner.euid : -1;
 }
 
+/*
+ * A mapping's path as its module name, made safe to print: a path may hold
+ * any byte but '/' and NUL, newlines included (a PERF_RECORD_MMAP2 path is
+ * raw).  The path itself is left alone: files are opened by it.
+ */
+static const char *intern_module(struct usyms *u, const char *path, size_t len)
+{
+	const char *s;
+	char *copy;
+
+	if (text__is_safe(path, len))
+		return strpool__intern(&u->strs, path, len);
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, path, len);
+	text__sanitize(copy, len);
+	s = strpool__intern(&u->strs, copy, len);
+	free(copy);
+	return s;
+}
+
 /* A mapping as we keep it; -ENOMEM if its name cannot be kept. */
 static int make_umap(struct usyms *u, const struct uproc *p, int dirfd,
 		     const struct vma *vma, struct umap *m)
@@ -138,7 +161,7 @@ static int make_umap(struct usyms *u, const struct uproc *p, int dirfd,
 	if (vma->kind == VMA_ANON)
 		m->module = strpool__intern(&u->strs, "[anon]", 6);
 	else
-		m->module = strpool__intern(&u->strs, vma->path, vma->path_len);
+		m->module = intern_module(u, vma->path, vma->path_len);
 	if (!m->module)
 		return -ENOMEM;
 	m->file = ufiles__get(u->files, dirfd, vma, reader_of(p));

@@ -57,7 +57,8 @@ pprof_cum() {
 	} END { if (!found) print 0 }' "$1"
 }
 
-# `go tool pprof -traces` back to folded lines, comm first, sorted.
+# `go tool pprof -traces` back to folded lines, comm first, sorted.  As
+# in folded output (and stackcollapse-perf.pl), a space in the comm is '_'.
 traces_to_folded() {
 	awk '
 	/^-----------\+/ {
@@ -68,7 +69,7 @@ traces_to_folded() {
 		}
 		n = 0; comm = ""; next
 	}
-	n == 0 && /^ *comm: / { sub(/^ *comm: +/, ""); comm = $0; next }
+	n == 0 && /^ *comm: / { sub(/^ *comm: +/, ""); gsub(/ /, "_"); comm = $0; next }
 	n == 0 && /^ *[a-z_]+: / { next }
 	n == 0 && /^ *[0-9]+ / { cnt = $1; sub(/^ *[0-9]+ +/, ""); fr[++n] = $0; next }
 	n > 0 { sub(/^ +/, ""); fr[++n] = $0 }

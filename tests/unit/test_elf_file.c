@@ -508,6 +508,31 @@ TEST(corrupted)
 	free(img);
 }
 
+/*
+ * A symbol's name is whatever bytes the file's owner chose: one with a
+ * newline, an escape and U+FFFF is kept, made safe to print.
+ */
+TEST(unsafe_symbol_names)
+{
+	char path[PATH_MAX];
+	unsigned long long addr = 0;
+	struct elf_file *ef;
+	__u64 off = 99;
+
+	snprintf(path, sizeof(path), "%s/unsafe", dir);
+	CHECK_INT(fx_nm(pie, "fixture_target", false, &addr), 0);
+	CHECK_INT(fx_sh("objcopy --redefine-sym \"fixture_target=$(printf "
+			"'evil 9\\nroot;x\\033[2J\\357\\277\\277')\" '%s' '%s'",
+			pie, path), 0);
+	ef = elf_file__open(path);
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	CHECK_STR(elf_file__find(ef, addr, &off), "evil 9?root;x?[2J???");
+	CHECK_INT(off, 0);
+	elf_file__free(ef);
+}
+
 int main(void)
 {
 	if (build_fixtures()) {
@@ -532,6 +557,7 @@ int main(void)
 	RUN(section_capped);
 	RUN(truncated);
 	RUN(corrupted);
+	RUN(unsafe_symbol_names);
 	fx_rmdir(dir);
 	return unit_summary();
 }

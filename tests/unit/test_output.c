@@ -172,6 +172,36 @@ TEST(per_cpu_per_thread)
 	free(out);
 }
 
+/*
+ * Names cannot forge lines or frames: ';' in a frame name becomes ':', in
+ * a comm '_' as does a space (FlameGraph's rules); controls become '?'
+ * even if a source let them through.
+ */
+TEST(unsafe_names)
+{
+	struct output_opts o = { .folded = true, .view.parts[PART_USER] = true };
+	STACK(evil, 1);
+	struct record r[1];
+	char *out;
+
+	evil.frames[0] = (struct frame){ .name = "evil 999999\nfakeroot;injected_frame;z",
+					 .addr = 0x401000, .module = "/tmp/a\033[2J" };
+	r[0] = rec("a b;c\033]0;x\a", 10, 3, &evil, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 1, &o);
+	CHECK_STR(out, "a_b_c?]0_x?;evil 999999?fakeroot:injected_frame:z 3\n");
+	free(out);
+	o.folded = false;
+	out = render(r, 1, &o);
+	CHECK_STR(out, "    evil 999999?fakeroot;injected_frame;z\n"
+		       "    -                a b;c?]0;x? (10)\n        3\n\n");
+	free(out);
+	o.verbose = true;
+	out = render(r, 1, &o);
+	CHECK_STR(out, "    401000 evil 999999?fakeroot;injected_frame;z+0x0 [/tmp/a?[2J]\n"
+		       "    -                a b;c?]0;x? (10)\n        3\n\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -183,5 +213,6 @@ int main(void)
 	RUN(ties_sorted_by_text);
 	RUN(write_error_reported);
 	RUN(per_cpu_per_thread);
+	RUN(unsafe_names);
 	return unit_summary();
 }

@@ -172,6 +172,24 @@ TEST(entries_cap)
 	free(buf);
 }
 
+/* Names are made safe to print: controls, bad UTF-8 and U+FFFF become '?'. */
+TEST(unsafe_names)
+{
+	static const char text[] =
+		"1000 10 evil 999999\rfakeroot;x\x1b[2J\n"
+		"2000 10 bad\xff\xc3utf8\xef\xbf\xbf\n"
+		"3000 10 caf\xc3\xa9\n";
+	struct perfmap *pm = perfmap__parse(text, sizeof(text) - 1);
+
+	CHECK(pm != NULL);
+	if (!pm)
+		return;
+	check_find(pm, 0x1000, "evil 999999?fakeroot;x?[2J", 0);
+	check_find(pm, 0x2000, "bad??utf8???", 0);
+	check_find(pm, 0x3000, "caf\xc3\xa9", 0);
+	perfmap__free(pm);
+}
+
 static struct stat good_stat(void)
 {
 	struct stat st = { 0 };
@@ -352,6 +370,7 @@ int main(void)
 	RUN(binary);
 	RUN(repeated_lines);
 	RUN(entries_cap);
+	RUN(unsafe_names);
 	RUN(trust);
 	RUN(read_files);
 	RUN(read_old_file);

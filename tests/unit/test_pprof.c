@@ -66,6 +66,14 @@ TEST(pb_fields)
 	b.len = 0;
 	pb__string(&b, 2, "testing");
 	CHECK(bytes_eq(&b, "120774657374696e67"));
+	/* proto3 strings are valid UTF-8: bad bytes and U+FFFF become '?'. */
+	b.len = 0;
+	pb__string(&b, 2, "a\xff\xef\xbf\xbf\xc3\xa9\n");
+	CHECK(bytes_eq(&b, "1208613f3f3f3fc3a93f"));
+	/* Bytes are bytes. */
+	b.len = 0;
+	pb__bytes(&b, 2, "\xff", 1);
+	CHECK(bytes_eq(&b, "1201ff"));
 	b.len = 0;
 	pb__int64(&b, 2, -1);	/* int64, not sint64: ten bytes */
 	CHECK(bytes_eq(&b, "10ffffffffffffffffff01"));

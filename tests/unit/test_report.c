@@ -141,6 +141,24 @@ TEST(many_functions)
 	free(out);
 }
 
+/* The last check before a terminal: a control that got this far is '?'. */
+TEST(unsafe_names)
+{
+	struct output_opts o = { .view.parts[PART_USER] = true };
+	STACK(evil, 1);
+	struct record r[1];
+	char *out;
+
+	evil.frames[0] = (struct frame){ .name = "f\033[2J", .addr = 0x401000,
+					 .module = "/tmp/m\n" };
+	r[0] = rec("c\033]0;x\a", 1, &evil, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 1, &o, 0);
+	CHECK_STR(out,
+		  "# Samples: 1\n" HEADER
+		  "  100.00%   100.00%          1  c?]0;x?          m?                       f?[2J\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -149,5 +167,6 @@ int main(void)
 	RUN(user_only_limit);
 	RUN(empty);
 	RUN(many_functions);
+	RUN(unsafe_names);
 	return unit_summary();
 }

@@ -270,7 +270,8 @@ TEST(xml_escaping)
 	struct svg_opts so = { .title = "a < b & \"c\"", .subtitle = "profile -p 1 | 'x'" };
 	char *svg;
 
-	bad.frames[0] = (struct frame){ .name = "bad\xff\x01name\xc3\xa9", .module = "/x" };
+	bad.frames[0] = (struct frame){ .name = "bad\xff\x01name\xc3\xa9\xef\xbf\xbf"
+						"\xef\xbf\xbe\xc2\x85\x7f\xed\x9f\xbf", .module = "/x" };
 	svg = render(r, 2, &both, &so);
 	CHECK(strstr(svg, "<title>std::vector&lt;int, std::allocator&lt;int&gt; &gt;::push(int&amp;&amp;) &quot;q&quot; &apos;a&apos; (10 samples") != NULL);
 	CHECK(strstr(svg, "<title>cxx&lt;&amp;&gt; (") != NULL);
@@ -278,7 +279,8 @@ TEST(xml_escaping)
 	CHECK(strstr(svg, ">a &lt; b &amp; &quot;c&quot;</text>") != NULL);
 	CHECK(strstr(svg, ">profile -p 1 | &apos;x&apos;</text>") != NULL);
 	/* A bad byte and a control character become '?'; good UTF-8 stays. */
-	CHECK(strstr(svg, "<title>bad??name\xc3\xa9 (") != NULL);
+	/* Nor do U+FFFF, U+FFFE, U+0085 or DEL pass: XML 1.0 refuses them. */
+	CHECK(strstr(svg, "<title>bad??name\xc3\xa9?????????\xed\x9f\xbf (") != NULL);
 	/* The label is cut to fit, also escaped. */
 	CHECK(strstr(svg, ">std::vector&lt;int") != NULL);
 	free(svg);

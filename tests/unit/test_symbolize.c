@@ -393,6 +393,27 @@ TEST(no_resolvers)
 	records__free(&rs);
 }
 
+/* Any process names itself: the comm is made safe to print. */
+TEST(unsafe_comm)
+{
+	struct sample s[] = {
+		sample(1, "\033]0;owned\a\033[2J", 1, ref(STACK_NONE, 0, 0, 0),
+		       ref(STACK_NONE, 0, 0, 0)),
+		sample(2, "x\xef\xbf\xbf\xc3", 1, ref(STACK_NONE, 0, 0, 0),
+		       ref(STACK_NONE, 0, 0, 0)),
+	};
+	struct fake_source src = { stored, sizeof(stored) / sizeof(stored[0]) };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct symbolizer sym;
+	struct records rs;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	CHECK_INT(records__build(&rs, &sym, s, 2), 0);
+	CHECK_STR(rs.recs[0].comm, "?]0;owned??[2J");
+	CHECK_STR(rs.recs[1].comm, "x????");
+	records__free(&rs);
+}
+
 /*
  * A new kind of frame needs a resolver and nothing else: interpreter frames
  * stored among native ones are named by theirs, and the folded writer,
@@ -466,6 +487,7 @@ int main(void)
 	RUN(iterator_views);
 	RUN(prefetch_then_build);
 	RUN(no_resolvers);
+	RUN(unsafe_comm);
 	RUN(new_kind_needs_only_a_resolver);
 	RUN(truncated_stacks_counted);
 	return unit_summary();

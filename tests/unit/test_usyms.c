@@ -721,6 +721,30 @@ TEST(events_overlap)
 	usyms__free(u);
 }
 
+/* A path from a record is raw (newlines and all): its module name is safe. */
+TEST(unsafe_mapping_path)
+{
+	struct usyms *u = usyms__new();
+	struct usyms_mapping m = {
+		.prot = PROT_EXEC, .start = 0x10000, .end = 0x20000,
+		.path = "/tmp/x\n[fake]\033[2J\xef\xbf\xbf.so",
+	};
+	struct usym sym;
+	pid_t dead;
+
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	dead = fork();
+	if (!dead)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	CHECK_INT(usyms__add_mapping(u, (__u32)dead, &m), 0);
+	CHECK_INT(usyms__resolve(u, (__u32)dead, 0x10000, &sym), 0);
+	CHECK_STR(sym.module, "/tmp/x?[fake]?[2J???.so");
+	usyms__free(u);
+}
+
 /* ---- more sources: debug files, perf maps; demangling ---- */
 
 /* A stripped library, dlopen()ed: its static function, by its debuglink. */
@@ -1028,6 +1052,7 @@ int main(void)
 	RUN(events_fork_shared_reaped);
 	RUN(events_exit_unknown);
 	RUN(events_overlap);
+	RUN(unsafe_mapping_path);
 	RUN(child_debuglink);
 	RUN_S(libc_debug_file);
 	RUN(perfmap_jit);
