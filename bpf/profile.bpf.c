@@ -265,12 +265,20 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 }
 
 /*
- * The stack hash, one frame per bpf_loop() step.  A plain bounded loop is
- * verified once per iteration and per call site: 127 frames made it most
- * of the 15,000 instructions the verifier walked (13 ms of every start).
+ * The spill map's hash key (bpf/profile.h, spill_hash_frame): random for
+ * each run, set by the loader and never printed.
+ */
+const volatile __u64 spill_key[SPILL_KEY_WORDS] = {};
+
+/*
+ * The stack hash and the frame comparison, one frame per bpf_loop() step.
+ * A plain bounded loop is verified once per iteration and per call site:
+ * 127 frames made it most of the 15,000 instructions the verifier walked
+ * (13 ms of every start).
  */
 struct hash_ctx {
 	const struct hashed_stack *st;
+	__u64 key[SPILL_KEY_WORDS];
 	__u64 h;
 };
 
@@ -280,18 +288,47 @@ static long hash_frame(__u64 i, void *data)
 
 	if (i >= MAX_STACK_DEPTH || i >= hc->st->nr)
 		return 1;
-	hc->h ^= hc->st->ips[i];
-	hc->h *= 0xff51afd7ed558ccdULL;
-	hc->h ^= hc->h >> 32;
+	hc->h = spill_hash_frame(hc->key, hc->h, hc->st->ips[i]);
 	return 0;
 }
 
-static __always_inline __u64 hash_stack(const struct hashed_stack *st, __u64 seed)
+static __always_inline __u64 hash_stack(const struct hashed_stack *st, __u64 flags)
 {
-	struct hash_ctx hc = { .st = st, .h = seed ^ 0x9e3779b97f4a7c15ULL };
+	struct hash_ctx hc = { .st = st, .key = { spill_key[0], spill_key[1] } };
 
+	hc.h = spill_hash_init(hc.key, st->nr, flags);
 	bpf_loop(MAX_STACK_DEPTH, hash_frame, &hc, 0);
 	return hc.h;
+}
+
+struct cmp_ctx {
+	const struct hashed_stack *a, *b;
+	bool differ;
+};
+
+static long cmp_frame(__u64 i, void *data)
+{
+	struct cmp_ctx *cc = data;
+
+	if (i >= MAX_STACK_DEPTH || i >= cc->a->nr)
+		return 1;
+	if (cc->a->ips[i] != cc->b->ips[i]) {
+		cc->differ = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Is the stored stack the same as st?  (Equal hashes prove nothing.) */
+static __always_inline bool same_stack(const struct hashed_stack *stored,
+				       const struct hashed_stack *st)
+{
+	struct cmp_ctx cc = { .a = st, .b = stored };
+
+	if (stored->nr != st->nr)
+		return false;
+	bpf_loop(MAX_STACK_DEPTH, cmp_frame, &cc, 0);
+	return !cc.differ;
 }
 
 /*
@@ -305,14 +342,34 @@ struct map_set {
 	void *spilled;
 };
 
+/*
+ * A stack is stored under its hash only if no other stack is: on a hit the
+ * frames are compared, and a different stack with the same hash is counted
+ * and reported as missed (-EEXIST), like one that found the map full.
+ */
+static __always_inline bool refer_stored(const struct hashed_stack *stored,
+					 const struct hashed_stack *st,
+					 struct stack_ref *ref, __u64 h, __u64 *cnt)
+{
+	if (!same_stack(stored, st)) {
+		cnt[CNT_SPILL_COLLISION]++;
+		ref->err = -EEXIST;
+		return false;
+	}
+	ref->src = STACK_HASHED;
+	ref->id = h;
+	return true;
+}
+
 static __always_inline bool spill(void *ctx, const struct map_set *ms,
 				  struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
+	struct hashed_stack *st, *stored;
 	__u32 zero = 0;
-	struct hashed_stack *st = bpf_map_lookup_elem(&scratch, &zero);
 	long len, err;
 	__u64 h;
 
+	st = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st)
 		return false;
 	len = bpf_get_stack(ctx, st->ips, stack_bytes, flags);
@@ -324,23 +381,28 @@ static __always_inline bool spill(void *ctx, const struct map_set *ms,
 	st->nr = len / sizeof(__u64);
 	h = hash_stack(st, flags);
 	/* A stack that collides once collides every time: most are stored. */
-	if (bpf_map_lookup_elem(ms->spilled, &h)) {
-		ref->src = STACK_HASHED;
-		ref->id = h;
+	stored = bpf_map_lookup_elem(ms->spilled, &h);
+	if (stored) {
+		refer_stored(stored, st, ref, h, cnt);
 		return false;
 	}
 	err = bpf_map_update_elem(ms->spilled, &h, st, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		/* No room left anywhere: report it as bcc reports -ENOMEM. */
-		cnt[CNT_SPILL_FULL]++;
-		ref->err = -ENOMEM;
+	if (!err) {
+		cnt[CNT_SPILLED]++;
+		ref->src = STACK_HASHED;
+		ref->id = h;
+		return true;
+	}
+	/* Another CPU stored a stack under h just now: compare with it. */
+	stored = err == -EEXIST ? bpf_map_lookup_elem(ms->spilled, &h) : NULL;
+	if (stored) {
+		refer_stored(stored, st, ref, h, cnt);
 		return false;
 	}
-	if (!err)
-		cnt[CNT_SPILLED]++;
-	ref->src = STACK_HASHED;
-	ref->id = h;
-	return !err;
+	/* No room left anywhere: report it as bcc reports -ENOMEM. */
+	cnt[CNT_SPILL_FULL]++;
+	ref->err = -ENOMEM;
+	return false;
 }
 
 /*

@@ -137,9 +137,9 @@ static void report_counters(const struct run *r, const __u64 *c)
 	report_part("kernel", PART_KERNEL, c);
 	pr_info("stacks cut at --perf-max-stack-depth %u: in %llu samples",
 		r->o->max_stack_depth, (unsigned long long)r->truncated);
-	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu",
+	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
-		(unsigned long long)c[CNT_SPILL_ERR]);
+		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
 	pr_info("first-sample notes: sent %llu, failed %llu",
 		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
 	pr_info("counted + filtered + dropped %s taken",

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <bpf/bpf.h>
@@ -210,6 +211,60 @@ static int configure_mntns(struct profile_bpf *skel)
 	return 0;
 }
 
+/*
+ * The spill hash's key (bpf/profile.h): secret, so that no process can
+ * choose frames that collide.  PROFILE_TEST_SPILL_SEED="K0,K1" fixes it for
+ * the test that forges a collision (tests/e2e/t07-collide.sh), and only for
+ * it: a run with it set says so.  -vv prints a fingerprint, never the key.
+ */
+static int read_test_key(const char *val, __u64 key[SPILL_KEY_WORDS])
+{
+	char *end;
+
+	errno = 0;
+	key[0] = strtoull(val, &end, 0);
+	if (!errno && *end == ',')
+		key[1] = strtoull(end + 1, &end, 0);
+	if (errno || *end) {
+		pr_err("PROFILE_TEST_SPILL_SEED must be K0,K1 (two numbers)");
+		return -EINVAL;
+	}
+	pr_warn("PROFILE_TEST_SPILL_SEED is set: the spill hash is not secret (tests only)");
+	return 0;
+}
+
+static int random_key(__u64 key[SPILL_KEY_WORDS])
+{
+	size_t len = SPILL_KEY_WORDS * sizeof(__u64);
+	ssize_t n;
+
+	do
+		n = getrandom(key, len, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len) {
+		pr_err("cannot draw the spill hash key: %s",
+		       n < 0 ? strerror(errno) : "short read");
+		return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static int configure_spill_key(struct profile_bpf *skel)
+{
+	const char *test = getenv("PROFILE_TEST_SPILL_SEED");
+	__u64 key[SPILL_KEY_WORDS];
+	int err;
+
+	err = test ? read_test_key(test, key) : random_key(key);
+	if (err)
+		return err;
+	for (int i = 0; i < SPILL_KEY_WORDS; i++)
+		skel->rodata->spill_key[i] = key[i];
+	pr_debug("spill hash key: fingerprint %08llx",
+		 (unsigned long long)(spill_mix(spill_mix(key[0]) ^ key[1]) >> 32));
+	return 0;
+}
+
 /* Read-only data and map sizes: everything that must be set before load. */
 static int session__configure(struct session *s)
 {
@@ -221,6 +276,8 @@ static int session__configure(struct session *s)
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->notify_new = true;
 	err = configure_pidns(skel);
+	if (!err)
+		err = configure_spill_key(skel);
 	if (err)
 		return err;
 	err = size_set(&s->sets[0], c, true);
