@@ -76,11 +76,14 @@ SPILL_MAP(spilled1);
 COUNT_MAP(counts0);
 COUNT_MAP(counts1);
 
-/* Per CPU: INFLIGHT_SET(the set a running program uses), or INFLIGHT_IDLE. */
+/*
+ * Per CPU: INFLIGHT_SET(the set a running program uses), or INFLIGHT_IDLE.
+ * 64-bit, the width of BPF's atomic exchange on every kernel we load on.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, __u64);
 	__uint(max_entries, 1);
 } inflight SEC(".maps");
 
@@ -537,32 +540,58 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	}
 }
 
+/*
+ * The hand-over of -i, as a store-buffering pair.  This program:
+ *
+ *	xchg(busy, INFLIGHT_UNKNOWN)	fully ordered
+ *	set = READ_ONCE(active_set)
+ *	busy = INFLIGHT_SET(set)	... counts into set ...
+ *	xchg(busy, INFLIGHT_IDLE)	fully ordered
+ *
+ * and user space (session__flip):
+ *
+ *	active_set = new; full barrier
+ *	read every CPU's busy; wait while one is UNKNOWN or SET(old)
+ *
+ * With a full barrier between each side's store and its load, one of them
+ * sees the other's store: either we read the new set, or user space sees
+ * us busy and waits.  BPF's value-returning atomics (BPF_FETCH, of which
+ * xchg is one) are fully ordered on every architecture, as the kernel's
+ * atomic_xchg() is; a plain store or an atomic add whose result is unused
+ * is not (arm64 JITs the add as a relaxed stadd), which is why neither is
+ * used here.  The final exchange orders every update the program made to
+ * the set before the IDLE that lets user space read it.  Programs on one
+ * CPU do not nest (bpf_prog_active), so the flag has one writer per CPU.
+ */
+static __always_inline __u32 enter(__u64 *busy)
+{
+	__atomic_exchange_n(busy, INFLIGHT_UNKNOWN, __ATOMIC_SEQ_CST);
+	return *(volatile __u32 *)&active_set & 1;
+}
+
+static __always_inline void leave(__u64 *busy)
+{
+	__atomic_exchange_n(busy, INFLIGHT_IDLE, __ATOMIC_SEQ_CST);
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
 	struct counters *stat;
 	struct map_set ms;
 	__u32 zero = 0, set;
-	__u32 *busy;
+	__u64 *busy;
 
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	busy = bpf_map_lookup_elem(&inflight, &zero);
 	if (!stat || !busy)
 		return 0;
-	/*
-	 * Say "busy, set unknown" before reading active_set, with a full
-	 * barrier between (the locked add that counts the sample, on x86),
-	 * so that user space, which
-	 * flips active_set and then reads every CPU's flag, either sees us
-	 * busy or we see the new set.
-	 */
-	*busy = INFLIGHT_UNKNOWN;
-	__sync_fetch_and_add(&stat->c[CNT_TAKEN], 1);
-	set = active_set & 1;
+	stat->c[CNT_TAKEN]++;
+	set = enter(busy);
 	*busy = INFLIGHT_SET(set);
 	select_set(&ms, set);
 	sample(ctx, &ms, stat->c);
-	*busy = INFLIGHT_IDLE;
+	leave(busy);
 	return 0;
 }
 

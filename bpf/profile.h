@@ -204,8 +204,9 @@ _Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 1
 	       "no padding the BPF side and user space could read differently");
 
 /*
- * The per-CPU in-flight flag: which map set a running program counts into,
- * so that a flip of the set (-i) can wait for programs on the old one.
+ * The per-CPU in-flight flag (a __u64): which map set a running program
+ * counts into, so that a flip of the set (-i) can wait for programs on the
+ * old one.  The protocol is described at do_sample() in profile.bpf.c.
  */
 #define INFLIGHT_IDLE 0			/* no program runs on this CPU */
 #define INFLIGHT_SET(set) (1 + (set))	/* running on set 0 or 1 */

@@ -39,6 +39,7 @@ struct run {
 	bool missed_enomem;
 	__u64 truncated;	/* samples with a stack cut at the depth limit */
 	unsigned int interval_no;
+	bool flip_interrupted;	/* a stop request came while a flip waited */
 	bool *target_gone;	/* per -p/-L id: its exit was reported */
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
 	size_t prefetch_keys;	/* keys the last prefetch read */
@@ -236,11 +237,12 @@ out:
 	return err;
 }
 
-static int flip(struct session *s)
+/* -EINTR: a stop request came while waiting; finish() completes the flip. */
+static int flip(struct session *s, const volatile sig_atomic_t *stop)
 {
-	int err = session__flip(s);
+	int err = session__flip(s, stop);
 
-	if (err)
+	if (err && err != -EINTR)
 		pr_err("cannot switch map sets for the next interval: %s",
 			strerror(-err));
 	return err;
@@ -386,7 +388,11 @@ static int sample_loop(struct run *r, const struct timespec *start)
 		if (*r->stop || !ts_before(&now, &end))
 			return 0;
 		if (!ts_before(&now, &next)) {
-			err = flip(r->s);
+			err = flip(r->s, r->stop);
+			if (err == -EINTR) {
+				r->flip_interrupted = true;
+				return 0;
+			}
 			if (!err)
 				err = report_set(r, true);
 			if (err)
@@ -409,8 +415,16 @@ static int finish(struct run *r)
 	 * the profiled workload keeps busy, do not let it wait for a time slice.
 	 */
 	setpriority(PRIO_PROCESS, 0, -10);
+	/* The interval whose flip a stop request interrupted, then the last. */
+	if (r->flip_interrupted) {
+		err = flip(r->s, NULL);
+		if (!err)
+			err = report_set(r, true);
+		if (err)
+			return err;
+	}
 	if (r->o->interval) {
-		err = flip(r->s);
+		err = flip(r->s, NULL);
 		if (err)
 			return err;
 	}
