@@ -350,18 +350,17 @@ struct map_set {
  * frames are compared, and a different stack with the same hash is counted
  * and reported as missed (-EEXIST), like one that found the map full.
  */
-static __always_inline bool refer_stored(const struct hashed_stack *stored,
+static __always_inline void refer_stored(const struct hashed_stack *stored,
 					 const struct hashed_stack *st,
 					 struct stack_ref *ref, __u64 h, __u64 *cnt)
 {
 	if (!same_stack(stored, st)) {
 		cnt[CNT_SPILL_COLLISION]++;
 		ref->err = -EEXIST;
-		return false;
+		return;
 	}
 	ref->src = STACK_HASHED;
 	ref->id = h;
-	return true;
 }
 
 static __always_inline bool spill(void *ctx, const struct map_set *ms,
