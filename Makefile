@@ -49,7 +49,7 @@ WL_CFLAGS := -O2 -g
 WL_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 WL_NOFP := -fomit-frame-pointer
 WL_DIR := $(OUTPUT)/workloads
-WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp manystacks cxxburn jitburn faulter)
+WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp manystacks cxxburn jitburn faulter collide)
 
 ifeq ($(V),1)
 Q =
@@ -117,6 +117,11 @@ $(WL_DIR)/burn-nofp: tests/workloads/burn.c | $(WL_DIR)
 $(WL_DIR)/manystacks: tests/workloads/manystacks.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
+
+# It computes the sampler's spill hash, from bpf/profile.h.
+$(WL_DIR)/collide: tests/workloads/collide.c bpf/profile.h | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -Ibpf -pthread -o $@ $<
 
 $(WL_DIR)/cxxburn: tests/workloads/cxxburn.cpp | $(WL_DIR)
 	$(call msg,CXX,$@)

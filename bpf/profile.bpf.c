@@ -76,11 +76,14 @@ SPILL_MAP(spilled1);
 COUNT_MAP(counts0);
 COUNT_MAP(counts1);
 
-/* Per CPU: INFLIGHT_SET(the set a running program uses), or INFLIGHT_IDLE. */
+/*
+ * Per CPU: INFLIGHT_SET(the set a running program uses), or INFLIGHT_IDLE.
+ * 64-bit, the width of BPF's atomic exchange on every kernel we load on.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, __u64);
 	__uint(max_entries, 1);
 } inflight SEC(".maps");
 
@@ -265,12 +268,20 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 }
 
 /*
- * The stack hash, one frame per bpf_loop() step.  A plain bounded loop is
- * verified once per iteration and per call site: 127 frames made it most
- * of the 15,000 instructions the verifier walked (13 ms of every start).
+ * The spill map's hash key (bpf/profile.h, spill_hash_frame): random for
+ * each run, set by the loader and never printed.
+ */
+const volatile __u64 spill_key[SPILL_KEY_WORDS] = {};
+
+/*
+ * The stack hash and the frame comparison, one frame per bpf_loop() step.
+ * A plain bounded loop is verified once per iteration and per call site:
+ * 127 frames made it most of the 15,000 instructions the verifier walked
+ * (13 ms of every start).
  */
 struct hash_ctx {
 	const struct hashed_stack *st;
+	__u64 key[SPILL_KEY_WORDS];
 	__u64 h;
 };
 
@@ -280,18 +291,47 @@ static long hash_frame(__u64 i, void *data)
 
 	if (i >= MAX_STACK_DEPTH || i >= hc->st->nr)
 		return 1;
-	hc->h ^= hc->st->ips[i];
-	hc->h *= 0xff51afd7ed558ccdULL;
-	hc->h ^= hc->h >> 32;
+	hc->h = spill_hash_frame(hc->key, hc->h, hc->st->ips[i]);
 	return 0;
 }
 
-static __always_inline __u64 hash_stack(const struct hashed_stack *st, __u64 seed)
+static __always_inline __u64 hash_stack(const struct hashed_stack *st, __u64 flags)
 {
-	struct hash_ctx hc = { .st = st, .h = seed ^ 0x9e3779b97f4a7c15ULL };
+	struct hash_ctx hc = { .st = st, .key = { spill_key[0], spill_key[1] } };
 
+	hc.h = spill_hash_init(hc.key, st->nr, flags);
 	bpf_loop(MAX_STACK_DEPTH, hash_frame, &hc, 0);
 	return hc.h;
+}
+
+struct cmp_ctx {
+	const struct hashed_stack *a, *b;
+	bool differ;
+};
+
+static long cmp_frame(__u64 i, void *data)
+{
+	struct cmp_ctx *cc = data;
+
+	if (i >= MAX_STACK_DEPTH || i >= cc->a->nr)
+		return 1;
+	if (cc->a->ips[i] != cc->b->ips[i]) {
+		cc->differ = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Is the stored stack the same as st?  (Equal hashes prove nothing.) */
+static __always_inline bool same_stack(const struct hashed_stack *stored,
+				       const struct hashed_stack *st)
+{
+	struct cmp_ctx cc = { .a = st, .b = stored };
+
+	if (stored->nr != st->nr)
+		return false;
+	bpf_loop(MAX_STACK_DEPTH, cmp_frame, &cc, 0);
+	return !cc.differ;
 }
 
 /*
@@ -305,14 +345,33 @@ struct map_set {
 	void *spilled;
 };
 
+/*
+ * A stack is stored under its hash only if no other stack is: on a hit the
+ * frames are compared, and a different stack with the same hash is counted
+ * and reported as missed (-EEXIST), like one that found the map full.
+ */
+static __always_inline void refer_stored(const struct hashed_stack *stored,
+					 const struct hashed_stack *st,
+					 struct stack_ref *ref, __u64 h, __u64 *cnt)
+{
+	if (!same_stack(stored, st)) {
+		cnt[CNT_SPILL_COLLISION]++;
+		ref->err = -EEXIST;
+		return;
+	}
+	ref->src = STACK_HASHED;
+	ref->id = h;
+}
+
 static __always_inline bool spill(void *ctx, const struct map_set *ms,
 				  struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
+	struct hashed_stack *st, *stored;
 	__u32 zero = 0;
-	struct hashed_stack *st = bpf_map_lookup_elem(&scratch, &zero);
 	long len, err;
 	__u64 h;
 
+	st = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st)
 		return false;
 	len = bpf_get_stack(ctx, st->ips, stack_bytes, flags);
@@ -324,23 +383,28 @@ static __always_inline bool spill(void *ctx, const struct map_set *ms,
 	st->nr = len / sizeof(__u64);
 	h = hash_stack(st, flags);
 	/* A stack that collides once collides every time: most are stored. */
-	if (bpf_map_lookup_elem(ms->spilled, &h)) {
-		ref->src = STACK_HASHED;
-		ref->id = h;
+	stored = bpf_map_lookup_elem(ms->spilled, &h);
+	if (stored) {
+		refer_stored(stored, st, ref, h, cnt);
 		return false;
 	}
 	err = bpf_map_update_elem(ms->spilled, &h, st, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		/* No room left anywhere: report it as bcc reports -ENOMEM. */
-		cnt[CNT_SPILL_FULL]++;
-		ref->err = -ENOMEM;
+	if (!err) {
+		cnt[CNT_SPILLED]++;
+		ref->src = STACK_HASHED;
+		ref->id = h;
+		return true;
+	}
+	/* Another CPU stored a stack under h just now: compare with it. */
+	stored = err == -EEXIST ? bpf_map_lookup_elem(ms->spilled, &h) : NULL;
+	if (stored) {
+		refer_stored(stored, st, ref, h, cnt);
 		return false;
 	}
-	if (!err)
-		cnt[CNT_SPILLED]++;
-	ref->src = STACK_HASHED;
-	ref->id = h;
-	return !err;
+	/* No room left anywhere: report it as bcc reports -ENOMEM. */
+	cnt[CNT_SPILL_FULL]++;
+	ref->err = -ENOMEM;
+	return false;
 }
 
 /*
@@ -475,32 +539,58 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	}
 }
 
+/*
+ * The hand-over of -i, as a store-buffering pair.  This program:
+ *
+ *	xchg(busy, INFLIGHT_UNKNOWN)	fully ordered
+ *	set = READ_ONCE(active_set)
+ *	busy = INFLIGHT_SET(set)	... counts into set ...
+ *	xchg(busy, INFLIGHT_IDLE)	fully ordered
+ *
+ * and user space (session__flip):
+ *
+ *	active_set = new; full barrier
+ *	read every CPU's busy; wait while one is UNKNOWN or SET(old)
+ *
+ * With a full barrier between each side's store and its load, one of them
+ * sees the other's store: either we read the new set, or user space sees
+ * us busy and waits.  BPF's value-returning atomics (BPF_FETCH, of which
+ * xchg is one) are fully ordered on every architecture, as the kernel's
+ * atomic_xchg() is; a plain store or an atomic add whose result is unused
+ * is not (arm64 JITs the add as a relaxed stadd), which is why neither is
+ * used here.  The final exchange orders every update the program made to
+ * the set before the IDLE that lets user space read it.  Programs on one
+ * CPU do not nest (bpf_prog_active), so the flag has one writer per CPU.
+ */
+static __always_inline __u32 enter(__u64 *busy)
+{
+	__atomic_exchange_n(busy, INFLIGHT_UNKNOWN, __ATOMIC_SEQ_CST);
+	return *(volatile __u32 *)&active_set & 1;
+}
+
+static __always_inline void leave(__u64 *busy)
+{
+	__atomic_exchange_n(busy, INFLIGHT_IDLE, __ATOMIC_SEQ_CST);
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
 	struct counters *stat;
 	struct map_set ms;
 	__u32 zero = 0, set;
-	__u32 *busy;
+	__u64 *busy;
 
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	busy = bpf_map_lookup_elem(&inflight, &zero);
 	if (!stat || !busy)
 		return 0;
-	/*
-	 * Say "busy, set unknown" before reading active_set, with a full
-	 * barrier between (the locked add that counts the sample, on x86),
-	 * so that user space, which
-	 * flips active_set and then reads every CPU's flag, either sees us
-	 * busy or we see the new set.
-	 */
-	*busy = INFLIGHT_UNKNOWN;
-	__sync_fetch_and_add(&stat->c[CNT_TAKEN], 1);
-	set = active_set & 1;
+	stat->c[CNT_TAKEN]++;
+	set = enter(busy);
 	*busy = INFLIGHT_SET(set);
 	select_set(&ms, set);
 	sample(ctx, &ms, stat->c);
-	*busy = INFLIGHT_IDLE;
+	leave(busy);
 	return 0;
 }
 

@@ -111,6 +111,45 @@ struct hashed_stack {
 };
 
 /*
+ * The spill map's key: a hash of the stack's frames, keyed by a secret the
+ * loader draws from getrandom() for each run (spill_key in
+ * bpf/profile.bpf.c).  Any process can choose its stack's frames (a forged
+ * frame-pointer chain), so an unkeyed hash lets it make two stacks with one
+ * key; the BPF side compares the frames on every hit anyway, and a real
+ * collision is counted (CNT_SPILL_COLLISION) and the stack reported as
+ * missed, never shown under the other stack's frames.  The key only makes
+ * such collisions as rare as chance would.
+ *
+ * Each step is murmur3's 64-bit finalizer, a bijection in which every input
+ * bit flips every output bit with probability about 1/2: the frame is mixed
+ * with key[0] on its own, then into the running hash, which starts from
+ * key[1], the frame count and the bpf_get_stack() flags.  Here rather than
+ * in the BPF source so that a test (tests/workloads/collide.c) can compute
+ * it for a key it chose.
+ */
+#define SPILL_KEY_WORDS 2
+
+static inline __u64 spill_mix(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static inline __u64 spill_hash_init(const __u64 *key, __u64 nr, __u64 flags)
+{
+	return spill_mix(key[1] ^ (nr << 32) ^ flags);
+}
+
+static inline __u64 spill_hash_frame(const __u64 *key, __u64 h, __u64 ip)
+{
+	return spill_mix(h ^ spill_mix(ip + key[0]));
+}
+
+/*
  * How reading one part's stack went, other than stored in the stack map.
  * Each part has a counter for each, in this order (see CNT_STACK_ERR).
  */
@@ -142,6 +181,7 @@ enum counter {
 	CNT_SPILLED,		/* stacks stored in the spill map */
 	CNT_SPILL_FULL,		/* spill map full: stack printed as missed */
 	CNT_SPILL_ERR,		/* bpf_get_stack failed after -EEXIST */
+	CNT_SPILL_COLLISION,	/* another stack had its hash: printed as missed */
 	CNT_NOTES,		/* first-sample notes sent to user space */
 	CNT_NOTE_ERR,		/* ... that could not be sent */
 	CNT_NEW_KEYS,		/* count map keys inserted */
@@ -164,8 +204,9 @@ _Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 1
 	       "no padding the BPF side and user space could read differently");
 
 /*
- * The per-CPU in-flight flag: which map set a running program counts into,
- * so that a flip of the set (-i) can wait for programs on the old one.
+ * The per-CPU in-flight flag (a __u64): which map set a running program
+ * counts into, so that a flip of the set (-i) can wait for programs on the
+ * old one.  The protocol is described at do_sample() in profile.bpf.c.
  */
 #define INFLIGHT_IDLE 0			/* no program runs on this CPU */
 #define INFLIGHT_SET(set) (1 + (set))	/* running on set 0 or 1 */

@@ -84,16 +84,19 @@ static int parse_line(struct ksyms *ks, char *line)
 {
 	char *end, *name, *mod;
 	struct kentry *e;
+	size_t len;
 	__u64 addr;
 
 	addr = strtoull(line, &end, 16);
 	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ' || !is_text(end[1]))
 		return 0;
 	name = end + 3;
-	name[strcspn(name, "\t\n ")] = '\0';
+	len = strcspn(name, "\t\n ");
+	/* The module, if any, follows the name's end; not past the line's. */
+	mod = name[len] ? name + len + 1 : name + len;
+	name[len] = '\0';
 	if (!name[0] || !strncmp(name, "__pfx_", 6))
 		return 0;
-	mod = name + strlen(name) + 1;
 	if (!ks->nr)
 		ks->base = addr & ~0xffffffffULL;
 	if ((addr & ~0xffffffffULL) != ks->base)
@@ -121,6 +124,25 @@ static int cmp_kentry(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+/*
+ * Did fgets() read a whole line?  A longer one (no kernel symbol is: names
+ * are under 512 bytes) is skipped to its end, rather than parsed in pieces.
+ */
+static bool whole_line(FILE *f, const char *line)
+{
+	size_t len = strlen(line);
+	int c;
+
+	if (len && line[len - 1] == '\n')
+		return true;
+	c = getc(f);
+	if (c == '\n' || c == EOF)
+		return true;	/* only the newline did not fit, or none came */
+	while (c != '\n' && c != EOF)
+		c = getc(f);
+	return false;
+}
+
 struct ksyms *ksyms__load_file(FILE *f)
 {
 	bool any_nonzero = false;
@@ -136,6 +158,8 @@ struct ksyms *ksyms__load_file(FILE *f)
 	ks->strs[0] = '\0';
 	ks->strs_len = 1;
 	while (fgets(line, sizeof(line), f)) {
+		if (!whole_line(f, line))
+			continue;
 		if (strspn(line, "0") < 16)
 			any_nonzero = true;
 		if (parse_line(ks, line))

@@ -40,6 +40,7 @@ struct run {
 	bool missed_enomem;
 	__u64 truncated;	/* samples with a stack cut at the depth limit */
 	unsigned int interval_no;
+	bool flip_interrupted;	/* a stop request came while a flip waited */
 	bool *target_gone;	/* per -p/-L id: its exit was reported */
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
 	size_t prefetch_keys;	/* keys the last prefetch read */
@@ -171,9 +172,9 @@ static void report_counters(const struct run *r, const __u64 *c)
 	report_part("kernel", PART_KERNEL, c);
 	pr_info("stacks cut at --perf-max-stack-depth %u: in %llu samples",
 		r->o->max_stack_depth, (unsigned long long)r->truncated);
-	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu",
+	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
-		(unsigned long long)c[CNT_SPILL_ERR]);
+		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
 	pr_info("first-sample notes: sent %llu, failed %llu",
 		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
 	pr_info("counted + filtered + dropped %s taken",
@@ -270,11 +271,12 @@ out:
 	return err;
 }
 
-static int flip(struct session *s)
+/* -EINTR: a stop request came while waiting; finish() completes the flip. */
+static int flip(struct session *s, const volatile sig_atomic_t *stop)
 {
-	int err = session__flip(s);
+	int err = session__flip(s, stop);
 
-	if (err)
+	if (err && err != -EINTR)
 		pr_err("cannot switch map sets for the next interval: %s",
 			strerror(-err));
 	return err;
@@ -420,7 +422,11 @@ static int sample_loop(struct run *r, const struct timespec *start)
 		if (*r->stop || !ts_before(&now, &end))
 			return 0;
 		if (!ts_before(&now, &next)) {
-			err = flip(r->s);
+			err = flip(r->s, r->stop);
+			if (err == -EINTR) {
+				r->flip_interrupted = true;
+				return 0;
+			}
 			if (!err)
 				err = report_set(r, true);
 			if (err)
@@ -443,8 +449,16 @@ static int finish(struct run *r)
 	 * the profiled workload keeps busy, do not let it wait for a time slice.
 	 */
 	setpriority(PRIO_PROCESS, 0, -10);
+	/* The interval whose flip a stop request interrupted, then the last. */
+	if (r->flip_interrupted) {
+		err = flip(r->s, NULL);
+		if (!err)
+			err = report_set(r, true);
+		if (err)
+			return err;
+	}
 	if (r->o->interval) {
-		err = flip(r->s);
+		err = flip(r->s, NULL);
 		if (err)
 			return err;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <bpf/bpf.h>
@@ -46,6 +47,8 @@ struct session {
 	int *pfds;
 	int nr_links;
 	int nr_cpus;		/* possible CPUs: per-CPU map value count */
+	bool flip_pending;	/* switched away from flip_from, not yet idle */
+	int flip_from;
 };
 
 static const char *load_hint(int err)
@@ -210,6 +213,60 @@ static int configure_mntns(struct profile_bpf *skel)
 	return 0;
 }
 
+/*
+ * The spill hash's key (bpf/profile.h): secret, so that no process can
+ * choose frames that collide.  PROFILE_TEST_SPILL_SEED="K0,K1" fixes it for
+ * the test that forges a collision (tests/e2e/t07-collide.sh), and only for
+ * it: a run with it set says so.  -vv prints a fingerprint, never the key.
+ */
+static int read_test_key(const char *val, __u64 key[SPILL_KEY_WORDS])
+{
+	char *end;
+
+	errno = 0;
+	key[0] = strtoull(val, &end, 0);
+	if (!errno && *end == ',')
+		key[1] = strtoull(end + 1, &end, 0);
+	if (errno || *end) {
+		pr_err("PROFILE_TEST_SPILL_SEED must be K0,K1 (two numbers)");
+		return -EINVAL;
+	}
+	pr_warn("PROFILE_TEST_SPILL_SEED is set: the spill hash is not secret (tests only)");
+	return 0;
+}
+
+static int random_key(__u64 key[SPILL_KEY_WORDS])
+{
+	size_t len = SPILL_KEY_WORDS * sizeof(__u64);
+	ssize_t n;
+
+	do
+		n = getrandom(key, len, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len) {
+		pr_err("cannot draw the spill hash key: %s",
+		       n < 0 ? strerror(errno) : "short read");
+		return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static int configure_spill_key(struct profile_bpf *skel)
+{
+	const char *test = getenv("PROFILE_TEST_SPILL_SEED");
+	__u64 key[SPILL_KEY_WORDS];
+	int err;
+
+	err = test ? read_test_key(test, key) : random_key(key);
+	if (err)
+		return err;
+	for (int i = 0; i < SPILL_KEY_WORDS; i++)
+		skel->rodata->spill_key[i] = key[i];
+	pr_debug("spill hash key: fingerprint %08llx",
+		 (unsigned long long)(spill_mix(spill_mix(key[0]) ^ key[1]) >> 32));
+	return 0;
+}
+
 /* Read-only data and map sizes: everything that must be set before load. */
 static int session__configure(struct session *s)
 {
@@ -221,6 +278,8 @@ static int session__configure(struct session *s)
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->notify_new = true;
 	err = configure_pidns(skel);
+	if (!err)
+		err = configure_spill_key(skel);
 	if (err)
 		return err;
 	err = size_set(&s->sets[0], c, true);
@@ -528,52 +587,91 @@ int session__events_fd(const struct session *s)
 	return bpf_map__fd(s->skel->maps.events);
 }
 
-/* Is any CPU still running the program on set `set`, or about to pick one? */
-static int set_busy(struct session *s, int set, bool *busy)
+/*
+ * *cpu: the first CPU still running the program on set `set`, or about to
+ * pick a set; -1 when there is none.  0 or -errno.
+ */
+static int busy_cpu(struct session *s, int set, int *cpu)
 {
-	__u32 zero = 0, *vals;
+	__u32 zero = 0;
+	__u64 *vals;
 	int err = 0;
 
-	vals = calloc(s->nr_cpus, sizeof(__u64));	/* per-CPU values are 8-byte aligned */
+	vals = calloc(s->nr_cpus, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	*busy = false;
+	*cpu = -1;
 	if (bpf_map__lookup_elem(s->skel->maps.inflight, &zero, sizeof(zero), vals,
-				 s->nr_cpus * sizeof(__u64), 0)) {
+				 s->nr_cpus * sizeof(*vals), 0)) {
 		err = -errno;
 		goto out;
 	}
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		__u32 v = vals[cpu * 2];
-
-		if (v == INFLIGHT_SET((__u32)set) || v == INFLIGHT_UNKNOWN)
-			*busy = true;
-	}
+	for (int i = 0; i < s->nr_cpus && *cpu < 0; i++)
+		if (vals[i] == INFLIGHT_SET((__u64)set) || vals[i] == INFLIGHT_UNKNOWN)
+			*cpu = i;
 out:
 	free(vals);
 	return err;
 }
 
-int session__flip(struct session *s)
+static double elapsed_s(const struct timespec *since)
 {
-	int old = s->skel->bss->active_set & 1;
-	struct timespec ms = { 0, 1000000 };
-	bool busy = true;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) + (now.tv_nsec - since->tv_nsec) / 1e9;
+}
+
+/*
+ * Programs run in interrupt context: the wait takes microseconds, unless a
+ * virtual CPU was descheduled in the middle of one.  Then it takes what it
+ * takes: a warning after FLIP_WARN_S and every FLIP_REWARN_S after that, but
+ * no failure, since counting into a set being drained would lose samples.
+ */
+#define FLIP_WARN_S 1
+#define FLIP_REWARN_S 10
+
+static int wait_set_idle(struct session *s, int set, const volatile sig_atomic_t *stop)
+{
+	const struct timespec ms = { 0, 1000000 };
+	double warn_at = FLIP_WARN_S;
+	struct timespec start;
+	int cpu, err;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		err = busy_cpu(s, set, &cpu);
+		if (err || cpu < 0)
+			return err;
+		if (stop && *stop)
+			return -EINTR;
+		if (elapsed_s(&start) >= warn_at) {
+			pr_warn("CPU %d has not left the sampler on the old map set for %.0f s; still waiting to switch",
+				cpu, elapsed_s(&start));
+			warn_at += FLIP_REWARN_S;
+		}
+		nanosleep(&ms, NULL);
+	}
+}
+
+int session__flip(struct session *s, const volatile sig_atomic_t *stop)
+{
 	int err;
 
-	s->skel->bss->active_set = !old;
-	__sync_synchronize();
-	/* Programs run in interrupt context: this takes microseconds, unless
-	 * a virtual CPU was descheduled in the middle of one. */
-	for (int tries = 0; busy && tries < 1000; tries++) {
-		err = set_busy(s, old, &busy);
-		if (err)
-			return err;
-		if (busy)
-			nanosleep(&ms, NULL);
+	/* A flip that a stop request interrupted resumes its wait. */
+	if (!s->flip_pending) {
+		s->flip_from = s->skel->bss->active_set & 1;
+		/* The store, then a full barrier, then the flags: see do_sample(). */
+		__atomic_store_n(&s->skel->bss->active_set, !s->flip_from, __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		s->flip_pending = true;
 	}
-	s->read_set = old;
-	return busy ? -EBUSY : 0;
+	err = wait_set_idle(s, s->flip_from, stop);
+	if (err)
+		return err;
+	s->flip_pending = false;
+	s->read_set = s->flip_from;
+	return 0;
 }
 
 /*

@@ -6,6 +6,7 @@
 #ifndef SESSION_H
 #define SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -74,9 +75,12 @@ void session__trace_source(struct session *s, struct trace_source *src);
 /*
  * For -i: switch sampling to the other set of maps, wait until no program
  * still runs on the old one, and make the old one the set that
- * session__drain() and the trace source read.  0, -EBUSY or -errno.
+ * session__drain() and the trace source read.  The wait has no time limit
+ * (it warns after a second); when *stop is set during it (stop may be
+ * NULL), -EINTR, and the next call resumes the wait instead of switching
+ * again.  0, -EINTR or -errno.
  */
-int session__flip(struct session *s);
+int session__flip(struct session *s, const volatile sig_atomic_t *stop);
 
 /* Empty the read set after its samples were reported, for its next turn. */
 int session__clear(struct session *s, const struct sample *samples, size_t nr);

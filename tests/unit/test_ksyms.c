@@ -88,6 +88,91 @@ TEST(garbage_lines)
 	ksyms__free(ks);
 }
 
+/*
+ * "ffffffff81000000 T " and a name of n - 19 bytes: a line of n characters
+ * before its newline.  The line buffer holds 1023 and the NUL.  A line that
+ * does not fit is skipped whole: the rest of it, which here looks like a
+ * symbol line of its own, must not be parsed as one.
+ */
+static char *long_line(size_t n, unsigned int addr_lo)
+{
+	const char *tail = "ffffffff81000f00 T tail_fragment";
+	char *s = malloc(n + 2);
+	int head;
+
+	if (!s)
+		return NULL;
+	head = snprintf(s, n + 2, "ffffffff%08x T ", addr_lo);
+	memset(s + head, 'n', n - head);
+	if (n > 1023 + strlen(tail))
+		memcpy(s + 1023, tail, strlen(tail));
+	s[n] = '\n';
+	s[n + 1] = '\0';
+	return s;
+}
+
+static void check_long_line(size_t n, bool fits)
+{
+	char *line = long_line(n, 0x81000100);
+	char *text = NULL;
+	struct ksyms *ks;
+	struct ksym s;
+
+	CHECK(line != NULL);
+	if (!line || asprintf(&text, "ffffffff81000000 T first\n%sffffffff81000200 T last\n",
+			      line) < 0) {
+		CHECK(0);
+		free(line);
+		return;
+	}
+	ks = load(text);
+	CHECK(ks != NULL);
+	if (ks) {
+		CHECK_INT(ksyms__count(ks), fits ? 3 : 2);
+		CHECK(ksyms__find(ks, 0xffffffff81000150, &s));
+		if (fits) {
+			CHECK_INT(strlen(s.name), n - 19);
+			CHECK(s.module == NULL);
+		} else {
+			CHECK_STR(s.name, "first");
+		}
+		CHECK(ksyms__find(ks, 0xffffffff81000f10, &s));
+		CHECK_STR(s.name, "last");
+		ksyms__free(ks);
+	}
+	free(text);
+	free(line);
+}
+
+TEST(long_lines)
+{
+	check_long_line(1022, true);
+	check_long_line(1023, true);	/* only its newline is left over */
+	check_long_line(1024, false);
+	check_long_line(2000, false);
+}
+
+/* The last line at the buffer's size, with no newline after it. */
+TEST(long_last_line)
+{
+	char *line = long_line(1023, 0x81000100);
+	struct ksyms *ks;
+	struct ksym s;
+
+	CHECK(line != NULL);
+	if (!line)
+		return;
+	line[1023] = '\0';
+	ks = load(line);
+	CHECK(ks != NULL);
+	if (ks) {
+		CHECK(ksyms__find(ks, 0xffffffff81000100, &s));
+		CHECK_INT(strlen(s.name), 1023 - 19);
+		ksyms__free(ks);
+	}
+	free(line);
+}
+
 TEST(real_kallsyms)
 {
 	struct ksyms *ks = ksyms__load("/proc/kallsyms");
@@ -104,6 +189,8 @@ int main(void)
 	RUN(hidden_addresses);
 	RUN(padding_symbols_skipped);
 	RUN(garbage_lines);
+	RUN(long_lines);
+	RUN(long_last_line);
 	RUN(real_kallsyms);
 	return unit_summary();
 }

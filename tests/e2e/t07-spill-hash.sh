@@ -1,0 +1,75 @@
+#!/bin/bash
+# The spill map is keyed by a hash of the frames, and a hostile process
+# chooses its frames.  Stacks with equal hashes must not be merged: the
+# frames are compared, a collision is counted and that stack reported as
+# missed.  The key is secret and new for each run; PROFILE_TEST_SPILL_SEED
+# fixes it here so that a process can forge a collision (collide.c), as an
+# attacker who knew it could.
+. "$(dirname "$0")/lib.sh"
+
+NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+KEY0=0x0123456789abcdef KEY1=0xfedcba9876543210
+
+# spilled VALUE FILE: a number from the -v "spilled stacks:" line.
+spilled() { sed -n "s/^profile: spilled stacks:.*[ ,]$1 \\([0-9]*\\).*/\\1/p" "$2"; }
+
+# Each collide thread's lines show its own mark, or the stack as missed.
+check_own_frames() {
+	local t
+	for t in a b c; do
+		if grep "^coll-$t;" "$1" | grep -v -q -e ";mark_$t;" -e "^coll-$t;\\[Missed User Stack\\] "; then
+			grep "^coll-$t;" "$1"
+			fail "coll-$t samples shown under another stack's frames" || return 1
+		fi
+	done
+}
+
+test_expect_success ROOT_BPF,CAPS 'equal spill hashes from a process as nobody: not merged, counted, shown as missed' '
+	bg $NOBODY "$WORKLOADS/collide" $KEY0 $KEY1 8 >hashes && pid=$! &&
+	sleep 0.5 &&
+	cat hashes &&
+	{ [ "$(sort -u -k3 hashes | wc -l)" -eq 1 ] || fail "collide did not make equal hashes"; } &&
+	PROFILE_TEST_SPILL_SEED=$KEY0,$KEY1 "$PROFILE" -U -F 999 -f -v -p $pid \
+		--stack-storage-size 1 3 >coll.folded 2>err &&
+	cat coll.folded && grep -v "^profile: \\(processes\\|files\\|kernel symbols\\|first\\)" err &&
+	n=$(spilled collisions err) && stored=$(spilled stored err) &&
+	echo "spilled: stored $stored, hash collisions $n" &&
+	{ grep -q "PROFILE_TEST_SPILL_SEED is set" err || fail "no warning that the key is fixed"; } &&
+	{ [ -n "$n" ] && [ "$n" -ge 100 ] || fail "collisions not counted"; } &&
+	check_own_frames coll.folded &&
+	own=$(grep -c ";mark_[abc];coll_spin [0-9]*\$" coll.folded) &&
+	missed=$(fsum coll.folded "^coll-[abc];\\[Missed User Stack\\] ") &&
+	echo "stacks with their own frames: $own; samples shown as missed: $missed" &&
+	{ [ "$own" -eq 2 ] || fail "expected two stacks with their own frames (stack map, spill map)"; } &&
+	{ [ "$missed" -eq "$n" ] || fail "$missed samples shown as missed, $n collisions counted"; } &&
+	{ grep -q "^WARNING: [1-9][0-9]* stack traces could not be displayed\\.\$" err ||
+		fail "no WARNING, or one suggesting --stack-storage-size"; } &&
+	grep -q -x "profile: counted + filtered + dropped == taken" err
+'
+
+test_expect_success ROOT_BPF 'the spill key is new for each run and never printed; spilled stacks keep their frames' '
+	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 8 >/dev/null && pid=$! &&
+	sleep 0.3 &&
+	"$PROFILE" -U -F 999 -f -vv -p $pid --stack-storage-size 1024 2 >a.folded 2>a.vv &&
+	"$PROFILE" -U -F 99 -f -vv -p $pid 1 >/dev/null 2>b.vv &&
+	fa=$(sed -n "s/^profile: spill hash key: fingerprint \\([0-9a-f]*\\)\$/\\1/p" a.vv) &&
+	fb=$(sed -n "s/^profile: spill hash key: fingerprint \\([0-9a-f]*\\)\$/\\1/p" b.vv) &&
+	echo "fingerprints: $fa $fb" &&
+	{ [ -n "$fa" ] && [ -n "$fb" ] && [ "$fa" != "$fb" ] || fail "the key did not change between runs"; } &&
+	{ ! grep -q "PROFILE_TEST_SPILL_SEED" a.vv || fail "a normal run says the key is fixed"; } &&
+	grep "^profile: spilled stacks:" a.vv &&
+	stored=$(spilled stored a.vv) && n=$(spilled collisions a.vv) &&
+	{ [ "$stored" -ge 50 ] || fail "too few stacks spilled to check"; } &&
+	{ [ "$n" -eq 0 ] || fail "$n hash collisions without a forged key"; } &&
+	# Below run, a manystacks stack is f0..f7 calls, maybe down to leaf,
+	# the stored ones too; a garbled one would show other frames there.
+	all=$(grep "^manystacks;" a.folded | grep -c ";run;f[0-7]" || :) &&
+	bad=$(grep "^manystacks;" a.folded | grep ";run;f[0-7]" |
+		grep -v -c -E ";run(;f[0-7])+(;leaf)? [0-9]+\$" || :) &&
+	echo "manystacks stacks below run: $all, with other frames: $bad" &&
+	{ [ "$bad" -gt 0 ] && grep ";run;f[0-7]" a.folded | grep -v -E ";run(;f[0-7])+(;leaf)? [0-9]+\$" | head -5; true; } &&
+	{ [ "$all" -ge 300 ] || fail "too few distinct stacks"; } &&
+	{ [ "$bad" -le $((all / 100)) ] || fail "spilled stacks lost their frames"; }
+'
+
+test_done
