@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,88 +50,14 @@ static int report_error(const char *what, int err)
 	return err;
 }
 
-/* Split path into its directory, opened in w->dirfd, and its last name. */
-static int open_dir(struct writer *w, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	struct stat st;
-	char *dir;
-	int err = 0;
-
-	if (slash && !slash[1])
-		return -EISDIR;
-	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-	w->name = strdup(slash ? slash + 1 : path);
-	if (!dir || !w->name)
-		err = -ENOMEM;
-	if (!err) {
-		w->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (w->dirfd < 0)
-			err = -errno;
-	}
-	/* A directory cannot be replaced by a file: say so now, not at the end. */
-	if (!err && !fstatat(w->dirfd, w->name, &st, AT_SYMLINK_NOFOLLOW) &&
-	    S_ISDIR(st.st_mode))
-		err = -EISDIR;
-	free(dir);
-	return err;
-}
-
-/*
- * A new file of our own beside the target, 0600 as perf.data is: never
- * one that exists (O_EXCL), never through a symlink (O_NOFOLLOW).
- */
-static int create_tmp(struct writer *w)
-{
-	unsigned long long r;
-	int fd = -1;
-
-	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			return -errno;
-		free(w->tmp);
-		if (asprintf(&w->tmp, ".%s.%012llx.tmp", w->name,
-			     r & 0xffffffffffffULL) < 0) {
-			w->tmp = NULL;
-			return -ENOMEM;
-		}
-		fd = openat(w->dirfd, w->tmp,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			return -errno;
-	}
-	if (fd < 0)
-		return -EEXIST;
-	w->f = fdopen(fd, "w");
-	if (!w->f) {
-		close(fd);
-		return -errno;
-	}
-	return 0;
-}
-
-static void drop_file(struct writer *w)
-{
-	if (w->tmp && w->dirfd >= 0)
-		unlinkat(w->dirfd, w->tmp, 0);
-	if (w->dirfd >= 0)
-		close(w->dirfd);
-	free(w->name);
-	free(w->tmp);
-	w->dirfd = -1;
-	w->name = w->tmp = NULL;
-}
-
 static int open_file(struct writer *w, const char *path)
 {
-	int err = open_dir(w, path);
+	w->f = fopen(path, "we");
+	if (!w->f) {
+		int err = -errno;
 
-	if (!err)
-		err = create_tmp(w);
-	if (err) {
 		pr_err("cannot open '%s' for writing: %s; check the -o path",
 			path, strerror(-err));
-		drop_file(w);
 		return err;
 	}
 	if (w->o->format == FMT_PLAIN)
@@ -143,30 +65,9 @@ static int open_file(struct writer *w, const char *path)
 	return 0;
 }
 
-/* The file is complete: on disk, then under its name, in one step. */
-static int commit_file(struct writer *w)
-{
-	int err = 0;
-
-	if (fflush(w->f) || fsync(fileno(w->f)))
-		err = -errno;
-	if (fclose(w->f) && !err)
-		err = -errno;
-	w->f = NULL;
-	if (!err && renameat(w->dirfd, w->tmp, w->dirfd, w->name))
-		err = -errno;
-	if (!err) {
-		free(w->tmp);
-		w->tmp = NULL;	/* nothing left to remove */
-	}
-	drop_file(w);
-	return err;
-}
-
 int writer__open(struct writer *w, const struct options *o, struct usyms *us)
 {
 	memset(w, 0, sizeof(*w));
-	w->dirfd = -1;
 	w->o = o;
 	w->us = us;
 	w->oo = (struct output_opts){
@@ -368,13 +269,11 @@ int writer__close(struct writer *w)
 	restore_screen(w);
 	if (!w->f)
 		return 0;
-	if (w->f != stdout) {
-		err = commit_file(w);
-	} else {
-		if (fflush(w->f))
-			err = -errno;
-		w->f = NULL;
-	}
+	if (fflush(w->f))
+		err = -errno;
+	if (w->f != stdout && fclose(w->f) && !err)
+		err = -errno;
+	w->f = NULL;
 	return err ? report_error("the output", err) : 0;
 }
 
@@ -386,5 +285,4 @@ void writer__abort(struct writer *w)
 	if (w->f && w->f != stdout)
 		fclose(w->f);
 	w->f = NULL;
-	drop_file(w);
 }

@@ -18,12 +18,6 @@ struct usyms;
 struct writer {
 	const struct options *o;
 	FILE *f;		/* the open stream, NULL between interval files */
-	/*
-	 * A file is written as a new one beside it, named tmp, in the
-	 * directory dirfd, and renamed to name once complete.
-	 */
-	int dirfd;		/* -1: writing to stdout */
-	char *name, *tmp;
 	bool per_interval;	/* -o is a strftime pattern: a file per report */
 	bool screen;		/* --top on a terminal: redraw in place */
 	struct output_opts oo;
@@ -44,13 +38,10 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 /* Is the final, partial interval worth writing?  (Not on a live screen.) */
 bool writer__wants_final(const struct writer *w);
 
-/*
- * Flush and close, checking for errors (a full disk shows here); a file is
- * then synced and renamed over its name, atomically.
- */
+/* Flush and close, checking for errors (a full disk shows here). */
 int writer__close(struct writer *w);
 
-/* Close without checks, after a failure: a file's old contents stay. */
+/* Close without checks, after a failure. */
 void writer__abort(struct writer *w);
 
 #endif /* WRITER_H */
