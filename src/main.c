@@ -37,8 +37,11 @@ static void set_signals(void)
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
+	/* Each ends the run early: the samples so far are printed. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	/* A closed pipe shows as EPIPE from write(), handled there. */
 	signal(SIGPIPE, SIG_IGN);
 }

@@ -52,22 +52,56 @@ static int report_error(const char *what, int err)
 
 static int open_file(struct writer *w, const char *path)
 {
-	w->f = fopen(path, "we");
-	if (!w->f) {
-		int err = -errno;
+	int err = outfile__open(&w->out, path);
 
+	if (err) {
 		pr_err("cannot open '%s' for writing: %s; check the -o path",
 			path, strerror(-err));
 		return err;
 	}
+	w->f = w->out.f;
 	if (w->o->format == FMT_PLAIN)
 		print_header(w->f, w->o);
 	return 0;
 }
 
+/* Expand the -o pattern for the time now, or -EINVAL (reported). */
+static int expand_pattern(const struct writer *w, const struct timespec *t,
+			  char *path, size_t sz)
+{
+	struct tm tm;
+
+	localtime_r(&t->tv_sec, &tm);
+	if (!strftime(path, sz, w->o->output, &tm)) {
+		pr_err("-o pattern '%s' expands to nothing", w->o->output);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A bad -o directory should stop the run before it starts, not at the
+ * first interval: make (and remove) a temporary file where the first one
+ * will go.  No file named by the pattern is touched.
+ */
+static int check_pattern(struct writer *w)
+{
+	struct timespec now;
+	char path[4096];
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	err = expand_pattern(w, &now, path, sizeof(path));
+	if (!err)
+		err = open_file(w, path);
+	writer__abort(w);
+	return err;
+}
+
 int writer__open(struct writer *w, const struct options *o, struct usyms *us)
 {
 	memset(w, 0, sizeof(*w));
+	w->out.dirfd = -1;
 	w->o = o;
 	w->us = us;
 	w->oo = (struct output_opts){
@@ -81,7 +115,7 @@ int writer__open(struct writer *w, const struct options *o, struct usyms *us)
 	};
 	w->per_interval = o->output && o->interval && strchr(o->output, '%');
 	if (w->per_interval)
-		return 0;
+		return check_pattern(w);
 	w->screen = o->top && !o->output && isatty(STDOUT_FILENO);
 	if (w->screen) {
 		/* The alternate screen, cursor hidden; writer__close() undoes it. */
@@ -224,16 +258,12 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 		 const struct timespec *start, const struct timespec *end)
 {
 	char path[4096];
-	struct tm tm;
 	int err;
 
 	if (w->per_interval) {
-		localtime_r(&start->tv_sec, &tm);
-		if (!strftime(path, sizeof(path), w->o->output, &tm)) {
-			pr_err("-o pattern '%s' expands to nothing", w->o->output);
-			return -EINVAL;
-		}
-		err = open_file(w, path);
+		err = expand_pattern(w, start, path, sizeof(path));
+		if (!err)
+			err = open_file(w, path);
 		if (err)
 			return err;
 	}
@@ -269,10 +299,10 @@ int writer__close(struct writer *w)
 	restore_screen(w);
 	if (!w->f)
 		return 0;
-	if (fflush(w->f))
-		err = -errno;
-	if (w->f != stdout && fclose(w->f) && !err)
-		err = -errno;
+	if (w->f == stdout)
+		err = fflush(stdout) ? -errno : 0;
+	else
+		err = outfile__commit(&w->out);
 	w->f = NULL;
 	return err ? report_error("the output", err) : 0;
 }
@@ -282,7 +312,6 @@ void writer__abort(struct writer *w)
 	restore_screen(w);
 	if (w->f == stdout)
 		fflush(stdout);
-	if (w->f && w->f != stdout)
-		fclose(w->f);
+	outfile__abort(&w->out);
 	w->f = NULL;
 }

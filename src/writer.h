@@ -11,6 +11,7 @@
 #include <time.h>
 #include "opts.h"
 #include "output.h"
+#include "outfile.h"
 
 struct records;
 struct usyms;
@@ -18,6 +19,7 @@ struct usyms;
 struct writer {
 	const struct options *o;
 	FILE *f;		/* the open stream, NULL between interval files */
+	struct outfile out;	/* -o: f is out.f, renamed into place on close */
 	bool per_interval;	/* -o is a strftime pattern: a file per report */
 	bool screen;		/* --top on a terminal: redraw in place */
 	struct output_opts oo;
@@ -38,10 +40,12 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 /* Is the final, partial interval worth writing?  (Not on a live screen.) */
 bool writer__wants_final(const struct writer *w);
 
-/* Flush and close, checking for errors (a full disk shows here). */
+/* Flush and close, checking for errors (a full disk shows here); an -o
+ * file replaces the old one only now. */
 int writer__close(struct writer *w);
 
-/* Close without checks, after a failure. */
+/* Close without checks, after a failure: an -o file being written is
+ * removed, the old one kept. */
 void writer__abort(struct writer *w);
 
 #endif /* WRITER_H */
