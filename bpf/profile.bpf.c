@@ -183,10 +183,14 @@ static __always_inline void note_process(void *ctx, __u32 pid, __u64 *cnt)
 	if (bpf_map_lookup_elem(&seen, &pid))
 		return;
 	bpf_map_update_elem(&seen, &pid, &one, BPF_ANY);
-	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &pid, sizeof(pid)))
-		cnt[CNT_NOTE_ERR]++;
-	else
+	if (!bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &pid, sizeof(pid))) {
 		cnt[CNT_NOTES]++;
+		return;
+	}
+	/* The ring was full: note it again with its next new stack. */
+	cnt[CNT_NOTE_ERR]++;
+	bpf_map_delete_elem(&seen, &pid);
+	*last = 0;
 }
 
 static __always_inline bool in_set(void *map, __u32 id)

@@ -43,6 +43,7 @@ enum cap_kind {
 #define CAP_SECTION_BYTES	(32u << 20)
 #define CAP_NAMES_BYTES		(32u << 20)
 #define CAP_NAME_LEN		(64u << 10)
+#define CAP_SCAN_BYTES		(64u << 20)	/* name bytes scanned per table */
 #define CAP_OBJECT_BYTES	(96u << 20)
 #define CAP_PERFMAP_BYTES	(64u << 20)
 #define CAP_PERFMAP_ENTRIES	(1u << 20)

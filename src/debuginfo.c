@@ -78,8 +78,10 @@ int debuginfo__file_crc(int fd, __u64 max, const volatile sig_atomic_t *stop,
  */
 static bool owner_may_read(const struct stat *st, __s64 owner)
 {
-	if (owner < 0 || owner == 0 || st->st_mode & S_IROTH)
+	if (owner == 0 || st->st_mode & S_IROTH)
 		return true;
+	if (owner < 0)
+		return false;	/* unknown: only what anyone may read */
 	return st->st_uid == (uid_t)owner && st->st_mode & S_IRUSR;
 }
 

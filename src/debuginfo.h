@@ -26,8 +26,9 @@ struct debuginfo_opts {
 	/* NULL, or a flag that, once set, ends the lookup at once. */
 	const volatile sig_atomic_t *stop;
 	/*
-	 * The uid of the process's owner, or -1 for any: a debug file is
-	 * used only if that user could read it (world-readable, or its own).
+	 * The uid of the process's owner, or -1 if unknown: a debug file is
+	 * used only if that user could read it (world-readable, or its own;
+	 * world-readable only when the owner is unknown).
 	 */
 	__s64 reader;
 	unsigned int capped;		/* out: CAP_BIT(CAP_CRC) if hit */

@@ -31,6 +31,8 @@
 #define BUILD_ID_MAX	64
 /* Sanity limit against crafted files: far above any real binary. */
 #define MAX_SEGS	4096
+/* Bytes of two same-length alias names compared to order them. */
+#define NAME_CMP_MAX	64
 /* Longest .gnu_debuglink file name we accept (NAME_MAX). */
 #define DEBUGLINK_MAX	255
 
@@ -81,6 +83,7 @@ struct symtab_ctx {
 	struct sect *sects;
 	size_t nr_sects;
 	bool long_names;	/* a name over CAP_NAME_LEN was left out */
+	size_t scan_left;	/* name bytes that may still be scanned */
 };
 
 static int read_segments(struct elf_file *ef, Elf *elf)
@@ -307,14 +310,25 @@ static bool make_cand(struct symtab_ctx *st, size_t i, struct cand *c)
 		return false;
 	if (sym.st_name >= strs_len)
 		return false;
-	/* Scanned at most once per symbol: names are bounded, or 250
-	 * symbols naming one 4 MB string cost a gigabyte of strnlen(). */
+	/*
+	 * Names are bounded, one by one and in all: else 250 symbols naming
+	 * one 4 MB string cost a gigabyte of strnlen(), and a million naming
+	 * 64 KiB strings a hundred times that.
+	 */
 	avail = strs_len - sym.st_name;
-	len = strnlen(strs + sym.st_name, avail < CAP_NAME_LEN + 1 ? avail : CAP_NAME_LEN + 1);
+	if (avail > CAP_NAME_LEN + 1)
+		avail = CAP_NAME_LEN + 1;
+	if (avail > st->scan_left) {
+		st->long_names = true;
+		return false;
+	}
+	len = strnlen(strs + sym.st_name, avail);
+	st->scan_left -= len;
 	if (len > CAP_NAME_LEN) {
 		st->long_names = true;
 		return false;
 	}
+	avail = strs_len - sym.st_name;
 	if (!len || len == avail)
 		return false;	/* empty, or not NUL-terminated in the table */
 
@@ -360,7 +374,14 @@ static int cand_cmp(const void *pa, const void *pb)
 		return r;
 	if ((r = cmp_u64(a->name_len, b->name_len)))
 		return r;
-	return strcmp(a->name, b->name);
+	/*
+	 * Bounded, so that a million equal 64 KiB names sort in no time; past
+	 * that, the order in the string table decides.
+	 */
+	r = memcmp(a->name, b->name, a->name_len < NAME_CMP_MAX ? a->name_len : NAME_CMP_MAX);
+	if (r)
+		return r;
+	return a->name < b->name ? -1 : a->name > b->name;
 }
 
 /*
@@ -464,7 +485,7 @@ static int build_table(struct elf_file *ef, const struct cand *c, size_t n)
 static int read_symtab(struct elf_file *ef, Elf *elf, Elf_Scn *scn,
 		       const GElf_Shdr *sh)
 {
-	struct symtab_ctx st = {};
+	struct symtab_ctx st = { .scan_left = CAP_SCAN_BYTES };
 	struct cand *cands = NULL;
 	size_t i, n, nr = 0, entsize;
 	int err;
@@ -522,6 +543,15 @@ static Elf_Data *section_by_name(struct elf_file *ef, Elf *elf,
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return NULL;
+	/* elf_strptr() reads the whole table of section names: cap it first. */
+	scn = elf_getscn(elf, shstrndx);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return NULL;
+	if (sh.sh_size > CAP_SECTION_BYTES) {
+		ef->capped |= CAP_BIT(CAP_SECTION);
+		return NULL;
+	}
+	scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
@@ -641,6 +671,30 @@ int elf_file__merge_symbols(struct elf_file *ef, const struct elf_file *from,
 }
 
 /*
+ * Whether an ELF header (len bytes at eh) has a section count libelf may
+ * read: it allocates for every section before we see any.  e_shnum holds
+ * up to 65,535; a larger count is "extended numbering" (e_shnum 0, the
+ * count in the first section header), which linked programs never need
+ * and a crafted file would use to make libelf allocate gigabytes.
+ */
+static bool sane_header(const unsigned char *eh, size_t len)
+{
+	bool is64 = len > EI_CLASS && eh[EI_CLASS] == ELFCLASS64;
+	bool msb = len > EI_DATA && eh[EI_DATA] == ELFDATA2MSB;
+	size_t shoff_at = is64 ? 40 : 32, shoff_len = is64 ? 8 : 4;
+	size_t shnum_at = is64 ? 60 : 48;
+	__u64 shoff = 0;
+
+	if (len < shnum_at + 2 || memcmp(eh, ELFMAG, SELFMAG))
+		return true;	/* libelf refuses it, or reads no sections */
+	if (eh[shnum_at] || eh[shnum_at + 1])
+		return true;
+	for (size_t i = 0; i < shoff_len; i++)
+		shoff |= (__u64)eh[shoff_at + (msb ? shoff_len - 1 - i : i)] << (8 * i);
+	return !shoff;
+}
+
+/*
  * MiniDebugInfo: parse the decompressed image like any ELF file, but not
  * its own .gnu_debugdata (a crafted file could nest them forever).
  */
@@ -655,6 +709,11 @@ static void read_minidebuginfo(struct elf_file *ef, Elf *elf)
 	if (!data || minidebug__decompress(data->d_buf, data->d_size,
 					   MINIDEBUG_MAX, &image, &len))
 		return;
+	if (!sane_header(image, len)) {
+		ef->capped |= CAP_BIT(CAP_SECTION);
+		free(image);
+		return;
+	}
 	inner = elf_memory(image, len);
 	if (inner) {
 		mini = from_elf(inner, true);
@@ -744,11 +803,21 @@ static bool libelf_ready(void)
 /* A file image or an fd (image NULL), opened by libelf, parsed and closed. */
 static struct elf_file *open_elf(int fd, void *image, size_t size)
 {
+	unsigned char eh[64] = {};
 	struct elf_file *ef;
+	ssize_t n;
 	Elf *elf;
 
 	if (!libelf_ready()) {
 		errno = ENOSYS;
+		return NULL;
+	}
+	n = image ? (ssize_t)(size < sizeof(eh) ? size : sizeof(eh))
+		  : pread(fd, eh, sizeof(eh), 0);
+	if (image && n > 0)
+		memcpy(eh, image, (size_t)n);
+	if (n > 0 && !sane_header(eh, (size_t)n)) {
+		errno = EFBIG;
 		return NULL;
 	}
 	elf = image ? elf_memory(image, size) : elf_begin(fd, ELF_C_READ, NULL);

@@ -38,7 +38,8 @@ struct elf_sym_info {
 
 /*
  * Constructors: NULL with errno set on failure (ENOEXEC: not a usable ELF
- * file; ET_EXEC and ET_DYN only).
+ * file; ET_EXEC and ET_DYN only; EFBIG: more than 65,535 sections, which
+ * libelf would allocate for before any cap could apply).
  *
  * elf_file__open() opens path with O_NONBLOCK and refuses anything but a
  * regular file, so that a FIFO or a device path cannot block or act.

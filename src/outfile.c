@@ -153,6 +153,12 @@ static int open_in_place(struct outfile *of, const struct stat *st)
 		close(fd);
 		return -EISDIR;
 	}
+	/* Through a link: what it reached must be a device or ours too. */
+	if (S_ISLNK(st->st_mode) && !S_ISCHR(now.st_mode) &&
+	    !S_ISBLK(now.st_mode) && now.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
 	of->in_place = true;
 	return fd;
 }
@@ -196,6 +202,24 @@ int outfile__open(struct outfile *of, const char *path)
 		return err;
 	}
 	return 0;
+}
+
+int outfile__probe(const char *path)
+{
+	struct outfile of = { .dirfd = -1 };
+	int fd, err;
+
+	err = open_dir(&of, path);
+	if (err)
+		return err;
+	fd = create_tmp(&of);
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(of.dirfd, of.tmp, 0);
+		of.tmp[0] = '\0';
+	}
+	release(&of);
+	return fd < 0 ? fd : 0;
 }
 
 /* In place: cut a regular file (behind a trusted link) to what was written. */

@@ -42,6 +42,13 @@ int outfile__open(struct outfile *of, const char *path);
  * -errno; on failure the temporary file is removed, the target unchanged. */
 int outfile__commit(struct outfile *of);
 
+/*
+ * Whether a file could be written at path: its directory opens and takes
+ * a new temporary file (removed at once).  Nothing named path is touched.
+ * 0 or -errno.
+ */
+int outfile__probe(const char *path);
+
 /* Close and remove the temporary file; the target is left as it was.
  * Safe on a closed or zeroed outfile, and twice. */
 void outfile__abort(struct outfile *of);

@@ -284,9 +284,11 @@ static void recover(struct tracker *t)
 		return;
 	}
 	t->recover_due = false;
-	t->recovered_ns = ns;
 	t->stats.recoveries++;
 	t->stats.recovered += usyms__recover(t->us);
+	/* The gap counts from the end: a long recovery is not run back to back. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t->recovered_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
 }
 
 int tracker__poll(struct tracker *t, int timeout_ms)

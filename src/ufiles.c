@@ -105,11 +105,13 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 		return NULL;	/* could not reach it: maybe another time */
 	if (fd >= 0) {
 		elf = elf_file__open_fd(fd);
+		if (!elf && errno == EFBIG)
+			capped |= CAP_BIT(CAP_SECTION);
 		close(fd);
 	}
 	if (elf)
-		capped = load_debuginfo(u, elf, dirfd, vma, reader) |
-			 elf_file__capped(elf);
+		capped |= load_debuginfo(u, elf, dirfd, vma, reader) |
+			  elf_file__capped(elf);
 	if (capped)
 		caps__hit(u->caps, capped, vma->path, vma->path_len);
 	/* Not regular, or not ELF: a property of the inode, remember it. */

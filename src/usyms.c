@@ -33,6 +33,8 @@
 
 /* Minimum time between two re-reads of one process's maps or perf map. */
 #define REFRESH_NS		1000000000ULL
+/* Exited processes kept because records were lost, at most. */
+#define REAP_HOLD_MAX		65536
 
 struct umap {
 	__u64 start, end, pgoff;
@@ -80,6 +82,7 @@ struct usyms {
 	 */
 	__u32 *reap_now, *reap_next;
 	size_t nr_now, cap_now, nr_next, cap_next;
+	size_t held;		/* ... kept instead, as records were lost */
 	struct caps caps;
 	const volatile sig_atomic_t *stop;
 	struct ufiles *files;
@@ -217,6 +220,14 @@ static size_t nr_maps(const struct uproc *p)
 	return p->maps ? p->maps->nr : 0;
 }
 
+static const struct umap *find_map(const struct uproc *p, __u64 addr);
+
+static bool same_map(const struct umap *a, const struct umap *b)
+{
+	return a && a->start == b->start && a->end == b->end &&
+	       a->pgoff == b->pgoff && a->file == b->file && a->module == b->module;
+}
+
 /*
  * Insert m, which replaces what it overlaps: mappings it covers go, ones
  * it covers in part are cut to what is left of them.
@@ -228,6 +239,9 @@ static int insert_map(struct uproc *p, const struct umap *m)
 	bool has_left, has_right;
 	struct umaps *ms;
 
+	/* Known already (maps read again): keep a table shared with forks. */
+	if (same_map(find_map(p, m->start), m))
+		return 0;
 	/* Room for m and the two pieces of a mapping it splits. */
 	ms = own_maps(p, 3);
 	if (!ms)
@@ -632,25 +646,46 @@ static void reap_one(struct usyms *u, __u32 pid)
 	u->stats.procs_reaped++;
 }
 
+/*
+ * Records were lost: the processes of these lists may have lost their
+ * first-sample note with them, so keep them as if sampled, up to a bound
+ * (a flood could otherwise hold every exit for ever: past it, a lost note
+ * costs [unknown] frames, not memory).
+ */
+static void hold(struct usyms *u, const __u32 *pids, size_t nr)
+{
+	struct uproc *p;
+
+	for (size_t i = 0; i < nr && u->held < REAP_HOLD_MAX; i++) {
+		p = htab__get(&u->procs, pids[i], 0);
+		if (p && !p->alive && !p->sampled) {
+			p->sampled = true;
+			u->held++;
+		}
+	}
+}
+
 void usyms__reap(struct usyms *u, bool keep)
 {
 	__u32 *t;
 	size_t c;
 
-	for (size_t i = 0; i < u->nr_next && !keep; i++)
+	if (keep) {
+		hold(u, u->reap_next, u->nr_next);
+		hold(u, u->reap_now, u->nr_now);
+	}
+	for (size_t i = 0; i < u->nr_next; i++)
 		reap_one(u, u->reap_next[i]);
 	/* This round's exits wait one round more; the older list is reused. */
 	t = u->reap_next, u->reap_next = u->reap_now, u->reap_now = t;
 	c = u->cap_next, u->cap_next = u->cap_now, u->cap_now = c;
-	u->nr_next = keep ? 0 : u->nr_now;
+	u->nr_next = u->nr_now;
 	u->nr_now = 0;
 }
 
 bool usyms__knows(const struct usyms *u, __u32 pid)
 {
-	const struct uproc *p = htab__get(&u->procs, pid, 0);
-
-	return p && p->alive;
+	return htab__get(&u->procs, pid, 0) != NULL;
 }
 
 size_t usyms__recover(struct usyms *u)

@@ -167,7 +167,8 @@ int usyms__exit(struct usyms *u, __u32 pid);
  * without a sample in the round before this one (a first-sample note may
  * come a round late), so that processes that come and go without being
  * sampled cost nothing for long.  With keep (records were lost this round,
- * notes maybe among them) free none of those seen so far.
+ * notes maybe among them) those waiting are kept instead, as if sampled,
+ * up to a bound (65,536) past which they are freed all the same.
  */
 void usyms__reap(struct usyms *u, bool keep);
 
@@ -179,7 +180,7 @@ void usyms__reap(struct usyms *u, bool keep);
  */
 size_t usyms__recover(struct usyms *u);
 
-/* Whether pid is a live process known here. */
+/* Whether pid is known here, alive or exited (not yet forgotten). */
 bool usyms__knows(const struct usyms *u, __u32 pid);
 
 /* The caps (caps.h) the files read so far hit. */

@@ -50,15 +50,19 @@ static int report_error(const char *what, int err)
 	return err;
 }
 
+static int open_error(const char *path, int err)
+{
+	pr_err("cannot open '%s' for writing: %s; check the -o path", path,
+	       strerror(-err));
+	return err;
+}
+
 static int open_file(struct writer *w, const char *path)
 {
 	int err = outfile__open(&w->out, path);
 
-	if (err) {
-		pr_err("cannot open '%s' for writing: %s; check the -o path",
-			path, strerror(-err));
-		return err;
-	}
+	if (err)
+		return open_error(path, err);
 	w->f = w->out.f;
 	if (w->o->format == FMT_PLAIN)
 		print_header(w->f, w->o);
@@ -92,10 +96,10 @@ static int check_pattern(struct writer *w)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = expand_pattern(w, &now, path, sizeof(path));
-	if (!err)
-		err = open_file(w, path);
-	writer__abort(w);
-	return err;
+	if (err)
+		return err;
+	err = outfile__probe(path);
+	return err ? open_error(path, err) : 0;
 }
 
 int writer__open(struct writer *w, const struct options *o, struct usyms *us)
