@@ -11,10 +11,13 @@ NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 # map is read whole before it is parsed (35 MB in the test).
 RSS_SMALL=65536
 RSS_PERFMAP=65536
+# MiniDebugInfo is unpacked whole (up to 64 MiB) and parsed in place.
+RSS_UNPACKED=98304
 # AddressSanitizer's shadow memory and quarantine (make check-asan) add
 # to RSS what the profiler does not keep: four times the room there.
 if grep -a -q "__asan_init" "$PROFILE" 2>/dev/null; then
 	RSS_SMALL=$((RSS_SMALL * 4)) RSS_PERFMAP=$((RSS_PERFMAP * 4))
+	RSS_UNPACKED=$((RSS_UNPACKED * 4))
 fi
 
 # A directory nobody can reach (TRASH is private), with the helpers.
@@ -113,6 +116,25 @@ t_big_section() {
 	# A sparse file whose .gnu_debugdata claims 1 GiB.
 	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" bigsection "$H/big.elf" 1073741824
 	map_as_nobody "$H/big.elf"
+	profile_timed 60 -F 49 -f 2
+	check_run 15 $RSS_SMALL
+	[ "$(caps_hit "section size")" -ge 1 ] || fail "the section cap was not counted"
+}
+
+t_same_address() {
+	# A few KB: 1.3 million symbols at one address, naming 500 equal
+	# 64,000-byte strings in turn, in xz MiniDebugInfo (63 MB unpacked).
+	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" sameaddr "$H/same.elf" 1300000 64000 500
+	map_as_nobody "$H/same.elf"
+	profile_timed 60 -F 49 -f 2
+	check_run 15 $RSS_UNPACKED
+	[ "$(caps_hit "symbol names")" -ge 1 ] || fail "the name scan budget was not counted"
+}
+
+t_big_shstrtab() {
+	# Its table of section names claims 1 GiB (sparse).
+	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" bigshstrtab "$H/shstr.elf" 1073741824
+	map_as_nobody "$H/shstr.elf"
 	profile_timed 60 -F 49 -f 2
 	check_run 15 $RSS_SMALL
 	[ "$(caps_hit "section size")" -ge 1 ] || fail "the section cap was not counted"
@@ -228,6 +250,8 @@ test_expect_success ROOT_BPF,CAPS,cc,objcopy 'debug link to an 8 TiB file: refus
 test_expect_success ROOT_BPF,CAPS,cc,python3 '250 symbols naming one 4 MB string: bounded, counted' t_shared_names
 test_expect_success ROOT_BPF,CAPS,cc,python3 'symbol names overlapping as suffixes: names cap, warning' t_suffix_names
 test_expect_success ROOT_BPF,CAPS,cc,python3 'a 1 GiB sparse .gnu_debugdata: section cap, not read' t_big_section
+test_expect_success ROOT_BPF,CAPS,cc,python3 '1.3M symbols at one address, equal 64 KiB names: bounded' t_same_address
+test_expect_success ROOT_BPF,CAPS,cc,python3 'a 1 GiB sparse section-name table: section cap' t_big_shstrtab
 test_expect_success ROOT_BPF,CAPS,cc 'a 35 MB perf map of one repeated line: bounded, named' t_perfmap_repeated
 test_expect_success ROOT_BPF,CAPS,cc,unshare 'root-only file bind-mounted as a perf map: refused' t_perfmap_bind
 test_expect_success ROOT_BPF,CAPS,cc 'fork loop with 5,000 mappings: children shared and freed' t_forkloop

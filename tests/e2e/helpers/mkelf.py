@@ -9,6 +9,12 @@ profiler that trusts their sizes a lot of memory.
                                  byte i on: no two share a name
   mkelf.py bigsection OUT SIZE   OUT's .gnu_debugdata claims SIZE bytes; the
                                  file is grown to hold them (sparse)
+  mkelf.py sameaddr OUT SYMS LEN NAMES
+                                 SYMS symbols at one address, naming NAMES
+                                 equal LEN-byte strings in turn, in OUT's
+                                 .gnu_debugdata: sorting them compares names
+  mkelf.py bigshstrtab OUT SIZE  OUT's table of section names claims SIZE
+                                 bytes (sparse)
 """
 import lzma
 import os
@@ -52,13 +58,16 @@ def elf(sections):
     return ehdr + phdr + body + shdrs
 
 
-def symtab_image(nsyms, length, suffixes):
-    strtab = b"\0" + b"A" * length + b"\0"
-    syms = b"\0" * 24
+def symtab_image(nsyms, length, suffixes, names=1, one_addr=False):
+    strtab = b"\0" + (b"A" * length + b"\0") * names
+    sym = struct.Struct("<IBBHQQ")
+    syms = bytearray(24 * (nsyms + 1))
     for i in range(nsyms):
-        name = 1 + (i if suffixes else 0)
-        syms += struct.pack("<IBBHQQ", name, STB_GLOBAL << 4 | STT_FUNC, 0, 1,
-                            0x1000 + 16 * i, 16)
+        name = 1 + (i if suffixes else (i % names) * (length + 1))
+        addr = 0x1000 if one_addr else 0x1000 + 16 * i
+        sym.pack_into(syms, 24 * (i + 1), name, STB_GLOBAL << 4 | STT_FUNC, 0, 1,
+                      addr, 16)
+    syms = bytes(syms)
     text = (".text", SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, None,
             16 * nsyms + 16, 0, 0)
     return elf([text,
@@ -68,9 +77,13 @@ def symtab_image(nsyms, length, suffixes):
 
 def main():
     mode, out = sys.argv[1], sys.argv[2]
-    if mode in ("shared", "suffixes"):
-        inner = symtab_image(int(sys.argv[3]), int(sys.argv[4]), mode == "suffixes")
-        xz = lzma.compress(inner, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64)
+    if mode in ("shared", "suffixes", "sameaddr"):
+        if mode == "sameaddr":
+            inner = symtab_image(int(sys.argv[3]), int(sys.argv[4]), False,
+                                 int(sys.argv[5]), True)
+        else:
+            inner = symtab_image(int(sys.argv[3]), int(sys.argv[4]), mode == "suffixes")
+        xz = lzma.compress(inner, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=0)
         data = elf([(".gnu_debugdata", SHT_PROGBITS, 0, 0, xz, len(xz), 0, 0)])
         open(out, "wb").write(data)
     elif mode == "bigsection":
@@ -78,6 +91,16 @@ def main():
         # The section lies past the headers, at 64 KiB; the file is grown.
         sec = (".gnu_debugdata", SHT_PROGBITS, 0, 0, None, size, 0, 0, 65536)
         data = elf([sec])
+        with open(out, "wb") as f:
+            f.write(data)
+            f.truncate(65536 + size)
+    elif mode == "bigshstrtab":
+        size = int(sys.argv[3])
+        data = bytearray(elf([(".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+                               0x1000, b"\xc3" * 16, 16, 0, 0)]))
+        # Point the last section header (.shstrtab) at SIZE bytes at 64 KiB.
+        shoff, shnum = struct.unpack_from("<Q", data, 40)[0], struct.unpack_from("<H", data, 60)[0]
+        struct.pack_into("<QQ", data, shoff + 64 * (shnum - 1) + 24, 65536, size)
         with open(out, "wb") as f:
             f.write(data)
             f.truncate(65536 + size)
