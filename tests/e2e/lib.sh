@@ -184,5 +184,19 @@ wait_for() {
 	fail "no line matching '$2' in $1 within ${3:-10} s"
 }
 
+# Wait until profiler PID has its perf events open (it samples from then
+# on); fails if it exits first or takes over 10 s.
+wait_attached() {
+	for _ in $(seq 500); do
+		ls -l /proc/$1/fd 2>/dev/null | grep -q "perf_event" && return 0
+		kill -0 $1 2>/dev/null || break
+		sleep 0.02
+	done
+	fail "profile $1 never opened a perf event"
+}
+
+# The lines of FILE that are not folded "comm;frame;... COUNT" lines.
+not_folded() { grep -v -E '^[^;]+(;[^;]+)* [0-9]+$' "$1" || :; }
+
 # Fail with a message (inside a test body).
 fail() { echo "FAIL: $*"; return 1; }

@@ -25,16 +25,6 @@ now_ns() { date +%s%N; }
 # Idle + iowait time of all CPUs, in clock ticks.
 idle_ticks() { awk '/^cpu / { print $5 + $6 }' /proc/stat; }
 
-# Wait until a profiler has its perf events open (it samples from then on).
-wait_attached() {
-	for _ in $(seq 100); do
-		ls -l /proc/$1/fd 2>/dev/null | grep -q "perf_event" && return 0
-		sleep 0.02
-	done
-	echo "profile $1 never opened a perf event"
-	return 1
-}
-
 # The "taken" counter of -v output.
 taken() { sed -n 's/^profile: samples: taken \([0-9]*\),.*/\1/p' "$1"; }
 

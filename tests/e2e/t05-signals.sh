@@ -9,16 +9,6 @@ reap() {
 	true
 }
 
-# Wait until a profiler has its perf events open (it samples from then on).
-wait_attached() {
-	for _ in $(seq 150); do
-		ls -l /proc/$1/fd 2>/dev/null | grep -q "perf_event" && return 0
-		sleep 0.02
-	done
-	echo "profile $1 never opened a perf event"
-	return 1
-}
-
 # interrupt SIGNAL PROFILE-ARGS...: profile a burn for about 2 s, send SIGNAL,
 # and check the status, the time it took to exit and the samples.
 interrupt() {

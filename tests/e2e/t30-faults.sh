@@ -44,19 +44,6 @@ wait_exit() {
 	RC=0; wait $1 || RC=$?
 }
 
-# Wait until a profiler has its perf events open (it samples from then on).
-wait_attached() {
-	for _ in $(seq 500); do
-		ls -l /proc/$1/fd 2>/dev/null | grep -q "perf_event" && return 0
-		kill -0 $1 2>/dev/null || break
-		sleep 0.02
-	done
-	fail "profile $1 never opened a perf event"
-}
-
-# The lines of FILE that are not folded "comm;frame;... COUNT" lines.
-not_folded() { grep -v -E '^[^;]+(;[^;]+)* [0-9]+$' "$1" || :; }
-
 # A -v counter: counter NAME FILE.
 counter() { sed -n "s/^profile: samples:.*[ ,]$1 \\([0-9]*\\).*/\\1/p" "$2"; }
 stack_counter() {	# stack_counter user|kernel NAME FILE

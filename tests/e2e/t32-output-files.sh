@@ -40,19 +40,6 @@ attack_dir() {
 	echo "$d"
 }
 
-# Wait until a profiler has its perf events open (it samples from then on).
-wait_attached() {
-	for _ in $(seq 500); do
-		ls -l /proc/$1/fd 2>/dev/null | grep -q "perf_event" && return 0
-		kill -0 $1 2>/dev/null || break
-		sleep 0.02
-	done
-	fail "profile $1 never opened a perf event"
-}
-
-# The lines of FILE that are not folded "comm;frame;... COUNT" lines.
-not_folded() { grep -v -E '^[^;]+(;[^;]+)* [0-9]+$' "$1" || :; }
-
 # is_profile FILE: a regular file (not a link), root's, mode 0600, made of
 # folded lines only, and holding some.  (Helpers return on the first
 # failure: set -e does not hold in a function called inside an && chain.)
