@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdio.h>
 #include <string.h>
 
 #include "caps.h"
@@ -21,20 +22,28 @@ void caps__hit(struct caps *c, unsigned int mask, const char *name,
 	}
 }
 
-const char *caps__describe(enum cap_kind kind)
+/* The cap's numbers come from caps.h, never written twice. */
+void caps__describe(enum cap_kind kind, char *buf, size_t len)
 {
 	switch (kind) {
 	case CAP_SECTION:
-		return "ELF section size (32 MiB)";
+		snprintf(buf, len, "ELF section size (%u MiB)", CAP_SECTION_BYTES >> 20);
+		break;
 	case CAP_NAMES:
-		return "symbol names per file (32 MiB, 64 KiB a name)";
+		snprintf(buf, len, "symbol names per file (%u MiB, %u KiB a name)",
+			 CAP_NAMES_BYTES >> 20, CAP_NAME_LEN >> 10);
+		break;
 	case CAP_OBJECT:
-		return "memory per parsed file (96 MiB)";
+		snprintf(buf, len, "memory per parsed file (%u MiB)", CAP_OBJECT_BYTES >> 20);
+		break;
 	case CAP_PERFMAP:
-		return "perf map size (64 MiB) or entries (1M)";
+		snprintf(buf, len, "perf map size (%u MiB) or entries (%u)",
+			 CAP_PERFMAP_BYTES >> 20, CAP_PERFMAP_ENTRIES);
+		break;
 	case CAP_CRC:
-		return "debug file CRC input (1 GiB)";
+		snprintf(buf, len, "debug file CRC input (%u GiB)", CAP_CRC_BYTES >> 30);
+		break;
 	default:
-		return "?";
+		snprintf(buf, len, "?");
 	}
 }

@@ -67,7 +67,7 @@ struct caps {
 void caps__hit(struct caps *c, unsigned int mask, const char *name,
 	       size_t name_len);
 
-/* What a cap bounds and its size: "symbol names (32 MiB)". */
-const char *caps__describe(enum cap_kind kind);
+/* What a cap bounds and its size, into buf: "ELF section size (32 MiB)". */
+void caps__describe(enum cap_kind kind, char *buf, size_t len);
 
 #endif /* CAPS_H */

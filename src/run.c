@@ -96,9 +96,13 @@ static void report_caps(const struct caps *c, bool counts)
 		return;
 	}
 	for (int k = 0; k < NR_CAPS; k++) {
-		if (c->hits[k])
-			pr_warn("'%s' hit the cap on %s; what lies past it is not named (%llu files in all; -v counts them)",
-				c->first[k], caps__describe(k), (unsigned long long)c->hits[k]);
+		char what[96];
+
+		if (!c->hits[k])
+			continue;
+		caps__describe(k, what, sizeof(what));
+		pr_warn("'%s' hit the cap on %s; what lies past it is not named (%llu files in all; -v counts them)",
+			c->first[k], what, (unsigned long long)c->hits[k]);
 	}
 }
 

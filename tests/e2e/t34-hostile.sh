@@ -89,56 +89,38 @@ map_as_nobody() {
 	wait_for h.out "^hostile: mapped" 5
 }
 
-t_shared_names() {
-	# 1.4 KB: 250 symbols naming one 4 MB string, xz-compressed.
-	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" shared "$H/shared.elf" 250 4000000
-	ls -l "$H/shared.elf"
-	map_as_nobody "$H/shared.elf"
+# crafted_attack NAME BOUND CAP MODE ARGS...: nobody maps NAME.elf, made by
+# mkelf.py MODE; a 2 s whole-host profile stays under BOUND KiB, counts
+# the cap CAP, and warns once naming the file (the first to hit it).
+crafted_attack() {
+	local name=$1 bound=$2 cap=$3 mode=$4
+	shift 4
+	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" "$mode" "$H/$name.elf" "$@"
+	ls -ls "$H/$name.elf"
+	map_as_nobody "$H/$name.elf"
 	profile_timed 60 -F 49 -f 2
-	check_run 15 $RSS_SMALL
-	# A name that long is no real symbol: left out, and counted.
-	[ "$(caps_hit "symbol names")" -ge 1 ] || fail "the 4 MB names were not counted"
+	check_run 15 "$bound"
+	[ "$(caps_hit "$cap")" -ge 1 ] || fail "the cap on $cap was not counted"
+	grep -q "^profile: '$H/$name.elf' hit the cap on " err || fail "no warning naming the file"
 	[ "$(fsum out "^hostile;")" -ge 20 ] || fail "no samples of the helper"
 }
 
-t_suffix_names() {
-	# 300 symbols, each naming the same 4 MB string from its own byte on.
-	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" suffixes "$H/suffixes.elf" 300 4000000
-	map_as_nobody "$H/suffixes.elf"
-	profile_timed 60 -F 49 -f 2
-	check_run 15 $RSS_SMALL
-	[ "$(caps_hit "symbol names")" -ge 1 ] || fail "the names cap was not counted"
-	grep -q "^profile: '$H/suffixes.elf' hit the cap on symbol names per file" err ||
-		fail "no warning naming the file"
-}
+# 1.4 KB: 250 symbols naming one 4 MB string, xz-compressed.  A name that
+# long is no real symbol: left out unscanned, and counted.
+t_shared_names() { crafted_attack shared $RSS_SMALL "symbol names" shared 250 4000000; }
 
-t_big_section() {
-	# A sparse file whose .gnu_debugdata claims 1 GiB.
-	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" bigsection "$H/big.elf" 1073741824
-	map_as_nobody "$H/big.elf"
-	profile_timed 60 -F 49 -f 2
-	check_run 15 $RSS_SMALL
-	[ "$(caps_hit "section size")" -ge 1 ] || fail "the section cap was not counted"
-}
+# 300 symbols, each naming the same 4 MB string from its own byte on.
+t_suffix_names() { crafted_attack suffixes $RSS_SMALL "symbol names" suffixes 300 4000000; }
 
-t_same_address() {
-	# A few KB: 1.3 million symbols at one address, naming 500 equal
-	# 64,000-byte strings in turn, in xz MiniDebugInfo (63 MB unpacked).
-	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" sameaddr "$H/same.elf" 1300000 64000 500
-	map_as_nobody "$H/same.elf"
-	profile_timed 60 -F 49 -f 2
-	check_run 15 $RSS_UNPACKED
-	[ "$(caps_hit "symbol names")" -ge 1 ] || fail "the name scan budget was not counted"
-}
+# A sparse file whose .gnu_debugdata claims 1 GiB.
+t_big_section() { crafted_attack big $RSS_SMALL "section size" bigsection 1073741824; }
 
-t_big_shstrtab() {
-	# Its table of section names claims 1 GiB (sparse).
-	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" bigshstrtab "$H/shstr.elf" 1073741824
-	map_as_nobody "$H/shstr.elf"
-	profile_timed 60 -F 49 -f 2
-	check_run 15 $RSS_SMALL
-	[ "$(caps_hit "section size")" -ge 1 ] || fail "the section cap was not counted"
-}
+# A few KB: 1.3 million symbols at one address, naming 500 equal
+# 64,000-byte strings in turn, in xz MiniDebugInfo (63 MB unpacked).
+t_same_address() { crafted_attack same $RSS_UNPACKED "symbol names" sameaddr 1300000 64000 500; }
+
+# Its table of section names claims 1 GiB (sparse).
+t_big_shstrtab() { crafted_attack shstr $RSS_SMALL "section size" bigshstrtab 1073741824; }
 
 t_perfmap_repeated() {
 	build_helpers
@@ -194,9 +176,9 @@ t_mmapflood() {
 	lost=$(sed -n 's/.*first-sample, \([0-9]*\) lost.*/\1/p' err)
 	rounds=$(sed -n 's/^profile: recovery from lost records: \([0-9]*\) rounds.*/\1/p' err)
 	echo "lost $lost records, $rounds recoveries"
-	if [ "${lost:-0}" -gt 0 ]; then
-		[ "${rounds:-0}" -ge 1 ] || fail "records were lost and not recovered from"
-	fi
+	# 300,000 mmaps overflow the ring here every time (115k-197k lost).
+	[ "${lost:-0}" -gt 0 ] || fail "no record was lost: the flood did not test recovery"
+	[ "${rounds:-0}" -ge 1 ] || fail "records were lost and not recovered from"
 	[ "$(fsum out "^floodburn;.*func_b")" -ge 20 ] || fail "floodburn lost its names"
 }
 
