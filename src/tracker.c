@@ -261,10 +261,11 @@ void tracker__free(struct tracker *t)
 }
 
 /*
- * After a round: if the kernel lost records (a flood of mmaps by anyone),
- * any process may have changed unseen, so read the maps of those we know
- * again, and free no exited process yet (its first-sample note may be
- * among the lost).  Else free those that exited without samples.
+ * After a round: free the processes that exited without samples, but
+ * if the kernel lost records (a flood of mmaps by anyone) keep those that
+ * exited around the loss (their first-sample note may be among the lost),
+ * and, since any process may have changed unseen, read the maps of those
+ * we know again.
  */
 static void recover(struct tracker *t)
 {
