@@ -236,22 +236,32 @@ struct pidns_ids {
 
 /* Is the current task one we profile?  Fills in its pid and tid as seen from
  * the profiler's PID namespace. */
-static __always_inline bool wanted(__u32 *pid, __u32 *tid)
+/*
+ * The current task's pid and tid as seen from the profiler's PID
+ * namespace; false for a task outside it, which has no pid we could print.
+ */
+static __always_inline bool current_ids(__u32 *pid, __u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pidns_ids ns;
 
-	if ((__u32)id == 0 && !include_idle)
-		return false;
 	*pid = id >> 32;
 	*tid = (__u32)id;
-	if (use_pidns) {
-		/* Tasks outside our namespace have no pid we could print. */
-		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, (void *)&ns, sizeof(ns)))
-			return false;
-		*pid = ns.tgid;
-		*tid = ns.pid;
-	}
+	if (!use_pidns)
+		return true;
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, (void *)&ns, sizeof(ns)))
+		return false;
+	*pid = ns.tgid;
+	*tid = ns.pid;
+	return true;
+}
+
+static __always_inline bool wanted(__u32 *pid, __u32 *tid)
+{
+	if (!include_idle && (__u32)bpf_get_current_pid_tgid() == 0)
+		return false;
+	if (!current_ids(pid, tid))
+		return false;
 	if (*pid == self_tgid)
 		return false;
 	if (filter_pids && !in_set(&pid_set, *pid))
@@ -303,7 +313,7 @@ static __always_inline __u64 hash_stack(const struct hashed_stack *st, __u64 fla
 {
 	struct hash_ctx hc = { .st = st, .key = { spill_key[0], spill_key[1] } };
 
-	hc.h = spill_hash_init(hc.key, st->nr, flags);
+	hc.h = spill_hash_init(hc.key, st->nr, SPILL_FLAGS_END(flags, st->end));
 	bpf_loop(MAX_STACK_DEPTH, hash_frame, &hc, 0);
 	return hc.h;
 }
@@ -332,7 +342,7 @@ static __always_inline bool same_stack(const struct hashed_stack *stored,
 {
 	struct cmp_ctx cc = { .a = st, .b = stored };
 
-	if (stored->nr != st->nr)
+	if (stored->nr != st->nr || stored->end != st->end)
 		return false;
 	bpf_loop(MAX_STACK_DEPTH, cmp_frame, &cc, 0);
 	return !cc.differ;
@@ -360,6 +370,7 @@ static __always_inline void refer_stored(const struct hashed_stack *stored,
 {
 	if (!same_stack(stored, st)) {
 		cnt[CNT_SPILL_COLLISION]++;
+		ref->src = STACK_MISSED;
 		ref->err = -EEXIST;
 		return;
 	}
@@ -367,26 +378,20 @@ static __always_inline void refer_stored(const struct hashed_stack *stored,
 	ref->id = h;
 }
 
-static __always_inline bool spill(void *ctx, const struct map_set *ms,
-				  struct stack_ref *ref, __u64 flags, __u64 *cnt)
+/*
+ * Store st (in a per-CPU scratch value) by content and refer to it.
+ * Returns true when it was stored just now, for the first time: then no
+ * count key can refer to it yet.
+ */
+static __always_inline bool store_stack(const struct map_set *ms,
+					const struct hashed_stack *st,
+					struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
-	struct hashed_stack *st, *stored;
-	__u32 zero = 0;
-	long len, err;
-	__u64 h;
+	struct hashed_stack *stored;
+	__u64 h = hash_stack(st, flags);
+	long err;
 
-	st = bpf_map_lookup_elem(&scratch, &zero);
-	if (!st)
-		return false;
-	len = bpf_get_stack(ctx, st->ips, stack_bytes, flags);
-	if (len <= 0) {
-		cnt[CNT_SPILL_ERR]++;
-		ref->err = len ? len : -EFAULT;
-		return false;
-	}
-	st->nr = len / sizeof(__u64);
-	h = hash_stack(st, flags);
-	/* A stack that collides once collides every time: most are stored. */
+	/* A stack seen once is seen again: most are stored already. */
 	stored = bpf_map_lookup_elem(ms->spilled, &h);
 	if (stored) {
 		refer_stored(stored, st, ref, h, cnt);
@@ -407,22 +412,62 @@ static __always_inline bool spill(void *ctx, const struct map_set *ms,
 	}
 	/* No room left anywhere: report it as bcc reports -ENOMEM. */
 	cnt[CNT_SPILL_FULL]++;
+	ref->src = STACK_MISSED;
 	ref->err = -ENOMEM;
 	return false;
 }
 
 /*
- * Fill in the reference to one part's stack.  Returns true when the stack
+ * The kernel's frame-pointer walk (bpf_get_stack()) into the per-CPU
+ * scratch stack; NULL with ref->err set when it failed.
+ */
+static __always_inline struct hashed_stack *fp_walk(void *ctx, struct stack_ref *ref,
+						    __u64 flags)
+{
+	struct hashed_stack *st;
+	__u32 zero = 0;
+	long len;
+
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st) {
+		ref->err = -ENOMEM;
+		return NULL;
+	}
+	len = bpf_get_stack(ctx, st->ips, stack_bytes, flags);
+	if (len <= 0) {
+		ref->err = len ? len : -EFAULT;
+		return NULL;
+	}
+	st->nr = len / sizeof(__u64);
+	st->end = 0;
+	return st;
+}
+
+/* A kernel stack whose STACK_TRACE bucket was taken: store it by content. */
+static __always_inline bool spill(void *ctx, const struct map_set *ms,
+				  struct stack_ref *ref, __u64 flags, __u64 *cnt)
+{
+	struct hashed_stack *st = fp_walk(ctx, ref, flags);
+
+	if (!st) {
+		cnt[CNT_SPILL_ERR]++;
+		return false;
+	}
+	return store_stack(ms, st, ref, flags, cnt);
+}
+
+/*
+ * Fill in the reference to the kernel stack.  Returns true when the stack
  * was spilled just now, for the first time: then no count key can refer to
  * it yet.
  */
-static __always_inline bool get_stack(void *ctx, const struct map_set *ms,
-				      struct stack_ref *ref, int part, __u64 *cnt)
+static __always_inline bool get_kernel_stack(void *ctx, const struct map_set *ms,
+					     struct stack_ref *ref, __u64 *cnt)
 {
-	__u64 flags = part == PART_USER ? BPF_F_USER_STACK : 0;
-	long id = bpf_get_stackid(ctx, ms->stacks, flags);
+	const int part = PART_KERNEL;
+	long id = bpf_get_stackid(ctx, ms->stacks, 0);
 
-	ref->kind = part == PART_USER ? FRAME_NATIVE : FRAME_KERNEL;
+	ref->kind = FRAME_KERNEL;
 	if (id >= 0) {
 		ref->src = STACK_MAP;
 		ref->id = id;
@@ -445,7 +490,7 @@ static __always_inline bool get_stack(void *ctx, const struct map_set *ms,
 		cnt[CNT_STACK_ERR(part, STACK_ERR_OTHER)]++;
 		return false;
 	}
-	return spill(ctx, ms, ref, flags, cnt);
+	return spill(ctx, ms, ref, 0, cnt);
 }
 
 /*
@@ -509,6 +554,43 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 	return (((__u64 *)ctx)[17] & 3) == 3;
 }
 
+#include "unwind.bpf.h"
+
+/*
+ * Fill in the reference to the user stack: walked once, from tables when
+ * the loader has synced the process (bpf/unwind.bpf.h), else by the
+ * kernel's frame-pointer walk, and stored by content either way.  Returns
+ * true when the stack was stored just now.
+ */
+static __always_inline bool get_user_stack(struct bpf_perf_event_data *ctx,
+					   const struct map_set *ms, struct stack_ref *ref,
+					   __u32 pid, __u64 *cnt)
+{
+	struct uw_proc *proc = NULL;
+	struct hashed_stack *st;
+
+	ref->kind = FRAME_NATIVE;
+	if (unwind_tables)
+		proc = bpf_map_lookup_elem(&uw_procs, &pid);
+	if (proc) {
+		st = uw_walk(ctx, proc, ref, cnt);
+	} else {
+		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
+		cnt[CNT_UW_FP_WALKS] += st != NULL;
+	}
+	if (st)
+		return store_stack(ms, st, ref, BPF_F_USER_STACK, cnt);
+	if (ref->err == -EFAULT) {
+		/* No user stack at all: a kernel thread. */
+		cnt[CNT_STACK_ERR(PART_USER, STACK_ERR_EFAULT)]++;
+		ref->src = STACK_NONE;
+	} else {
+		cnt[CNT_STACK_ERR(PART_USER, STACK_ERR_OTHER)]++;
+		ref->src = STACK_MISSED;
+	}
+	return false;
+}
+
 static __always_inline void sample(struct bpf_perf_event_data *ctx,
 				   const struct map_set *ms, __u64 *cnt)
 {
@@ -527,9 +609,9 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user)
-		fresh = get_stack(ctx, ms, &key.parts[PART_USER], PART_USER, cnt);
+		fresh = get_user_stack(ctx, ms, &key.parts[PART_USER], pid, cnt);
 	if (want_kernel && !in_user_mode(ctx)) {
-		fresh |= get_stack(ctx, ms, &key.parts[PART_KERNEL], PART_KERNEL, cnt);
+		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], cnt);
 	} else if (want_kernel) {
 		/* What bpf_get_stackid() would have said, without the call. */
 		key.parts[PART_KERNEL].kind = FRAME_KERNEL;
@@ -595,6 +677,33 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	select_set(&ms, set);
 	sample(ctx, &ms, stat->c);
 	leave(busy);
+	return 0;
+}
+
+/*
+ * A process that execs or exits loses its mappings at once, so that no
+ * sample of the new image is walked with the old one's tables; the loader
+ * learns of it from the side band and syncs the new image.
+ */
+static __always_inline void uw_forget(bool leader_only)
+{
+	__u32 pid, tid;
+
+	if (current_ids(&pid, &tid) && (!leader_only || pid == tid))
+		bpf_map_delete_elem(&uw_procs, &pid);
+}
+
+SEC("raw_tp/sched_process_exec")
+int uw_exec(void *ctx)
+{
+	uw_forget(false);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int uw_exit(void *ctx)
+{
+	uw_forget(true);
 	return 0;
 }
 

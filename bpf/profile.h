@@ -9,6 +9,8 @@
 #ifndef PROFILE_H
 #define PROFILE_H
 
+#include "uwtable.h"
+
 #define TASK_COMM_LEN 16
 
 /*
@@ -47,6 +49,11 @@ enum frame_flags {
 	FRAME_RETADDR = 1 << 0,
 	FRAME_MISSED = 1 << 1,		/* stands for a stack that was lost */
 	FRAME_TRUNCATED = 1 << 2,	/* the walk stopped here, out of depth */
+	/*
+	 * Not a frame: says why an unwinder's walk ended early (--unwind-debug);
+	 * addr is the enum uw_end, kind FRAME_NONE.
+	 */
+	FRAME_UNWIND_END = 1 << 3,
 };
 
 /* One frame of a trace as a stack source hands it to the symbolizer. */
@@ -104,9 +111,14 @@ struct count_key {
 	char comm[TASK_COMM_LEN];
 };
 
-/* A stack stored by content, in the spill map. */
+/*
+ * A stack stored by content, in the spill map.  end says how the walk
+ * ended: 0 for a stack from bpf_get_stack() (the kernel's frame-pointer
+ * walk, which does not say), else enum uw_end + 1 (bpf/uwtable.h).
+ */
 struct hashed_stack {
-	__u64 nr;			/* frames used in ips[] */
+	__u32 nr;			/* frames used in ips[] */
+	__u32 end;
 	__u64 ips[MAX_STACK_DEPTH];
 };
 
@@ -143,6 +155,9 @@ static inline __u64 spill_hash_init(const __u64 *key, __u64 nr, __u64 flags)
 {
 	return spill_mix(key[1] ^ (nr << 32) ^ flags);
 }
+
+/* flags for a stack walked from tables: its end reason is part of it. */
+#define SPILL_FLAGS_END(flags, end) ((flags) ^ ((__u64)(end) << 40))
 
 static inline __u64 spill_hash_frame(const __u64 *key, __u64 h, __u64 ip)
 {
@@ -185,7 +200,12 @@ enum counter {
 	CNT_NOTES,		/* first-sample notes sent to user space */
 	CNT_NOTE_ERR,		/* ... that could not be sent */
 	CNT_NEW_KEYS,		/* count map keys inserted */
-	NR_COUNTERS,
+	CNT_UW_WALKS,		/* user stacks walked from tables (bpf/uwtable.h) */
+	CNT_UW_FP_WALKS,	/* user stacks walked by bpf_get_stack() */
+	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */
+	CNT_UW_FP_FRAMES,	/* frames stepped by frame pointer in a walk */
+	CNT_UW_END,		/* NR_UW_ENDS counters: how walks ended */
+	NR_COUNTERS = CNT_UW_END + NR_UW_ENDS,
 };
 
 /* The counter for how reading a part's stack went. */

@@ -41,6 +41,9 @@ enum {
 	OPT_KALLSYMS,
 	OPT_PER_CPU,
 	OPT_PER_THREAD,
+	OPT_UNWIND,
+	OPT_UNWIND_MEM,
+	OPT_UNWIND_DEBUG,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +79,9 @@ static const struct option long_opts[] = {
 	{ "kallsyms", no_argument, NULL, OPT_KALLSYMS },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
+	{ "unwind-debug", no_argument, NULL, OPT_UNWIND_DEBUG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -118,6 +124,10 @@ void options__usage(FILE *out)
 "      --stack-storage-size N  number of unique stack traces stored (default %d)\n"
 "      --hash-storage-size N   number of unique counted keys (default %d)\n"
 "      --perf-max-stack-depth N  deepest stack recorded (default %d)\n"
+"      --unwind MODE           user stacks: auto (default: frame pointers where the\n"
+"                              code has them, .eh_frame tables elsewhere), fp, dwarf\n"
+"      --unwind-mem MIB        kernel memory for unwind tables (default %llu)\n"
+"      --unwind-debug          end incomplete user stacks with [unwind: REASON]\n"
 "      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
@@ -130,7 +140,7 @@ void options__usage(FILE *out)
 "  -V, --version               show the version and exit\n"
 "  duration                    seconds to profile (default: until Ctrl-C)\n",
 		DEFAULT_FREQ, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
-		MAX_STACK_DEPTH);
+		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20);
 }
 
 /* Parse a decimal number in [min, max]: no sign, no spaces, no trailing text. */
@@ -406,6 +416,21 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_KALLSYMS: o->kallsyms = true; break;
 	case OPT_PER_CPU: o->per_cpu = true; break;
 	case OPT_PER_THREAD: o->per_thread = true; break;
+	case OPT_UNWIND:
+		if (!strcmp(arg, "auto"))
+			o->unwind = UNWIND_AUTO;
+		else if (!strcmp(arg, "fp"))
+			o->unwind = UNWIND_FP;
+		else if (!strcmp(arg, "dwarf"))
+			o->unwind = UNWIND_DWARF;
+		else
+			return usage_error("--unwind '%s' is not one of auto, fp, dwarf", arg);
+		break;
+	case OPT_UNWIND_MEM:
+		err = parse_num_opt("--unwind-mem", arg, 1, 1U << 16, &v);
+		o->unwind_mem = v << 20;
+		break;
+	case OPT_UNWIND_DEBUG: o->unwind_debug = true; break;
 	case 'v': o->verbose++; break;
 	case 'h': o->help = true; break;
 	case 'V': o->version = true; break;
@@ -481,6 +506,7 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->cpu = -1;
 	o->stack_storage = DEFAULT_STACK_STORAGE;
 	o->hash_storage = DEFAULT_HASH_STORAGE;
+	o->unwind_mem = UNWIND_MEM_DEFAULT;
 	o->max_stack_depth = MAX_STACK_DEPTH;
 	o->min_width = 0.1;
 	event__parse(DEFAULT_EVENT, &o->event);

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include "events.h"
 #include "profile.h"
+#include "unwind.h"
 
 #define DEFAULT_FREQ 49
 
@@ -63,6 +64,9 @@ struct options {
 	bool kallsyms;			/* --kallsyms */
 	bool per_cpu;			/* --per-cpu */
 	bool per_thread;		/* --per-thread */
+	enum unwind_mode unwind;	/* --unwind, UNWIND_AUTO by default */
+	__u64 unwind_mem;		/* --unwind-mem, bytes */
+	bool unwind_debug;		/* --unwind-debug */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */

@@ -24,6 +24,8 @@
 #include "writer.h"
 #include "tracker.h"
 #include "caps.h"
+#include "completeness.h"
+#include "unwind.h"
 #include "log.h"
 
 struct run {
@@ -33,6 +35,8 @@ struct run {
 	struct knames *kn;
 	struct usyms *us;
 	struct tracker *tracker;	/* NULL: processes are read at the end only */
+	struct unwind *uw;		/* NULL: user stacks by frame pointer only */
+	struct completeness complete;
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
 	struct writer w;
 	__u64 counted;		/* over all intervals */
@@ -154,6 +158,60 @@ static void report_part(const char *what, int part, const __u64 *c)
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_OTHER)]);
 }
 
+/*
+ * Few stacks whole: say where they stop and what would help, once.  Not
+ * for a handful of samples, which say little.
+ */
+static void warn_incomplete(const struct run *r)
+{
+	const struct completeness *c = &r->complete;
+	char worst[512];
+
+	if (c->samples < 100 || c->complete * 2 >= c->samples)
+		return;
+	completeness__worst(c, 3, worst, sizeof(worst));
+	pr_warn("only %.0f%% of user stacks reach their root frame; most stop in %s; %s",
+		100.0 * c->complete / c->samples, worst,
+		!r->uw ? "--unwind=auto walks code built without frame pointers" :
+		"-v says why walks ended, --unwind-debug marks each stack");
+}
+
+static void report_unwind(const struct run *r, const __u64 *c)
+{
+	const struct completeness *cm = &r->complete;
+	char ends[512];
+	size_t off = 0;
+
+	pr_info("user stacks: %.1f%% of %llu samples reach a root frame, %.1f frames on average",
+		cm->samples ? 100.0 * cm->complete / cm->samples : 0.0,
+		(unsigned long long)cm->samples,
+		cm->samples ? (double)cm->frames / cm->samples : 0.0);
+	pr_info("unwind: %s; walks %llu from tables, %llu by the kernel's frame-pointer walk; frames %llu by table, %llu by frame pointer",
+		r->uw ? unwind__mode_name(r->o->unwind) : "fp",
+		(unsigned long long)c[CNT_UW_WALKS], (unsigned long long)c[CNT_UW_FP_WALKS],
+		(unsigned long long)c[CNT_UW_TABLE_FRAMES], (unsigned long long)c[CNT_UW_FP_FRAMES]);
+	for (unsigned int e = 0; e < NR_UW_ENDS && off < sizeof(ends); e++)
+		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
+				unwind__end_name(e), (unsigned long long)c[CNT_UW_END + e]);
+	pr_info("unwind ends: %s", ends);
+	if (r->uw) {
+		struct unwind_stats st;
+
+		unwind__stats(r->uw, &st);
+		pr_info("unwind tables: %llu loaded, %llu rows, %llu KiB of kernel memory with mapping lists; objects: %llu compiled in %.1f ms, %llu built with frame pointers, %llu without .eh_frame, %llu over --unwind-mem, %llu evicted",
+			(unsigned long long)st.tables, (unsigned long long)st.rows,
+			(unsigned long long)st.bytes >> 10, (unsigned long long)st.built,
+			st.build_ns / 1e6, (unsigned long long)st.fp_objects,
+			(unsigned long long)st.no_table, (unsigned long long)st.over_budget,
+			(unsigned long long)st.evicted);
+		pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed), %llu with no table, %llu mappings past %d, %llu requests dropped",
+			(unsigned long long)st.procs, (unsigned long long)st.syncs,
+			(unsigned long long)st.sync_errors, (unsigned long long)st.procs_fp,
+			(unsigned long long)st.maps_over, UW_MAX_MAPS,
+			(unsigned long long)st.dropped);
+	}
+}
+
 static void report_counters(const struct run *r, const __u64 *c)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
@@ -166,6 +224,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 			 (unsigned long long)c[CNT_HASH_FULL]);
 	if (r->us)
 		report_caps(usyms__caps(r->us), false);
+	warn_incomplete(r);
 	if (log__verbosity() < 1)
 		return;
 	report_symbol_stats(r);
@@ -179,6 +238,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
+	report_unwind(r, c);
 	pr_info("first-sample notes: sent %llu, failed %llu",
 		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
 	pr_info("counted + filtered + dropped %s taken",
@@ -256,6 +316,7 @@ static int report_set(struct run *r, bool clear)
 	r->missed_stacks += recs.missed_stacks;
 	r->missed_enomem |= recs.missed_enomem;
 	r->truncated += recs.truncated;
+	completeness__add(&r->complete, &recs);
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writer__write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
@@ -502,12 +563,30 @@ static void session_config(struct session_config *c, const struct options *o,
 		.two_sets = o->interval > 0,
 		.stack_storage = o->stack_storage, .hash_storage = o->hash_storage,
 		.max_stack_depth = o->max_stack_depth,
+		.unwind = o->unwind != UNWIND_FP,
+		.unwind_debug = o->unwind_debug,
 		.sampling = { .type = o->event.type, .config = o->event.config,
 			      .freq = o->freq, .period = o->period },
 		.event_name = o->event.name,
 		.cpu = o->cpu,
 		.cpu_online = lim->cpu_online, .nr_cpus = lim->nr_cpus,
 	};
+}
+
+/* The unwinder's sync thread, when the sampler walks from tables. */
+static struct unwind *new_unwind(struct session *s, const struct options *o)
+{
+	struct unwind_opts uo = { .mode = o->unwind, .mem_max = o->unwind_mem };
+	int tables_fd, procs_fd;
+	struct unwind *uw;
+
+	if (session__unwind_fds(s, &tables_fd, &procs_fd))
+		return NULL;
+	uw = unwind__new(&uo, tables_fd, procs_fd);
+	if (!uw)
+		pr_warn("cannot start the unwinder: %s; user stacks are walked by frame pointer only",
+			strerror(errno));
+	return uw;
 }
 
 static int start(struct run *r, const struct limits *lim)
@@ -535,6 +614,9 @@ static int start(struct run *r, const struct limits *lim)
 	/* Follow processes from before the first sample: its note needs the ring. */
 	if (r->us)
 		r->tracker = new_tracker(r->s, r->us, o);
+	r->uw = new_unwind(r->s, o);
+	if (r->tracker)
+		tracker__set_unwind(r->tracker, r->uw);
 	return session__attach(r->s);
 }
 
@@ -561,6 +643,7 @@ int run__exec(const struct options *o, const struct limits *lim,
 out:
 	writer__abort(&r.w);
 	tracker__free(r.tracker);
+	unwind__free(r.uw);
 	sym_cache__free(r.cache);
 	usyms__free(r.us);
 	knames__free(r.kn);

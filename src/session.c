@@ -18,6 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "session.h"
+#include "unwind.h"
 #include "symbolize.h"
 #include "kbtf.h"
 #include "util.h"
@@ -44,6 +45,7 @@ struct session {
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
 	__u64 *batch_vals;
 	struct bpf_link **links;
+	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
 	int *pfds;
 	int nr_links;
 	int nr_cpus;		/* possible CPUs: per-CPU map value count */
@@ -70,6 +72,21 @@ static const char *load_hint(int err)
 
 static int session__configure(struct session *s);
 
+/* Open the skeleton and set it up for s->cfg. */
+static int open_skel(struct session *s)
+{
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		pr_err("cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	s->sets[0] = (struct map_set){ s->skel->maps.counts0, s->skel->maps.stacks0,
+				       s->skel->maps.spilled0 };
+	s->sets[1] = (struct map_set){ s->skel->maps.counts1, s->skel->maps.stacks1,
+				       s->skel->maps.spilled1 };
+	return session__configure(s);
+}
+
 struct session *session__open(const struct session_config *cfg)
 {
 	struct session *s;
@@ -91,17 +108,7 @@ struct session *session__open(const struct session_config *cfg)
 	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
 	if (!s->links || !s->pfds || !s->batch_keys || !s->batch_vals)
 		goto nomem;
-	s->skel = profile_bpf__open();
-	if (!s->skel) {
-		pr_err("cannot open the BPF object: %s", strerror(errno));
-		session__destroy(s);
-		return NULL;
-	}
-	s->sets[0] = (struct map_set){ s->skel->maps.counts0, s->skel->maps.stacks0,
-				       s->skel->maps.spilled0 };
-	s->sets[1] = (struct map_set){ s->skel->maps.counts1, s->skel->maps.stacks1,
-				       s->skel->maps.spilled1 };
-	if (session__configure(s)) {
+	if (open_skel(s)) {
 		session__destroy(s);
 		return NULL;
 	}
@@ -267,6 +274,31 @@ static int configure_spill_key(struct profile_bpf *skel)
 	return 0;
 }
 
+/*
+ * The unwinder's maps take no memory until used, but are created small
+ * when it is off, and its exec and exit programs are not loaded.
+ * PROFILE_TEST_UNWIND_FAIL makes the outer map impossible to create, so
+ * that a test can see the fall back to frame pointers.
+ */
+static int configure_unwind(struct profile_bpf *skel, const struct session_config *c)
+{
+	int err = 0;
+
+	skel->rodata->unwind_tables = c->unwind;
+	if (c->unwind && getenv("PROFILE_TEST_UNWIND_FAIL"))
+		return bpf_map__set_max_entries(skel->maps.uw_tables, 0);
+	if (c->unwind)
+		return 0;
+	err = bpf_map__set_max_entries(skel->maps.uw_tables, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.uw_procs, 1);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.uw_exec, false);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.uw_exit, false);
+	return err;
+}
+
 /* Read-only data and map sizes: everything that must be set before load. */
 static int session__configure(struct session *s)
 {
@@ -276,6 +308,10 @@ static int session__configure(struct session *s)
 
 	configure_filters(skel, c);
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
+	skel->rodata->max_depth = c->max_stack_depth;
+	err = configure_unwind(skel, c);
+	if (err)
+		return err;
 	skel->rodata->notify_new = true;
 	err = configure_pidns(skel);
 	if (!err)
@@ -331,6 +367,16 @@ int session__load(struct session *s)
 	int err;
 
 	err = profile_bpf__load(skel);
+	if (err && s->cfg.unwind) {
+		pr_warn("cannot load the .eh_frame unwinder: %s; user stacks are walked by frame pointer only (-vv shows why)",
+			strerror(-err));
+		profile_bpf__destroy(skel);
+		s->cfg.unwind = false;
+		err = open_skel(s);
+		skel = s->skel;
+		if (!err)
+			err = profile_bpf__load(skel);
+	}
 	if (err) {
 		pr_err("cannot load the BPF program: %s; %s",
 			strerror(-err), load_hint(err));
@@ -382,6 +428,35 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 	return 0;
 }
 
+/* Exec and exit drop a process's mappings in the kernel at once. */
+static int attach_unwind(struct session *s)
+{
+	struct bpf_program *progs[2] = { s->skel->progs.uw_exec, s->skel->progs.uw_exit };
+
+	if (!s->cfg.unwind)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		s->uw_links[i] = bpf_program__attach(progs[i]);
+		if (!s->uw_links[i]) {
+			int err = -errno;
+
+			pr_err("cannot attach to %s: %s; try --unwind=fp",
+			       bpf_program__section_name(progs[i]), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int session__unwind_fds(const struct session *s, int *tables_fd, int *procs_fd)
+{
+	if (!s->cfg.unwind)
+		return -ENOENT;
+	*tables_fd = bpf_map__fd(s->skel->maps.uw_tables);
+	*procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
+	return 0;
+}
+
 int session__attach(struct session *s)
 {
 	const struct session_config *c = &s->cfg;
@@ -398,7 +473,7 @@ int session__attach(struct session *s)
 		pr_err("no online CPU to sample on");
 		return -ENODEV;
 	}
-	return 0;
+	return attach_unwind(s);
 }
 
 int session__nr_attached(const struct session *s)
@@ -421,6 +496,8 @@ void session__destroy(struct session *s)
 		return;
 	if (s->links)
 		session__detach(s);
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(s->uw_links[i]);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);
@@ -529,14 +606,18 @@ int session__drain(struct session *s, struct sample **samples, size_t *nr)
 	return 0;
 }
 
-/* Frames of a stored stack, leaf first; their number or a negative errno. */
-static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips)
+/*
+ * Frames of a stored stack, leaf first; their number or a negative errno.
+ * *end: how an unwinder's walk ended (struct hashed_stack), else 0.
+ */
+static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, __u32 *end)
 {
 	const struct map_set *ms = &s->sets[s->read_set];
 	__u32 depth = s->cfg.max_stack_depth, id = ref->id;
 	struct hashed_stack hs;
 	int n = 0;
 
+	*end = 0;
 	switch (ref->src) {
 	case STACK_MAP:
 		memset(ips, 0, depth * sizeof(*ips));
@@ -550,6 +631,7 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips)
 			return -errno;
 		n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
 		memcpy(ips, hs.ips, n * sizeof(*ips));
+		*end = hs.end;
 		return n;
 	default:
 		return -ENOENT;
@@ -565,14 +647,18 @@ static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame
 {
 	struct session *s = ctx;
 	__u64 ips[MAX_STACK_DEPTH];
-	int n = read_ips(s, ref, ips);
+	__u32 end;
+	int n = read_ips(s, ref, ips, &end);
 
 	for (int i = 0; i < n; i++)
 		frames[i] = (struct trace_frame){ .addr = ips[i], .kind = ref->kind,
 						  .flags = i ? FRAME_RETADDR : 0 };
-	/* As deep as we asked for: the kernel stopped the walk there. */
+	/* As deep as we asked for: the walk stopped there. */
 	if (n > 0 && n >= (int)s->cfg.max_stack_depth)
 		frames[n - 1].flags |= FRAME_TRUNCATED;
+	else if (n > 0 && s->cfg.unwind_debug && unwind__ended_early(end))
+		frames[n++] = (struct trace_frame){ .addr = end - 1, .kind = FRAME_NONE,
+						    .flags = FRAME_UNWIND_END };
 	return n;
 }
 

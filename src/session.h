@@ -32,6 +32,8 @@ struct session_config {
 	__u32 stack_storage;		/* entries of each stack map */
 	__u32 hash_storage;		/* keys of the count map */
 	__u32 max_stack_depth;
+	bool unwind;			/* walk user stacks from .eh_frame tables */
+	bool unwind_debug;		/* [unwind: REASON] ends incomplete stacks */
 	struct perf_sampling sampling;
 	const char *event_name;		/* for messages */
 	int cpu;			/* -1: every CPU */
@@ -84,6 +86,12 @@ int session__flip(struct session *s, const volatile sig_atomic_t *stop);
 
 /* Empty the read set after its samples were reported, for its next turn. */
 int session__clear(struct session *s, const struct sample *samples, size_t nr);
+
+/*
+ * The unwinder's maps (bpf/uwtable.h): 0, or -ENOENT when the run walks
+ * by frame pointer only (--unwind=fp, or the unwinder did not load).
+ */
+int session__unwind_fds(const struct session *s, int *tables_fd, int *procs_fd);
 
 /* The PERF_EVENT_ARRAY map for the side-band ring buffers. */
 int session__events_fd(const struct session *s);

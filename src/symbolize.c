@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symbolize.h"
+#include "unwind.h"
 #include "session.h"
 #include "knames.h"
 #include "usyms.h"
@@ -86,6 +88,17 @@ void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 
 /* ---- stacks and frames, cached ---- */
 
+/* The pseudo-frame that says why a walk ended early (--unwind-debug). */
+static const char *unwind_end_label(struct sym_cache *c, __u64 end)
+{
+	size_t len = 48;
+	char *label = arena__alloc(&c->mem, len, 1);
+
+	if (label)
+		snprintf(label, len, "[unwind: %s]", unwind__end_name(end));
+	return label;
+}
+
 static const struct resolver *resolver_for(const struct symbolizer *sym, __u8 kind)
 {
 	return kind < NR_FRAME_KINDS ? &sym->resolvers[kind] : NULL;
@@ -109,7 +122,9 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 		return NULL;
 	*f = (struct frame){ .addr = tf->addr, .kind = tf->kind, .flags = tf->flags };
 	res = resolver_for(sym, tf->kind);
-	if (res && res->resolve)
+	if (tf->flags & FRAME_UNWIND_END)
+		f->name = unwind_end_label(c, tf->addr);
+	else if (res && res->resolve)
 		res->resolve(res->ctx, pid, f);
 	htab__fill(&c->frames, s, tf->addr, k2, f);
 	return f;

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 
 #include "util.h"
 #include "tracker.h"
 #include "usyms.h"
+#include "unwind.h"
 
 /* Pages per CPU ring: records are small and drained within milliseconds. */
 #define RING_PAGES 64
@@ -31,6 +33,7 @@ struct pending {
 struct tracker {
 	struct perf_buffer *pb;
 	struct usyms *us;
+	struct unwind *uw;	/* synced on first samples, execs, mmaps; or NULL */
 	bool known_only;	/* records of processes us does not know: skipped */
 	__u64 lost_before;	/* stats.lost at the start of the round */
 	bool recover_due;	/* records were lost since the last recovery */
@@ -137,6 +140,9 @@ static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 	}
 	t->stats.mmaps++;
 	usyms__add_mapping(t->us, r->pid, &m);
+	/* A library loaded since the process was synced (dlopen). */
+	if ((r->prot & PROT_EXEC) && unwind__knows(t->uw, r->pid))
+		unwind__sync(t->uw, r->pid);
 }
 
 static void on_comm(struct tracker *t, const struct rec_comm *c)
@@ -150,6 +156,9 @@ static void on_comm(struct tracker *t, const struct rec_comm *c)
 	}
 	t->stats.execs++;
 	usyms__exec(t->us, c->pid);
+	/* The sampler dropped its mappings at the exec: sync the new image. */
+	if (unwind__knows(t->uw, c->pid))
+		unwind__sync(t->uw, c->pid);
 }
 
 static void on_task(struct tracker *t, const struct rec_task *r)
@@ -165,9 +174,12 @@ static void on_task(struct tracker *t, const struct rec_task *r)
 		/* A new process; a new thread (pid == ppid) shares its maps. */
 		t->stats.forks++;
 		usyms__fork(t->us, r->ppid, r->pid);
+		if (unwind__knows(t->uw, r->ppid))
+			unwind__sync(t->uw, r->pid);
 	} else if (r->h.type == PERF_RECORD_EXIT && r->pid == r->tid) {
 		t->stats.exits++;
 		usyms__exit(t->us, r->pid);
+		unwind__forget(t->uw, r->pid);
 	}
 }
 
@@ -181,6 +193,7 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 	memcpy(&pid, r->data, sizeof(pid));
 	t->stats.first_samples++;
 	usyms__add_process(t->us, pid);
+	unwind__sync(t->uw, pid);
 }
 
 static void apply(struct tracker *t, const struct perf_event_header *h)
@@ -248,6 +261,11 @@ struct tracker *tracker__new(int events_fd, struct usyms *us, bool known_only)
 		return NULL;
 	}
 	return t;
+}
+
+void tracker__set_unwind(struct tracker *t, struct unwind *uw)
+{
+	t->uw = uw;
 }
 
 void tracker__free(struct tracker *t)

@@ -33,6 +33,14 @@ struct tracker_stats {
 struct tracker *tracker__new(int events_fd, struct usyms *us, bool known_only);
 void tracker__free(struct tracker *t);
 
+/*
+ * Keep the unwinder's view of processes (unwind.h) in step too: first
+ * samples, execs, forks of synced processes and new executable mappings
+ * ask for a sync, exits for a forget.
+ */
+struct unwind;
+void tracker__set_unwind(struct tracker *t, struct unwind *uw);
+
 /* Wait up to timeout_ms for records and apply them; 0 or negative errno. */
 int tracker__poll(struct tracker *t, int timeout_ms);
 

@@ -13,8 +13,8 @@
  * folds the load address and the base together.  The row in force at an
  * address is the last one whose addr is <= it.
  */
-#ifndef UNWIND_H
-#define UNWIND_H
+#ifndef UWTABLE_H
+#define UWTABLE_H
 
 /*
  * How to find the caller's frame at an address.  The canonical frame
@@ -111,6 +111,7 @@ struct uw_map {
  * pointer, and the loader counts it.
  */
 #define UW_MAX_MAPS 256
+#define UW_MAX_PROCS 8192	/* processes synced at once */
 #define UW_MAP_SEARCH_STEPS 8	/* log2(UW_MAX_MAPS) */
 
 struct uw_proc {
@@ -135,4 +136,4 @@ enum uw_end {
 	NR_UW_ENDS,
 };
 
-#endif /* UNWIND_H */
+#endif /* UWTABLE_H */

@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sync thread of the in-kernel unwinder: see unwind.h.
+ *
+ * The main thread only queues requests (a pid to sync or to forget); the
+ * thread owns everything else: the objects and their tables, the slots of
+ * the outer map, the processes and what they hold.  The files it reads
+ * belong to other users: they are opened through procfs.h (regular files
+ * only, the very inode the process maps) and parsed by ehframe.c, which
+ * bounds every read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+
+#include "unwind.h"
+#include "ehframe.h"
+#include "htab.h"
+#include "procfs.h"
+#include "procmaps.h"
+#include "uwtable.h"
+#include "log.h"
+
+#define QUEUE_LEN 4096
+#define MAX_SEGS 16		/* PT_LOAD segments kept per object */
+#define TABLE_OVERHEAD 512	/* kernel bytes of a map beside its rows */
+
+enum obj_state {
+	OBJ_TABLE,		/* a table is loaded in slot */
+	OBJ_FP,			/* walked by frame pointer: built with them */
+	OBJ_NONE,		/* no usable .eh_frame: frame pointer too */
+	OBJ_OVER,		/* no room under --unwind-mem */
+};
+
+struct segment {
+	__u64 offset, vaddr, filesz;
+};
+
+/* One object (file or vdso image) and its table, shared by processes. */
+struct object {
+	__u64 dev, ino, size, mtime_ns;
+	enum obj_state state;
+	__u32 slot;		/* OBJ_TABLE: in uw_tables */
+	__u32 n_rows;
+	__u64 base;		/* ELF vaddr of row address 0 */
+	__u64 bytes;		/* kernel memory it takes */
+	__u32 refs;		/* processes that use it now */
+	__u64 last_used;	/* u->clock at its last use */
+	int n_segs;
+	struct segment segs[MAX_SEGS];
+};
+
+/* What a synced process holds. */
+struct proc {
+	__u32 pid;
+	__u32 n_objs;
+	struct object **objs;
+	bool in_map;		/* has an entry in uw_procs */
+};
+
+enum req_op { REQ_SYNC = 1, REQ_FORGET = 2 };
+
+struct request {
+	__u32 pid;
+	__u32 op;
+};
+
+struct unwind {
+	struct unwind_opts opts;
+	int tables_fd, procs_fd;
+
+	/* Shared with the main thread, under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake, idle;
+	struct request queue[QUEUE_LEN];
+	size_t head, len;
+	struct htab pending;	/* pid -> op, for requests in the queue */
+	struct htab known;	/* pid -> 1, for processes synced */
+	bool busy, stop;
+	struct unwind_stats stats;
+	pthread_t thread;
+	bool started;
+
+	/* The thread's own. */
+	struct htab objects;	/* (dev, ino) -> struct object */
+	struct htab procs;	/* pid -> struct proc */
+	struct object *vdso;
+	__u8 used_slots[UW_MAX_TABLES];
+	__u64 clock;		/* syncs so far, for LRU */
+	struct uw_proc *scratch;	/* the value written to uw_procs */
+};
+
+const char *unwind__mode_name(enum unwind_mode mode)
+{
+	switch (mode) {
+	case UNWIND_AUTO:
+		return "auto";
+	case UNWIND_FP:
+		return "fp";
+	case UNWIND_DWARF:
+		return "dwarf";
+	}
+	return "?";
+}
+
+const char *unwind__end_name(unsigned int end)
+{
+	static const char *const names[NR_UW_ENDS] = {
+		[UW_END_ROOT] = "root",
+		[UW_END_ROOT_FP] = "fp root",
+		[UW_END_DEPTH] = "depth",
+		[UW_END_NO_MAP] = "no mapping",
+		[UW_END_NO_TABLE] = "no table",
+		[UW_END_GAP] = "no CFI",
+		[UW_END_UNSUPPORTED] = "unsupported CFI",
+		[UW_END_BAD_FRAME] = "bad frame",
+		[UW_END_READ] = "unreadable stack",
+		[UW_END_FP_BAD] = "bad frame pointer",
+		[UW_END_NO_REGS] = "no registers",
+	};
+
+	return end < NR_UW_ENDS && names[end] ? names[end] : "?";
+}
+
+bool unwind__ended_early(__u32 stored_end)
+{
+	return stored_end > 0 && stored_end - 1 != UW_END_ROOT &&
+	       stored_end - 1 != UW_END_ROOT_FP && stored_end - 1 != UW_END_DEPTH;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- objects and tables ---- */
+
+/* The PT_LOAD segments, for mapping offsets to virtual addresses. */
+static int read_segments_mem(const void *image, size_t size, struct object *o)
+{
+	const Elf64_Ehdr *eh = image;
+
+	if (size < sizeof(*eh) || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh->e_phoff > size || eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr))
+		return -ENOEXEC;
+	for (int i = 0; i < eh->e_phnum && o->n_segs < MAX_SEGS; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, (const char *)image + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_LOAD)
+			o->segs[o->n_segs++] = (struct segment){ ph.p_offset, ph.p_vaddr,
+								 ph.p_filesz };
+	}
+	return o->n_segs ? 0 : -ENOEXEC;
+}
+
+static int read_segments_fd(int fd, struct object *o)
+{
+	char buf[sizeof(Elf64_Ehdr) + MAX_SEGS * 4 * sizeof(Elf64_Phdr)];
+	Elf64_Ehdr eh;
+	ssize_t n;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr))
+		return -ENOEXEC;
+	/* Read the header and as many program headers as the buffer holds. */
+	if (eh.e_phoff > (1u << 20))
+		return -ENOEXEC;
+	memcpy(buf, &eh, sizeof(eh));
+	n = pread(fd, buf + sizeof(eh), sizeof(buf) - sizeof(eh), eh.e_phoff);
+	if (n < 0)
+		return -errno;
+	eh.e_phoff = sizeof(eh);
+	if (eh.e_phnum > n / sizeof(Elf64_Phdr))
+		eh.e_phnum = n / sizeof(Elf64_Phdr);
+	memcpy(buf, &eh, sizeof(eh));
+	return read_segments_mem(buf, sizeof(eh) + n, o);
+}
+
+static int alloc_slot(struct unwind *u, __u32 *slot)
+{
+	for (__u32 i = 0; i < UW_MAX_TABLES; i++) {
+		if (!u->used_slots[i]) {
+			u->used_slots[i] = 1;
+			*slot = i;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static void stats_add(struct unwind *u, __u64 *field, __s64 delta)
+{
+	pthread_mutex_lock(&u->lock);
+	*field += delta;
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* Unload o's table and forget o; no process may hold it. */
+static void drop_object(struct unwind *u, struct object *o)
+{
+	struct hent *e = htab__slot(&u->objects, o->dev, o->ino, NULL, NULL);
+
+	if (o->state == OBJ_TABLE) {
+		bpf_map_delete_elem(u->tables_fd, &o->slot);
+		u->used_slots[o->slot] = 0;
+		pthread_mutex_lock(&u->lock);
+		u->stats.tables--;
+		u->stats.rows -= o->n_rows;
+		u->stats.bytes -= o->bytes;
+		pthread_mutex_unlock(&u->lock);
+	}
+	if (e && e->val == o)
+		htab__del(&u->objects, e);
+	free(o);
+}
+
+/* Unload the tables no process uses, least recently used first, until need fits. */
+static bool make_room(struct unwind *u, __u64 need)
+{
+	for (;;) {
+		struct object *victim = NULL;
+		struct hent *e;
+		__u64 used;
+
+		pthread_mutex_lock(&u->lock);
+		used = u->stats.bytes;
+		pthread_mutex_unlock(&u->lock);
+		if (used + need <= u->opts.mem_max)
+			return true;
+		for (size_t pos = 0; (e = htab__next(&u->objects, &pos));) {
+			struct object *o = e->val;
+
+			if (o->state == OBJ_TABLE && !o->refs &&
+			    (!victim || o->last_used < victim->last_used))
+				victim = o;
+		}
+		if (!victim)
+			return false;
+		drop_object(u, victim);
+		stats_add(u, &u->stats.evicted, 1);
+	}
+}
+
+/* Load t as one BPF array into a free slot of uw_tables. */
+static int load_table(struct unwind *u, struct object *o, const struct uw_table *t)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	__u32 *keys, count = t->n_rows, slot;
+	int fd, err;
+
+	if (alloc_slot(u, &slot))
+		return -ENOSPC;
+	keys = malloc(t->n_rows * sizeof(*keys));
+	if (!keys) {
+		u->used_slots[slot] = 0;
+		return -ENOMEM;
+	}
+	for (__u32 i = 0; i < t->n_rows; i++)
+		keys[i] = i;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_table", sizeof(__u32),
+			    sizeof(struct uw_row), t->n_rows, &mopts);
+	err = fd < 0 ? -errno : 0;
+	if (!err && bpf_map_update_batch(fd, keys, t->rows, &count, &bopts))
+		err = -errno;
+	if (!err && bpf_map_update_elem(u->tables_fd, &slot, &fd, BPF_ANY))
+		err = -errno;
+	free(keys);
+	if (fd >= 0)
+		close(fd);	/* the outer map holds it now */
+	if (err) {
+		u->used_slots[slot] = 0;
+		return err;
+	}
+	o->slot = slot;
+	o->n_rows = t->n_rows;
+	o->base = t->base;
+	o->bytes = (__u64)t->n_rows * sizeof(struct uw_row) + TABLE_OVERHEAD;
+	o->state = OBJ_TABLE;
+	pthread_mutex_lock(&u->lock);
+	u->stats.tables++;
+	u->stats.rows += t->n_rows;
+	u->stats.bytes += o->bytes;
+	pthread_mutex_unlock(&u->lock);
+	return 0;
+}
+
+/* Decide what o is from its compiled table, and load the table if it is to be used. */
+static void settle_object(struct unwind *u, struct object *o, int err,
+			  const struct uw_table *t, const char *name, size_t name_len)
+{
+	if (err || !t->n_rows) {
+		o->state = OBJ_NONE;
+		stats_add(u, &u->stats.no_table, 1);
+		return;
+	}
+	if (u->opts.mode == UNWIND_AUTO && t->fp_built) {
+		o->state = OBJ_FP;
+		stats_add(u, &u->stats.fp_objects, 1);
+		return;
+	}
+	if (!make_room(u, (__u64)t->n_rows * sizeof(struct uw_row) + TABLE_OVERHEAD) ||
+	    load_table(u, o, t)) {
+		o->state = OBJ_OVER;
+		pthread_mutex_lock(&u->lock);
+		if (!u->stats.over_budget++)
+			snprintf(u->stats.first_over, sizeof(u->stats.first_over), "%.*s",
+				 (int)name_len, name);
+		pthread_mutex_unlock(&u->lock);
+	}
+}
+
+static struct object *new_object(struct unwind *u, __u64 dev, __u64 ino)
+{
+	struct object *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->dev = dev;
+	o->ino = ino;
+	if (htab__put(&u->objects, dev, ino, o)) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Compile o's table from the file open at fd. */
+static void build_object(struct unwind *u, struct object *o, int fd,
+			 const char *name, size_t name_len)
+{
+	struct uw_table t = {};
+	__u64 t0 = now_ns();
+	int err;
+
+	err = read_segments_fd(fd, o);
+	if (!err)
+		err = ehframe__build_fd(fd, &t);
+	settle_object(u, o, err, &t, name, name_len);
+	ehframe__free(&t);
+	pthread_mutex_lock(&u->lock);
+	u->stats.built++;
+	u->stats.build_ns += now_ns() - t0;
+	pthread_mutex_unlock(&u->lock);
+}
+
+/*
+ * The object of a file mapping: cached by identity, else compiled now.
+ * A file replaced under the same inode (another size or time) is built
+ * again.  NULL when the file cannot be reached.
+ */
+static struct object *file_object(struct unwind *u, int proc_dirfd, const struct vma *v)
+{
+	struct procfs_mapping pm = {
+		.start = v->start, .end = v->end,
+		.dev = makedev(v->dev_major, v->dev_minor), .ino = v->inode,
+		.path = v->path, .path_len = v->path_len, .deleted = v->deleted,
+	};
+	struct object *o;
+	struct stat st;
+	int fd;
+
+	fd = procfs__open_mapped(proc_dirfd, &pm);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	o = htab__get(&u->objects, st.st_dev, st.st_ino);
+	if (o && (o->size != (__u64)st.st_size ||
+		  o->mtime_ns != st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec) &&
+	    !o->refs) {
+		/* The inode was reused or rewritten: forget the old one. */
+		drop_object(u, o);
+		o = NULL;
+	}
+	if (!o) {
+		o = new_object(u, st.st_dev, st.st_ino);
+		if (o) {
+			o->size = st.st_size;
+			o->mtime_ns = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
+			build_object(u, o, fd, v->path, v->path_len);
+		}
+	}
+	close(fd);
+	return o;
+}
+
+/*
+ * The vdso is the same image in every process on this kernel: ours,
+ * parsed once.
+ */
+static struct object *vdso_object(struct unwind *u)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct uw_table t = {};
+	struct object *o;
+	size_t size;
+	int err;
+
+	if (u->vdso || !eh)
+		return u->vdso;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	/* Its section headers come last: they end the image. */
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	err = size > (1u << 20) ? -EFBIG : read_segments_mem(eh, size, o);
+	if (!err)
+		err = ehframe__build_mem(eh, size, &t);
+	settle_object(u, o, err, &t, "[vdso]", 6);
+	ehframe__free(&t);
+	u->vdso = o;
+	return o;
+}
+
+/* ---- processes ---- */
+
+/* Fill m for a mapping of object o (NULL: walk it by frame pointer). */
+static void fill_map(struct uw_map *m, const struct vma *v, const struct object *o)
+{
+	*m = (struct uw_map){ .start = v->start, .end = v->end, .flags = UWM_FP };
+	if (!o || o->state != OBJ_TABLE)
+		return;
+	/* vaddr = pc - start + pgoff - seg.offset + seg.vaddr; row = vaddr - base */
+	for (int i = 0; i < o->n_segs; i++) {
+		const struct segment *s = &o->segs[i];
+
+		if (v->pgoff >= (s->offset & ~4095ull) && v->pgoff < s->offset + s->filesz) {
+			m->bias = v->start - v->pgoff + s->offset - s->vaddr + o->base;
+			m->table = o->slot;
+			m->n_rows = o->n_rows;
+			m->flags = UWM_TABLE;
+			return;
+		}
+	}
+}
+
+struct sync_ctx {
+	struct unwind *u;
+	int proc_dirfd;
+	struct uw_proc *up;
+	struct object **objs;
+	__u32 n_objs, cap_objs;
+	__u64 maps_over;
+};
+
+static int hold(struct sync_ctx *c, struct object *o)
+{
+	for (__u32 i = 0; i < c->n_objs; i++)
+		if (c->objs[i] == o)
+			return 0;
+	if (c->n_objs == c->cap_objs) {
+		__u32 cap = c->cap_objs ? 2 * c->cap_objs : 16;
+		struct object **n = realloc(c->objs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->objs = n;
+		c->cap_objs = cap;
+	}
+	c->objs[c->n_objs++] = o;
+	o->refs++;
+	o->last_used = c->u->clock;
+	return 0;
+}
+
+static int add_vma(const struct vma *v, void *arg)
+{
+	struct sync_ctx *c = arg;
+	struct object *o = NULL;
+	struct uw_map *m;
+
+	if (!(v->flags & VMA_EXEC))
+		return 0;
+	if (c->up->n_maps == UW_MAX_MAPS) {
+		c->maps_over++;
+		return 0;
+	}
+	if (v->kind == VMA_FILE)
+		o = file_object(c->u, c->proc_dirfd, v);
+	else if (v->kind == VMA_VDSO)
+		o = vdso_object(c->u);
+	if (o && hold(c, o))
+		return -ENOMEM;
+	m = &c->up->maps[c->up->n_maps++];
+	fill_map(m, v, o);
+	if (v->kind == VMA_VDSO)
+		m->flags |= UWM_VDSO;
+	return 0;
+}
+
+static void release(struct unwind *u, struct object **objs, __u32 n)
+{
+	for (__u32 i = 0; i < n; i++)
+		objs[i]->refs--;
+	free(objs);
+}
+
+static void forget(struct unwind *u, __u32 pid)
+{
+	struct hent *e = htab__slot(&u->procs, pid, 0, NULL, NULL);
+	struct proc *p = e ? e->val : NULL;
+
+	if (!p)
+		return;
+	if (p->in_map)
+		bpf_map_delete_elem(u->procs_fd, &pid);
+	release(u, p->objs, p->n_objs);
+	htab__del(&u->procs, e);
+	pthread_mutex_lock(&u->lock);
+	u->stats.procs--;
+	u->stats.bytes -= p->in_map ? sizeof(struct uw_proc) : 0;
+	e = htab__slot(&u->known, pid, 0, NULL, NULL);
+	if (e && e->val)
+		htab__del(&u->known, e);
+	pthread_mutex_unlock(&u->lock);
+	free(p);
+}
+
+static bool any_table(const struct uw_proc *up)
+{
+	for (__u32 i = 0; i < up->n_maps; i++)
+		if (up->maps[i].flags & UWM_TABLE)
+			return true;
+	return false;
+}
+
+/* Write pid's mappings; none if no object of it has a table (FP is cheaper). */
+static int publish(struct unwind *u, struct proc *p, struct uw_proc *up)
+{
+	bool want = any_table(up);
+
+	if (want && !p->in_map && !make_room(u, sizeof(*up)))
+		want = false;
+	if (want) {
+		if (bpf_map_update_elem(u->procs_fd, &p->pid, up, BPF_ANY))
+			return -errno;
+		if (!p->in_map)
+			stats_add(u, &u->stats.bytes, sizeof(*up));
+		p->in_map = true;
+		return 0;
+	}
+	if (p->in_map) {
+		bpf_map_delete_elem(u->procs_fd, &p->pid);
+		stats_add(u, &u->stats.bytes, -(__s64)sizeof(*up));
+	}
+	p->in_map = false;
+	stats_add(u, &u->stats.procs_fp, 1);
+	return 0;
+}
+
+static struct proc *get_proc(struct unwind *u, __u32 pid)
+{
+	struct proc *p = htab__get(&u->procs, pid, 0);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (htab__put(&u->procs, pid, 0, p)) {
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_lock(&u->lock);
+	u->stats.procs++;
+	htab__put(&u->known, pid, 0, (void *)1);
+	pthread_mutex_unlock(&u->lock);
+	return p;
+}
+
+static int sync_pid(struct unwind *u, __u32 pid)
+{
+	struct sync_ctx c = { .u = u, .up = u->scratch };
+	struct proc *p;
+	int err;
+
+	u->clock++;
+	c.proc_dirfd = procfs__open_pid(pid);
+	if (c.proc_dirfd < 0) {
+		forget(u, pid);
+		return c.proc_dirfd;
+	}
+	memset(c.up, 0, offsetof(struct uw_proc, maps));
+	/* maps is sorted by address, as the walker's search needs. */
+	err = procmaps__read_at(c.proc_dirfd, add_vma, &c);
+	close(c.proc_dirfd);
+	p = err >= 0 ? get_proc(u, pid) : NULL;
+	if (!p) {
+		release(u, c.objs, c.n_objs);
+		forget(u, pid);
+		return err < 0 ? err : -ENOMEM;
+	}
+	c.up->gen = (__u32)u->clock;
+	err = publish(u, p, c.up);
+	/* Hold the new objects before letting go of the old ones. */
+	release(u, p->objs, p->n_objs);
+	p->objs = c.objs;
+	p->n_objs = c.n_objs;
+	stats_add(u, &u->stats.maps_over, c.maps_over);
+	return err;
+}
+
+/* ---- the thread and its queue ---- */
+
+static bool take(struct unwind *u, struct request *r)
+{
+	struct hent *e;
+
+	if (!u->len)
+		return false;
+	*r = u->queue[u->head];
+	u->head = (u->head + 1) % QUEUE_LEN;
+	u->len--;
+	e = htab__slot(&u->pending, r->pid, 0, NULL, NULL);
+	if (e && e->val)
+		htab__del(&u->pending, e);
+	return true;
+}
+
+static void *sync_thread(void *arg)
+{
+	struct unwind *u = arg;
+	struct request r;
+
+	pthread_mutex_lock(&u->lock);
+	for (;;) {
+		while (!u->stop && !u->len) {
+			u->busy = false;
+			pthread_cond_broadcast(&u->idle);
+			pthread_cond_wait(&u->wake, &u->lock);
+		}
+		if (u->stop)
+			break;
+		u->busy = true;
+		take(u, &r);
+		pthread_mutex_unlock(&u->lock);
+		if (r.op == REQ_FORGET) {
+			forget(u, r.pid);
+		} else {
+			int err = sync_pid(u, r.pid);
+
+			pthread_mutex_lock(&u->lock);
+			u->stats.syncs++;
+			u->stats.sync_errors += err != 0;
+			pthread_mutex_unlock(&u->lock);
+		}
+		pthread_mutex_lock(&u->lock);
+	}
+	u->busy = false;
+	pthread_cond_broadcast(&u->idle);
+	pthread_mutex_unlock(&u->lock);
+	return NULL;
+}
+
+static void request(struct unwind *u, __u32 pid, enum req_op op)
+{
+	uintptr_t cur;
+
+	if (!u)
+		return;
+	pthread_mutex_lock(&u->lock);
+	cur = (uintptr_t)htab__get(&u->pending, pid, 0);
+	if (cur == (uintptr_t)op)
+		goto out;		/* already asked for */
+	if (u->len == QUEUE_LEN) {
+		u->stats.dropped++;
+		goto out;
+	}
+	u->queue[(u->head + u->len++) % QUEUE_LEN] = (struct request){ pid, op };
+	htab__put(&u->pending, pid, 0, (void *)(uintptr_t)op);
+	pthread_cond_signal(&u->wake);
+out:
+	pthread_mutex_unlock(&u->lock);
+}
+
+void unwind__sync(struct unwind *u, __u32 pid)
+{
+	request(u, pid, REQ_SYNC);
+}
+
+void unwind__forget(struct unwind *u, __u32 pid)
+{
+	request(u, pid, REQ_FORGET);
+}
+
+bool unwind__knows(struct unwind *u, __u32 pid)
+{
+	bool known;
+
+	if (!u)
+		return false;
+	pthread_mutex_lock(&u->lock);
+	known = (uintptr_t)htab__get(&u->pending, pid, 0) == REQ_SYNC ||
+		htab__get(&u->known, pid, 0);
+	pthread_mutex_unlock(&u->lock);
+	return known;
+}
+
+int unwind__settle(struct unwind *u, int timeout_ms)
+{
+	struct timespec deadline;
+	int err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&u->lock);
+	while ((u->len || u->busy) && !err)
+		err = pthread_cond_timedwait(&u->idle, &u->lock, &deadline);
+	pthread_mutex_unlock(&u->lock);
+	return -err;
+}
+
+void unwind__stats(struct unwind *u, struct unwind_stats *st)
+{
+	pthread_mutex_lock(&u->lock);
+	*st = u->stats;
+	pthread_mutex_unlock(&u->lock);
+}
+
+struct unwind *unwind__new(const struct unwind_opts *opts, int tables_fd, int procs_fd)
+{
+	struct unwind *u = calloc(1, sizeof(*u));
+	int err;
+
+	if (!u)
+		return NULL;
+	u->opts = *opts;
+	u->tables_fd = tables_fd;
+	u->procs_fd = procs_fd;
+	u->scratch = malloc(sizeof(*u->scratch));
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_cond_init(&u->wake, NULL);
+	pthread_cond_init(&u->idle, NULL);
+	if (!u->scratch) {
+		unwind__free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = pthread_create(&u->thread, NULL, sync_thread, u);
+	if (err) {
+		unwind__free(u);
+		errno = err;
+		return NULL;
+	}
+	u->started = true;
+	return u;
+}
+
+void unwind__free(struct unwind *u)
+{
+	struct hent *e;
+
+	if (!u)
+		return;
+	if (u->started) {
+		pthread_mutex_lock(&u->lock);
+		u->stop = true;
+		pthread_cond_signal(&u->wake);
+		pthread_mutex_unlock(&u->lock);
+		pthread_join(u->thread, NULL);
+	}
+	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
+		struct proc *p = e->val;
+
+		free(p->objs);
+		free(p);
+	}
+	for (size_t pos = 0; (e = htab__next(&u->objects, &pos));)
+		free(e->val);
+	free(u->vdso);
+	htab__free(&u->procs);
+	htab__free(&u->objects);
+	htab__free(&u->pending);
+	htab__free(&u->known);
+	free(u->scratch);
+	pthread_cond_destroy(&u->wake);
+	pthread_cond_destroy(&u->idle);
+	pthread_mutex_destroy(&u->lock);
+	free(u);
+}
