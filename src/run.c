@@ -182,7 +182,7 @@ static void report_unwind(const struct run *r, const __u64 *c)
 	char ends[512];
 	size_t off = 0;
 
-	pr_info("user stacks: %.1f%% of %llu samples reach a root frame, %.1f frames on average",
+	pr_info("user stack completeness: %.1f%% of %llu samples reach a root frame, %.1f frames on average",
 		cm->samples ? 100.0 * cm->complete / cm->samples : 0.0,
 		(unsigned long long)cm->samples,
 		cm->samples ? (double)cm->frames / cm->samples : 0.0);

@@ -368,14 +368,19 @@ int session__load(struct session *s)
 
 	err = profile_bpf__load(skel);
 	if (err && s->cfg.unwind) {
-		pr_warn("cannot load the .eh_frame unwinder: %s; user stacks are walked by frame pointer only (-vv shows why)",
-			strerror(-err));
+		int uw_err = err;
+
+		/* Without it; if that fails too, its error is the one to report. */
 		profile_bpf__destroy(skel);
+		s->skel = NULL;
 		s->cfg.unwind = false;
 		err = open_skel(s);
 		skel = s->skel;
 		if (!err)
 			err = profile_bpf__load(skel);
+		if (!err)
+			pr_warn("cannot load the .eh_frame unwinder: %s; user stacks are walked by frame pointer only (-vv shows why)",
+				strerror(-uw_err));
 	}
 	if (err) {
 		pr_err("cannot load the BPF program: %s; %s",
