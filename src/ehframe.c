@@ -201,10 +201,11 @@ static __u64 rd_uint(struct rd *r, size_t n)
 
 static __s64 sign_extend(__u64 v, unsigned int bits)
 {
-	__u64 m = 1ull << (bits - 1);
+	__u64 m;
 
 	if (bits >= 64)
 		return (__s64)v;
+	m = 1ull << (bits - 1);
 	v &= (m << 1) - 1;
 	return (__s64)((v ^ m) - m);
 }
@@ -1047,7 +1048,7 @@ static int emit_fde(struct eh_ctx *c, const struct fde *f, __u64 end)
 	/* The linker's PLT FDEs say nothing of how the code was compiled. */
 	if (x.cfa_changed && !x.plt_seen)
 		c->out->n_nontrivial_fdes++;
-	if (x.fp_seen)
+	if (x.fp_seen && !x.plt_seen)
 		c->out->n_fp_fdes++;
 	return err;
 }
@@ -1121,10 +1122,11 @@ static int compile(const struct eh_input *in, struct uw_table *out)
 		err = add_plt_stubs(&c);
 	if (err)
 		goto out;
-	qsort(c.fdes, c.n_fdes, sizeof(*c.fdes), cmp_fde);
-	mark_fdes(&c);
-	if (c.n_fdes)
+	if (c.n_fdes) {
+		qsort(c.fdes, c.n_fdes, sizeof(*c.fdes), cmp_fde);
+		mark_fdes(&c);
 		err = choose_base(&c);
+	}
 	if (!err)
 		err = emit_rows(&c);
 	if (err)
