@@ -1034,7 +1034,7 @@ static int emit_fde(struct eh_ctx *c, const struct fde *f, __u64 end)
 	cie = &c->cies[f->cie];
 	if (cie->signal)
 		return push_row(c, f->start, RULE_SIGRET);
-	/* _start, or where Debian's clone puts its outermost frame. */
+	/* The entry point (_start): the outermost frame, whatever its CFI. */
 	if (f->flags & FDE_ENTRY)
 		return push_row(c, f->start, RULE_STOP);
 	if (cie->status != CIE_OK)
