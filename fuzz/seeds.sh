@@ -7,7 +7,7 @@
 set -eu
 out=${1:?usage: seeds.sh DIR}
 fx=$(cd "$(dirname "$0")/../tests/fixtures" && pwd)
-mkdir -p "$out/elf" "$out/minidebuginfo" "$out/perfmap" "$out/procmaps"
+mkdir -p "$out/elf" "$out/minidebuginfo" "$out/perfmap" "$out/procmaps" "$out/ehframe"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
@@ -30,6 +30,12 @@ objcopy --add-section .gnu_debugdata="$t/mini.xz" "$t/mini.so"
 strip --strip-all "$t/pie" -o "$t/pie-stripped"
 for f in pie nopie lib.so lib.debug stripped.so linked.so mini mini.so pie-stripped; do
 	cp "$t/$f" "$out/elf/$f"
+done
+# .eh_frame: whole files, and bare sections (the target wraps them in an ELF).
+cc -Os -fomit-frame-pointer -fPIE -pie "$fx/fixture.c" -o "$t/nofp"
+for f in pie nofp lib.so; do
+	cp "$t/$f" "$out/ehframe/$f"
+	objcopy -O binary --only-section=.eh_frame "$t/$f" "$out/ehframe/$f.eh_frame"
 done
 cp "$t/mini.xz" "$out/minidebuginfo/lib.xz"
 xz -9e -c "$t/mini" >"$out/minidebuginfo/lib-9e.xz"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ehframe.h"
 #include "elf_file.h"
 #include "minidebug.h"
 #include "perfmap.h"
@@ -122,6 +123,121 @@ static inline int fuzz_procmaps_one(const uint8_t *data, size_t size)
 	procmaps__parse((const char *)data, size, fuzz_vma_cb, &sink);
 	if (!procmaps__parse_line((const char *)data, size, &v))
 		fuzz_vma_cb(&v, &sink);
+	return 0;
+}
+
+/*
+ * A minimal ELF64 x86-64 shared object around an .eh_frame's bytes, so
+ * that fuzzing and the crafted-input tests reach the CFI parser itself:
+ * the header, the section names, .eh_frame (type sh_type, at address
+ * FUZZ_EH_VADDR), a .plt with no FDE of its own at FUZZ_PLT_VADDR, and
+ * the section headers.  malloc'ed, its size in *size; NULL on ENOMEM.
+ */
+#define FUZZ_EH_VADDR	0x2000u
+#define FUZZ_PLT_VADDR	0x400u
+#define FUZZ_PLT_SIZE	0x40u
+
+static inline void fuzz_put(uint8_t *p, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void fuzz_shdr(uint8_t *sh, uint32_t name, uint32_t type,
+			     uint64_t flags, uint64_t addr, uint64_t off,
+			     uint64_t size)
+{
+	fuzz_put(sh, name, 4);
+	fuzz_put(sh + 4, type, 4);
+	fuzz_put(sh + 8, flags, 8);
+	fuzz_put(sh + 16, addr, 8);
+	fuzz_put(sh + 24, off, 8);
+	fuzz_put(sh + 32, size, 8);
+	fuzz_put(sh + 48, 1, 8);	/* sh_addralign */
+}
+
+static inline void *fuzz_eh_elf(const uint8_t *eh, size_t len,
+				uint32_t sh_type, uint64_t entry,
+				size_t *size)
+{
+	static const char names[] = "\0.eh_frame\0.plt\0.shstrtab";
+	size_t eh_off = 64 + ((sizeof(names) + 7) & ~(size_t)7);
+	size_t sh_off = eh_off + ((len + 7) & ~(size_t)7);
+	uint8_t *img;
+
+	*size = sh_off + 4 * 64;
+	img = calloc(1, *size);
+	if (!img)
+		return NULL;
+	memcpy(img, "\177ELF\2\1\1", 7);	/* ELF64, LSB, version 1 */
+	fuzz_put(img + 16, 3, 2);		/* ET_DYN */
+	fuzz_put(img + 18, 62, 2);		/* EM_X86_64 */
+	fuzz_put(img + 20, 1, 4);
+	fuzz_put(img + 24, entry, 8);
+	fuzz_put(img + 40, sh_off, 8);
+	fuzz_put(img + 52, 64, 2);		/* e_ehsize */
+	fuzz_put(img + 58, 64, 2);		/* e_shentsize */
+	fuzz_put(img + 60, 4, 2);		/* e_shnum */
+	fuzz_put(img + 62, 3, 2);		/* e_shstrndx */
+	memcpy(img + 64, names, sizeof(names));
+	if (len)
+		memcpy(img + eh_off, eh, len);
+	fuzz_shdr(img + sh_off + 64, 1, sh_type, 2 /* SHF_ALLOC */,
+		  FUZZ_EH_VADDR, eh_off, len);
+	fuzz_shdr(img + sh_off + 128, 11, 1 /* SHT_PROGBITS */,
+		  6 /* SHF_ALLOC | SHF_EXECINSTR */, FUZZ_PLT_VADDR, 0,
+		  FUZZ_PLT_SIZE);
+	fuzz_shdr(img + sh_off + 192, 16, 3 /* SHT_STRTAB */, 0, 0, 64,
+		  sizeof(names));
+	return img;
+}
+
+/* What the walker would do with a table: look up every row and around. */
+static inline void fuzz_use_table(const struct uw_table *t)
+{
+	volatile size_t sink = 0;
+	const struct uw_row *r;
+	size_t i;
+
+	for (i = 0; i < t->n_rows && i < 4096; i++) {
+		r = ehframe__find(t, t->rows[i].addr);
+		if (r != &t->rows[i] || (i && t->rows[i - 1].addr >= r->addr))
+			abort();	/* not sorted or not unique */
+		sink += r->rule;
+		r = ehframe__find(t, t->rows[i].addr - 1);
+		if (r)
+			sink += r->rule;
+	}
+	(void)sink;
+}
+
+/*
+ * An input is both a whole ELF file and the content of an .eh_frame (its
+ * first 8 bytes, little-endian, are also the entry point, so that the
+ * entry point lands in FDEs sometimes).
+ */
+static inline int fuzz_ehframe_one(const uint8_t *data, size_t size)
+{
+	struct uw_table t;
+	uint64_t entry = 0;
+	size_t len;
+	void *img;
+
+	if (!ehframe__build_mem(data, size, &t)) {
+		fuzz_use_table(&t);
+		ehframe__free(&t);
+	}
+	if (size >= 8)
+		memcpy(&entry, data, 8);
+	img = fuzz_eh_elf(data, size, 1 /* SHT_PROGBITS */,
+			  entry % 0x10000, &len);
+	if (!img)
+		return 0;
+	if (!ehframe__build_mem(img, len, &t)) {
+		fuzz_use_table(&t);
+		ehframe__free(&t);
+	}
+	free(img);
 	return 0;
 }
 

@@ -531,39 +531,52 @@ static void drop_table(struct elf_file *ef)
 	ef->names_len = 0;
 }
 
+int elf_file__section_by_name(Elf *elf, const char *name, Elf_Scn **out,
+			      GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOENT;
+	/* elf_strptr() reads the whole table of section names: cap it first. */
+	scn = elf_getscn(elf, shstrndx);
+	if (!scn || !gelf_getshdr(scn, sh))
+		return -ENOENT;
+	if (sh->sh_size > CAP_SECTION_BYTES)
+		return -EFBIG;
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name)) {
+			*out = scn;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* The section called name, with its data; NULL if none or empty. */
 static Elf_Data *section_by_name(struct elf_file *ef, Elf *elf,
 				 const char *name)
 {
-	Elf_Scn *scn = NULL;
 	Elf_Data *data;
-	size_t shstrndx;
+	Elf_Scn *scn;
 	GElf_Shdr sh;
-	const char *n;
+	int err;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	/* elf_strptr() reads the whole table of section names: cap it first. */
-	scn = elf_getscn(elf, shstrndx);
-	if (!scn || !gelf_getshdr(scn, &sh))
-		return NULL;
-	if (sh.sh_size > CAP_SECTION_BYTES) {
+	err = elf_file__section_by_name(elf, name, &scn, &sh);
+	if (err == -EFBIG)
 		ef->capped |= CAP_BIT(CAP_SECTION);
+	if (err || sh.sh_type == SHT_NOBITS)
 		return NULL;
-	}
-	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!n || strcmp(n, name))
-			continue;
-		data = read_section(ef, scn, &sh);
-		if (!data || !data->d_buf || !data->d_size)
-			return NULL;
-		return data;
-	}
-	return NULL;
+	data = read_section(ef, scn, &sh);
+	if (!data || !data->d_buf || !data->d_size)
+		return NULL;
+	return data;
 }
 
 /*
@@ -800,11 +813,9 @@ static bool libelf_ready(void)
 	return elf_version(EV_CURRENT) != EV_NONE;
 }
 
-/* A file image or an fd (image NULL), opened by libelf, parsed and closed. */
-static struct elf_file *open_elf(int fd, void *image, size_t size)
+Elf *elf_file__begin(int fd, void *image, size_t size)
 {
 	unsigned char eh[64] = {};
-	struct elf_file *ef;
 	ssize_t n;
 	Elf *elf;
 
@@ -821,10 +832,20 @@ static struct elf_file *open_elf(int fd, void *image, size_t size)
 		return NULL;
 	}
 	elf = image ? elf_memory(image, size) : elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
+	if (!elf)
 		errno = ENOEXEC;
+	return elf;
+}
+
+/* A file image or an fd (image NULL), opened by libelf, parsed and closed. */
+static struct elf_file *open_elf(int fd, void *image, size_t size)
+{
+	struct elf_file *ef;
+	Elf *elf;
+
+	elf = elf_file__begin(fd, image, size);
+	if (!elf)
 		return NULL;
-	}
 	ef = from_elf(elf, false);
 	elf_end(elf);
 	return ef;

@@ -16,6 +16,7 @@
 #define PROFILE_ELF_H
 
 #include <elf.h>
+#include <gelf.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -112,5 +113,22 @@ enum elf_sym_source elf_file__sym_source(const struct elf_file *ef);
 size_t elf_file__nr_syms(const struct elf_file *ef);
 int elf_file__sym(const struct elf_file *ef, size_t idx,
 		  struct elf_sym_info *out);
+
+/*
+ * For other readers of ELF files (ehframe.c), the checks this one makes
+ * before libelf sees a file.
+ *
+ * elf_file__begin(): libelf's handle on fd (read with pread, ELF_C_READ)
+ * or on image (fd ignored), once the header passed the pre-checks of the
+ * constructors above; NULL with errno set (EFBIG: extended section
+ * numbering; ENOEXEC: libelf refused it).  Release it with elf_end().
+ *
+ * elf_file__section_by_name(): the first section called name, SHT_NOBITS
+ * included, in *scn and its header in *sh.  0, -ENOENT if there is none,
+ * -EFBIG if the table of section names is over CAP_SECTION_BYTES.
+ */
+Elf *elf_file__begin(int fd, void *image, size_t size);
+int elf_file__section_by_name(Elf *elf, const char *name, Elf_Scn **scn,
+			      GElf_Shdr *sh);
 
 #endif /* PROFILE_ELF_H */

@@ -87,11 +87,17 @@ TEST(procmaps)
 	CHECK(replay_dir("procmaps", fuzz_procmaps_one) > 0);
 }
 
+TEST(ehframe)
+{
+	CHECK(replay_dir("ehframe", fuzz_ehframe_one) > 0);
+}
+
 int main(void)
 {
 	RUN(elf);
 	RUN(minidebuginfo);
 	RUN(perfmap);
 	RUN(procmaps);
+	RUN(ehframe);
 	return unit_summary();
 }
