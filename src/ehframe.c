@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * .eh_frame → struct uw_row table (see ehframe.h and bpf/unwind.h).
+ * .eh_frame → struct uw_row table (see ehframe.h and bpf/uwtable.h).
  *
  * One pass over the section collects the CIEs (each one's initial rules
  * interpreted once) and the FDEs (address range and where their program
@@ -333,7 +333,7 @@ static int bp_slot(const struct reg_rule *bp)
 	return (int)(bp->off / 8);
 }
 
-/* The row for a state: see bpf/unwind.h for what the walker does. */
+/* The row for a state: see bpf/uwtable.h for what the walker does. */
 static __u32 state_rule(const struct cfi_state *s)
 {
 	unsigned int op;
@@ -1004,7 +1004,7 @@ static void mark_fdes(struct eh_ctx *c)
 	}
 }
 
-/* Row addresses are 32 bits from base (bpf/unwind.h). */
+/* Row addresses are 32 bits from base (bpf/uwtable.h). */
 static int choose_base(struct eh_ctx *c)
 {
 	__u64 max_end = 0;

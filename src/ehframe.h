@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The .eh_frame of an x86-64 ELF object, compiled into the sorted row
- * table the in-kernel unwinder searches (struct uw_row, bpf/unwind.h).
+ * table the in-kernel unwinder searches (struct uw_row, bpf/uwtable.h).
  *
  * Only what the walker can use is kept from the call frame information:
  * the CFA rule, where the caller's rbp is, and whether the return address
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "unwind.h"
+#include "uwtable.h"
 
 struct uw_table {
 	/*

@@ -5,7 +5,7 @@
  * Real objects are checked against a reference read from binutils:
  * readelf --debug-dump=frames-interp gives, per FDE, the rows LOC → CFA
  * rule, rbp rule, return address rule; the test maps each to the row the
- * table must have (bpf/unwind.h) and compares at every LOC, at each FDE's
+ * table must have (bpf/uwtable.h) and compares at every LOC, at each FDE's
  * end, and at 10,000 pseudo-random addresses inside FDEs.  What readelf
  * cannot say is taken from elsewhere and named: which CFA expressions are
  * GCC's PLT one (readelf --debug-dump=frames spells them out), signal
