@@ -599,7 +599,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		forget(u, pid);
 		return c.proc_dirfd;
 	}
-	memset(c.up, 0, offsetof(struct uw_proc, maps));
+	memset(c.up, 0, sizeof(*c.up));
 	/* maps is sorted by address, as the walker's search needs. */
 	err = procmaps__read_at(c.proc_dirfd, add_vma, &c);
 	close(c.proc_dirfd);

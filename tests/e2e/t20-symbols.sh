@@ -118,8 +118,8 @@ test_expect_success ROOT_BPF 'burn: libc frames are named through the debug file
 	bg "$WORKLOADS/burn" -t 2 -d 5 &&
 	"$PROFILE" -F 499 -f -U -p $! 2 >libc.folded 2>err &&
 	reap &&
-	s=$(fsum libc.folded "^burn;start_thread;worker;") &&
-	m=$(fsum libc.folded "^burn;__libc_start_call_main;main;") &&
+	s=$(fsum libc.folded "^burn;.*start_thread;worker;") &&
+	m=$(fsum libc.folded "^burn;.*__libc_start_call_main;main;") &&
 	echo "start_thread=$s __libc_start_call_main=$m" &&
 	[ "$s" -gt 100 ] && [ "$m" -gt 100 ]
 '
