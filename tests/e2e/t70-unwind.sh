@@ -26,6 +26,9 @@ profiled() {
 	[ $rc -eq 0 ] || { cat "$out.err"; fail "profile --unwind=$mode exited with status $rc"; }
 }
 
+# The sample floors are about half of what the runs would take on an idle
+# machine: enough for func_b/func_a to be known within a few percent.
+
 # unwound OUT MODE SECONDS CMD...: start CMD and profile it alone.
 unwound() {
 	local out=$1 mode=$2 secs=$3
@@ -52,7 +55,7 @@ at_most() { within "$1" -1e9 "$2" "$3"; }
 test_expect_success ROOT_BPF 'burn-nofp, --unwind=dwarf: >= 99% complete, func_b/func_a 3.0 within 10%' '
 	unwound burn.folded dwarf 8 "$WORKLOADS/burn-nofp" -t 2 -d 11 &&
 	stats -c burn-nofp --ratio func_b,func_a burn.folded &&
-	at_least $samples 6000 samples &&
+	at_least $samples 4000 samples &&
 	at_least $complete 99 "complete (%)" &&
 	within $ratio 2.7 3.3 func_b/func_a
 '
@@ -60,7 +63,7 @@ test_expect_success ROOT_BPF 'burn-nofp, --unwind=dwarf: >= 99% complete, func_b
 test_expect_success ROOT_BPF 'burn-nofp, --unwind=auto (the default): >= 99% complete, func_b/func_a 3.0 within 10%' '
 	unwound burn.folded auto 6 "$WORKLOADS/burn-nofp" -t 2 -d 9 &&
 	stats -c burn-nofp --ratio func_b,func_a burn.folded &&
-	at_least $samples 4500 samples &&
+	at_least $samples 3000 samples &&
 	at_least $complete 99 "complete (%)" &&
 	within $ratio 2.7 3.3 func_b/func_a
 '
@@ -68,7 +71,7 @@ test_expect_success ROOT_BPF 'burn-nofp, --unwind=auto (the default): >= 99% com
 test_expect_success ROOT_BPF 'burn-nofp, --unwind=fp: short stacks as before (< 20% complete)' '
 	unwound burn.folded fp 3 "$WORKLOADS/burn-nofp" -d 6 &&
 	stats -c burn-nofp burn.folded &&
-	at_least $samples 1000 samples &&
+	at_least $samples 500 samples &&
 	at_most $complete 20 "complete (%)"
 '
 
@@ -107,14 +110,17 @@ test_expect_success ROOT_BPF 'sigburn: handler frames, through the signal frame,
 		"samples in the handler unwound through the signal frame to main_loop (%)"
 '
 
-test_expect_success ROOT_BPF 'pltburn: lib_spin and its PLT entry, both under plt_caller and main' '
+# perf names a sample in lib_nop@plt "_init"; "stub" is any frame under
+# plt_caller other than the two library functions.
+test_expect_success ROOT_BPF 'pltburn: lib_spin, lib_nop and their PLT entries, all under plt_caller and main' '
 	unwound plt.folded dwarf 5 "$WORKLOADS/pltburn" 8 &&
 	stats -c pltburn --share caller="(^|;)main;plt_caller(;|\$)" \
-		--share lib="(^|;)main;plt_caller;lib_spin\$" \
-		--share plt="(^|;)main;plt_caller;[^;]*plt[^;]*\$" plt.folded &&
+		--share lib="(^|;)main;plt_caller;lib_(spin|nop)\$" \
+		--share stub="(^|;)main;plt_caller;(?!lib_spin\$|lib_nop\$)[^;]+\$" plt.folded &&
 	at_least $complete 99 "complete (%)" &&
 	at_least $caller 99 "samples under main;plt_caller (%)" &&
-	at_least $lib 50 "samples in main;plt_caller;lib_spin (%)"
+	at_least $lib 15 "samples in main;plt_caller;lib_spin or lib_nop (%)" &&
+	at_least $stub 3 "samples in a PLT entry under main;plt_caller (%)"
 '
 
 test_expect_success ROOT_BPF 'allocaburn (rbp-based CFA): >= 99% complete, func_b/func_a 3.0 within 10%' '
@@ -122,7 +128,7 @@ test_expect_success ROOT_BPF 'allocaburn (rbp-based CFA): >= 99% complete, func_
 	bg "$WORKLOADS/allocaburn" 11 >/dev/null &&
 	profiled alloca.folded dwarf 8 $p1,$! &&
 	stats -c allocaburn --ratio func_b,func_a alloca.folded &&
-	at_least $samples 6000 samples &&
+	at_least $samples 4000 samples &&
 	at_least $complete 99 "complete (%)" &&
 	within $ratio 2.7 3.3 func_b/func_a
 '
@@ -130,16 +136,16 @@ test_expect_success ROOT_BPF 'allocaburn (rbp-based CFA): >= 99% complete, func_
 test_expect_success ROOT_BPF 'vdsoburn: vDSO frames, then libc clock_gettime, vdso_caller and main' '
 	unwound vdso.folded dwarf 5 "$WORKLOADS/vdsoburn" 8 &&
 	stats -c vdsoburn --share caller="(^|;)main;vdso_caller(;|\$)" \
-		--share vdso="(^|;)main;vdso_caller;clock_gettime;[^;]+\$" vdso.folded &&
+		--share vdso="(^|;)main;vdso_caller;[^;]*clock_gettime[^;]*;[^;]*clock_gettime[^;]*\$" vdso.folded &&
 	at_least $complete 99 "complete (%)" &&
 	at_least $caller 99 "samples under main;vdso_caller (%)" &&
-	at_least $vdso 30 "samples in the vDSO under clock_gettime (%)"
+	at_least $vdso 80 "samples in the vDSO under libc clock_gettime (%)"
 '
 
 test_expect_success ROOT_BPF 'dlburn: code dlopen()ed after the profiler attached, under dl_caller and main' '
 	unwound dl.folded dwarf 5 "$WORKLOADS/dlburn" 8 1 &&
 	stats -c dlburn --share lib="(^|;)main;dl_caller;dl_spin\$" dl.folded &&
-	at_least $samples 1000 samples &&
+	at_least $samples 500 samples &&
 	at_least $complete 99 "complete (%)" &&
 	at_least $lib 95 "samples in main;dl_caller;dl_spin (%)"
 '
@@ -150,7 +156,7 @@ test_expect_success ROOT_BPF 'short-lived burn-nofp processes: >= 90% complete, 
 	sleep 1 &&
 	profiled short.folded dwarf 5 &&
 	stats -c shortburn --ratio func_b,func_a short.folded &&
-	at_least $samples 1500 samples &&
+	at_least $samples 1000 samples &&
 	at_least $complete 90 "complete (%)" &&
 	within $ratio 2.7 3.3 func_b/func_a
 '
