@@ -47,9 +47,15 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 # the answers depend on them (burn-nofp must have no frame pointers).
 WL_CFLAGS := -O2 -g
 WL_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
-WL_NOFP := -fomit-frame-pointer
+# -fasynchronous-unwind-tables is GCC's default on x86-64: said here, since
+# the unwinding tests read the .eh_frame it makes.
+WL_NOFP := -fomit-frame-pointer -fasynchronous-unwind-tables
 WL_DIR := $(OUTPUT)/workloads
-WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp manystacks cxxburn jitburn faulter collide)
+# The workloads of the unwinding tests (t70): no frame pointers, and no
+# sibling calls, so that every frame a test checks is a real one.
+WL_UNWIND := deeprec sigburn allocaburn vdsoburn
+WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp manystacks cxxburn jitburn faulter collide \
+	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so)
 
 ifeq ($(V),1)
 Q =
@@ -126,6 +132,33 @@ $(WL_DIR)/collide: tests/workloads/collide.c bpf/profile.h | $(WL_DIR)
 $(WL_DIR)/cxxburn: tests/workloads/cxxburn.cpp | $(WL_DIR)
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+$(WL_DIR)/manystacks-nofp: tests/workloads/manystacks.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -pthread -o $@ $<
+
+$(WL_DIR)/cxxburn-nofp: tests/workloads/cxxburn.cpp | $(WL_DIR)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(WL_CFLAGS) $(WL_NOFP) -o $@ $<
+
+$(addprefix $(WL_DIR)/,$(WL_UNWIND)): $(WL_DIR)/%: tests/workloads/%.c tests/workloads/spin.h | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
+
+$(WL_DIR)/lib%.so: tests/workloads/lib%.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -fPIC -shared -o $@ $<
+
+# Calls into libpltlib.so through its PLT, bound lazily; found beside it.
+$(WL_DIR)/pltburn: tests/workloads/pltburn.c tests/workloads/spin.h $(WL_DIR)/libpltlib.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< \
+		-L$(WL_DIR) -lpltlib -Wl,-z,lazy -Wl,-rpath,'$$ORIGIN'
+
+# dlopen()s libdlburn.so from its own directory once it has started.
+$(WL_DIR)/dlburn: tests/workloads/dlburn.c tests/workloads/spin.h $(WL_DIR)/libdlburn.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< -ldl
 
 $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
 	$(call msg,CC,$@)

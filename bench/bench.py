@@ -17,6 +17,11 @@ Cases (issue 5), all at the same frequency and duration for every tool:
   overhead  burn -t 2 -d 4 under each tool and under none, at 999 and 4999 Hz,
             interleaved rounds with the order rotated: BPF ns/sample, tool
             CPU per sample, burn throughput (reported, not judged)
+  unwind    stacks without frame pointers (issue 15): burn-nofp -t 2 and
+            Debian's python3, perl and gzip -9, each process alone, under
+            profile --unwind=dwarf, profile --unwind=fp and perf record
+            --call-graph dwarf + perf script: completeness and mean depth
+            (tests/e2e/helpers/stackstats), CPU, BPF ns/sample
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -75,6 +80,14 @@ METHODS = {
                       "since perf and bpftrace keep idle samples); marginal = "
                       "difference of the medians between the two frequencies "
                       "over the difference in samples, which removes fixed costs",
+    "completeness": "tests/e2e/helpers/stackstats on the folded output (ours, "
+                    "-a) or on `perf script -F comm,tid,ip,sym,dso` (perf): the "
+                    "share of samples whose user stack has a root frame (_start, "
+                    "__libc_start_call_main, start_thread, clone3...) among its "
+                    "three outermost frames; depth = mean user frames, perf's "
+                    "inlined lines counted as the one frame they are in",
+    "unwind_cpu": "user+sys of profile; perf: perf record --call-graph dwarf "
+                  "+ perf script (the unwinding happens there)",
     "throughput": "burn -t 2 -d B calls per second, medians over interleaved "
                   "rounds (condition order rotated each round); not a valid "
                   "overhead measure on this VM (it is inverted), reported only",
@@ -197,10 +210,11 @@ class Bench:
             log(f"{run['cmd'][0]} exited with {r['exit']}: {r['stderr_tail'][-300:]}")
         return r
 
-    def tool_cmd(self, tool, freq, dur, base, pid=None):
-        """The command, where its output goes.  Whole host, or only pid."""
+    def tool_cmd(self, tool, freq, dur, base, pid=None, extra=()):
+        """The command, where its output goes.  Whole host, or only pid;
+        extra: more options for ours."""
         if tool == "ours":
-            cmd = [self.profile, "-F", str(freq), "-f", "-v"]
+            cmd = [self.profile, "-F", str(freq), "-f", "-v", *extra]
             cmd += ["-p", str(pid)] if pid else []
             return cmd + ([str(dur)] if dur else []), base + ".folded"
         if tool == "bpftrace":
@@ -221,11 +235,11 @@ class Bench:
             return cmd, base + ".record.out"
         raise ValueError(tool)
 
-    def run_tool(self, tool, freq, dur, what, trace=False, during=None, pid=None):
+    def run_tool(self, tool, freq, dur, what, trace=False, during=None, pid=None, extra=()):
         """Run one tool for dur seconds (or until `during` returns), then
         its post-processing; return everything measured."""
         base = self.name(f"{what}-{tool}-{freq}")
-        cmd, stdout = self.tool_cmd(tool, freq, dur, base, pid)
+        cmd, stdout = self.tool_cmd(tool, freq, dur, base, pid, extra)
         run = self.launch(cmd, base, stdout, trace=trace, hold=tool != "perf")
         extra = None
         if during:
@@ -458,6 +472,79 @@ class Bench:
                         (b["cpu"] - a["cpu"]) * 1e6 / (b["ticks"] - a["ticks"])
         self.res["overhead"] = out
 
+    def perf_dwarf(self, freq, dur, what, pid):
+        """perf record --call-graph dwarf on pid for dur seconds, then perf
+        script, which unwinds: CPU of both, completeness of the script's
+        stacks."""
+        base = self.name(f"{what}-perf-dwarf-{freq}")
+        cmd = ["timeout", "-s", "INT", str(dur), self.perf, "record", "-e", "cpu-clock",
+               "--call-graph", "dwarf", "-F", str(freq), "-p", str(pid), "-o", base + ".data"]
+        r = self.finish(self.launch(cmd, base, base + ".record.out"))
+        script = [self.perf, "script", "-F", "comm,tid,ip,sym,dso", "-i", base + ".data"]
+        s = self.finish(self.launch(script, base + "-script", base + ".script"))
+        r = {"tool": "perf-dwarf", "steps": [r, s],
+             "cpu": sum(x["cpu"] or 0 for x in (r, s)),
+             "stacks": stackstats(base + ".script", perf=True)}
+        bad = [x for x in r["steps"] if x["exit"] not in (0, 124, 130)]
+        if bad:
+            r["failed"] = "; ".join(f"{x['cmd'].split()[0]} exited with {x['exit']}" for x in bad)
+            self.failures.append(f"{what} perf-dwarf: {r['failed']}")
+        if not self.a.keep and os.path.exists(base + ".data"):
+            os.unlink(base + ".data")
+        return r
+
+    def unwind_programs(self):
+        """(name, command): burn without frame pointers, and Debian's own
+        programs as they are installed, each busy for longer than a run."""
+        text = os.path.join(self.out, "gzip-input.txt")
+        if not os.path.exists(text):
+            with open(text, "w") as f:
+                for i in range(1, 3000001):
+                    f.write(f"{i * 7919 % 100003} lorem {i % 97} ipsum dolor\n")
+        py = ("def work(n):\n    s = 0\n    for i in range(n):\n        s += i * i\n"
+              "    return s\nwhile True:\n    work(10000)\n")
+        pl = "sub work { my $s = 0; $s += $_ * $_ for 1 .. 10000; $s } work() while 1;"
+        return (("burn-nofp", [os.path.join(self.wl, "burn-nofp"), "-t", "2"]),
+                ("python3", ["/usr/bin/python3", "-c", py]),
+                ("perl", ["/usr/bin/perl", "-e", pl]),
+                # -c FILE FILE: about 12 s of CPU here
+                ("gzip", ["/bin/gzip", "-9", "-c", text, text]))
+
+    def case_unwind(self):
+        """Each program, started afresh for each tool, profiled alone (-p)
+        for unwind_secs: profile --unwind=dwarf, --unwind=fp, then perf
+        record --call-graph dwarf + perf script."""
+        secs, freq = self.a.unwind_secs, self.a.unwind_freq
+        log(f"unwind: burn-nofp, python3, perl, gzip -9; {freq} Hz, {secs} s each")
+        out = {}
+        for name, cmd in self.unwind_programs():
+            res = {}
+            for tool in ("dwarf", "fp", "perf"):
+                w = sp.Popen(cmd, stdout=sp.DEVNULL)
+                _live.append(w)
+                time.sleep(0.3)
+                what = f"unwind-{name}"
+                if tool == "perf":
+                    r = self.perf_dwarf(freq, secs, what, w.pid)
+                else:
+                    r = self.run_tool("ours", freq, secs, f"{what}-{tool}", pid=w.pid,
+                                      extra=(f"--unwind={tool}", "-a"))
+                    r["stacks"] = stackstats(r["folded_path"],
+                                             ratio="func_b,func_a" if name == "burn-nofp" else None)
+                w.terminate()
+                w.wait()
+                st = {} if r.get("failed") else r["stacks"]
+                res[tool] = {"complete": st.get("complete"), "depth": st.get("depth"),
+                             "samples": st.get("samples"), "ratio_b_a": st.get("ratio"),
+                             "failed": r.get("failed"), "run": slim(r)}
+                if not r.get("failed"):
+                    res[tool].update(cpu=r.get("cpu"),
+                                     bpf_ns_per_sample=r.get("bpf_ns_per_sample"))
+                log(f"  {name} {tool}: {st.get('samples')} samples, {st.get('complete')}% "
+                    f"complete, depth {st.get('depth')}, cpu {fmt(r.get('cpu'), 3)} s")
+            out[name] = res
+        self.res["unwind"] = out
+
     # ----- report ----------------------------------------------------------------
     def meta(self):
         def cmd_out(cmd):
@@ -475,12 +562,34 @@ class Bench:
             "freq": self.a.freq, "accuracy_note": "tools given burn's pid", "scale_dur": self.a.scale_dur,
             "freqs": self.a.freqs, "rounds": self.a.rounds,
             "burn_secs": self.a.burn_secs, "accuracy_secs": self.a.accuracy_secs,
+            "unwind_secs": self.a.unwind_secs, "unwind_freq": self.a.unwind_freq,
             "quick": self.a.quick,
             "perf_collapse": ("perf script report stackcollapse" if self.collapse == "report"
                               else "perf script | awk -f bench/stackcollapse.awk "
                                    f"({self.collapse_why})"),
             "host_at_start": host_load(),
         }
+
+
+def stackstats(path, perf=False, ratio=None):
+    """tests/e2e/helpers/stackstats on a folded or perf script file: its
+    numbers (samples, complete %, depth, ratio), None where it has none."""
+    cmd = [sys.executable, os.path.join(ROOT, "tests", "e2e", "helpers", "stackstats"), path]
+    cmd += ["--perf"] if perf else []
+    cmd += ["--ratio", ratio] if ratio else []
+    if not os.path.exists(path):
+        return {}
+    p = sp.run(cmd, capture_output=True, text=True)
+    st = dict(kv.split("=", 1) for kv in p.stdout.split())
+    out = {}
+    for k in ("samples", "complete", "depth", "ratio"):
+        try:
+            out[k] = float(st[k])
+        except (KeyError, ValueError):
+            out[k] = None
+    if not out["samples"]:
+        return {}
+    return out
 
 
 def host_load():
@@ -701,14 +810,62 @@ def report(res):
         w("  (not a valid overhead measure on this VM, see issue 5: it can come out inverted;"
           " reported, not judged)")
 
+    uw = res.get("unwind")
+    if uw:
+        targets += report_unwind(uw, m, w)
+
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
     w("")
-    w("Targets (issue 5)")
+    w("Targets (issue 5" + ("; unwinding: issue 15)" if uw else ")"))
     for label, val, ok in targets:
         w(f"  {'PASS' if ok else 'MISS'}  {label:44} {val}")
     res["targets"] = [{"target": l, "measured": v, "pass": bool(ok)} for l, v, ok in targets]
     return "\n".join(lines)
+
+
+def report_unwind(uw, m, w):
+    """Section 5 and the targets of issue 15."""
+    tools = ("dwarf", "fp", "perf")
+    w("")
+    w(f"5. Unwinding without frame pointers: each program alone, {m.get('unwind_freq')} Hz, "
+      f"{m.get('unwind_secs')} s; profile --unwind=dwarf and =fp, perf record "
+      "--call-graph dwarf + perf script")
+    w(f"{'':20} {'complete %':>10} {'mean depth':>10} {'CPU ms':>8} {'BPF ns/sample':>14} {'ns/frame':>9}")
+    for name, r in uw.items():
+        for t in tools:
+            x = r[t]
+            w(f"{name if t == 'dwarf' else '':12} {t:7} {fmt(x.get('complete'), 1):>10} "
+              f"{fmt(x.get('depth'), 1):>10} "
+              f"{fmt(x['cpu'] * 1e3 if x.get('cpu') is not None else None, 0):>8} "
+              f"{fmt(x.get('bpf_ns_per_sample'), 0):>14} "
+              f"{fmt(ratio(x.get('bpf_ns_per_sample'), x.get('depth')), 0):>9}")
+    w("  (perf: CPU of perf record + perf script; BPF ns/frame = BPF ns/sample over mean depth)")
+    targets = []
+    b = uw.get("burn-nofp", {}).get("dwarf", {})
+    c, rt = b.get("complete"), b.get("ratio_b_a")
+    targets.append(("burn-nofp dwarf: >=99% whole, b/a 3.0+-10%",
+                    f"{fmt(c, 1)}%, {fmt(rt, 3)}",
+                    c is not None and rt is not None and c >= 99 and 2.7 <= rt <= 3.3))
+    for name in ("python3", "perl", "gzip"):
+        if name not in uw:
+            continue
+        d, p = uw[name]["dwarf"], uw[name]["perf"]
+        dc = None if None in (d.get("complete"), p.get("complete")) else d["complete"] - p["complete"]
+        dd = ratio(d.get("depth"), p.get("depth"))
+        targets.append((f"{name}: whole +-1 pt, depth +-10% of perf",
+                        f"{fmt(dc, 1)} pt, depth {fmt(dd, 2)}x",
+                        dc is not None and dd is not None and abs(dc) <= 1 and 0.9 <= dd <= 1.1))
+    ns = [ratio(r["dwarf"].get("bpf_ns_per_sample"), r["fp"].get("bpf_ns_per_sample")) for r in uw.values()]
+    worst = None if None in ns or not ns else max(ns)
+    targets.append(("BPF ns/sample, dwarf <= 3x fp (worst)", fmt(worst, 2) + "x",
+                    worst is not None and worst <= 3))
+    ours = [r["dwarf"].get("cpu") for r in uw.values()]
+    perf = [r["perf"].get("cpu") for r in uw.values()]
+    cp = None if None in ours + perf else ratio(sum(ours), sum(perf))
+    targets.append(("CPU <= 0.1x perf dwarf record+script", fmt(cp, 3) + "x",
+                    cp is not None and cp <= 0.1))
+    return targets
 
 
 def main():
@@ -723,7 +880,7 @@ def main():
                     help="bench/rusage.c, built")
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
-    ap.add_argument("--cases", default="startup,scale,accuracy,overhead")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -731,6 +888,8 @@ def main():
     ap.add_argument("--startup-rounds", type=int, default=3)
     ap.add_argument("--burn-secs", type=int, default=4)
     ap.add_argument("--accuracy-secs", type=int, default=5)
+    ap.add_argument("--unwind-secs", type=int, default=5)
+    ap.add_argument("--unwind-freq", type=int, default=499)
     ap.add_argument("--keep", action="store_true", help="keep perf.data files")
     ap.add_argument("--perf-collapse", choices=("report", "awk"),
                     help="how to fold perf's samples (default: report if perf has it)")
@@ -740,7 +899,7 @@ def main():
     a.freqs = [int(x) for x in a.freqs.split(",")]
     if a.quick:
         a.scale_dur, a.rounds, a.startup_rounds, a.burn_secs = 3, 1, 1, 2
-        a.accuracy_secs = 2
+        a.accuracy_secs = a.unwind_secs = 2
     cases = a.cases.split(",")
     b = Bench(a)
     b.meta()
@@ -758,7 +917,7 @@ def main():
     t0 = time.monotonic()
     b.res["meta"]["case_secs"] = {}
     try:
-        for case in ("startup", "scale", "accuracy", "overhead"):
+        for case in ("startup", "scale", "accuracy", "overhead", "unwind"):
             if case in cases:
                 t = time.monotonic()
                 getattr(b, "case_" + case)()

@@ -90,6 +90,10 @@ prereq_missing() {
 			id nobody >/dev/null 2>&1 ||
 			echo "capsh, setpriv and the user nobody" ;;
 	GO) command -v go >/dev/null || echo "go (golang-go)" ;;
+	# perf that can sample with DWARF call graphs (no PMU needed: cpu-clock).
+	PERF_DWARF)
+		perf record -q -e cpu-clock --call-graph dwarf -o /dev/null -- true \
+			>/dev/null 2>&1 || echo "perf record --call-graph dwarf (linux-perf)" ;;
 	DPKG_BUILDPACKAGE)
 		command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
 			echo "dpkg-buildpackage and debhelper (scripts/install-deps)" ;;
