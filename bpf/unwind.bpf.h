@@ -17,10 +17,13 @@
  * states converge, and unknown map contents converge at once.
  */
 
-/* The template of the per-object tables; user space creates the real ones. */
+/*
+ * The template of the per-object tables; user space creates the real ones,
+ * of any size (BPF_F_INNER_MAP), and writes their rows through mmap().
+ */
 struct uw_table_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct uw_row));

@@ -583,9 +583,14 @@ static struct unwind *new_unwind(struct session *s, const struct options *o)
 	if (session__unwind_fds(s, &tables_fd, &procs_fd))
 		return NULL;
 	uw = unwind__new(&uo, tables_fd, procs_fd);
-	if (!uw)
+	if (!uw) {
 		pr_warn("cannot start the unwinder: %s; user stacks are walked by frame pointer only",
 			strerror(errno));
+		return NULL;
+	}
+	/* The targets named on the command line need not wait for a sample. */
+	for (size_t i = 0; i < o->nr_pids; i++)
+		unwind__sync(uw, o->pids[i]);
 	return uw;
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <elf.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
@@ -34,6 +35,7 @@
 #define QUEUE_LEN 4096
 #define MAX_SEGS 16		/* PT_LOAD segments kept per object */
 #define TABLE_OVERHEAD 512	/* kernel bytes of a map beside its rows */
+#define UW_NEW_MAX 256		/* tables loaded in one sync, at most */
 
 enum obj_state {
 	OBJ_TABLE,		/* a table is loaded in slot */
@@ -96,6 +98,11 @@ struct unwind {
 	struct htab procs;	/* pid -> struct proc */
 	struct object *vdso;
 	__u8 used_slots[UW_MAX_TABLES];
+	/* Tables loaded in this sync, for insert_tables(). */
+	__u32 n_new;
+	__u32 new_slots[UW_NEW_MAX];
+	int new_fds[UW_NEW_MAX];
+	struct object *new_objs[UW_NEW_MAX];
 	__u64 clock;		/* syncs so far, for LRU */
 	struct uw_proc *scratch;	/* the value written to uw_procs */
 };
@@ -256,37 +263,41 @@ static bool make_room(struct unwind *u, __u64 need)
 	}
 }
 
-/* Load t as one BPF array into a free slot of uw_tables. */
+/*
+ * Load t as one BPF array, written through mmap(), for a free slot of
+ * uw_tables.  It goes into the outer map with the others of this sync in
+ * insert_tables(): each update of a map of maps waits for an RCU grace
+ * period (8-15 ms here), a batch waits once.
+ */
 static int load_table(struct unwind *u, struct object *o, const struct uw_table *t)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_INNER_MAP);
-	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	__u32 *keys, count = t->n_rows, slot;
-	int fd, err;
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	size_t len = (t->n_rows * sizeof(struct uw_row) + 4095) & ~4095ul;
+	__u32 slot;
+	void *mem;
+	int fd;
 
-	if (alloc_slot(u, &slot))
+	if (u->n_new == UW_NEW_MAX || alloc_slot(u, &slot))
 		return -ENOSPC;
-	keys = malloc(t->n_rows * sizeof(*keys));
-	if (!keys) {
-		u->used_slots[slot] = 0;
-		return -ENOMEM;
-	}
-	for (__u32 i = 0; i < t->n_rows; i++)
-		keys[i] = i;
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_table", sizeof(__u32),
 			    sizeof(struct uw_row), t->n_rows, &mopts);
-	err = fd < 0 ? -errno : 0;
-	if (!err && bpf_map_update_batch(fd, keys, t->rows, &count, &bopts))
-		err = -errno;
-	if (!err && bpf_map_update_elem(u->tables_fd, &slot, &fd, BPF_ANY))
-		err = -errno;
-	free(keys);
-	if (fd >= 0)
-		close(fd);	/* the outer map holds it now */
-	if (err) {
+	if (fd < 0) {
+		u->used_slots[slot] = 0;
+		return -errno;
+	}
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
 		u->used_slots[slot] = 0;
 		return err;
 	}
+	memcpy(mem, t->rows, t->n_rows * sizeof(struct uw_row));
+	munmap(mem, len);
+	u->new_slots[u->n_new] = slot;
+	u->new_fds[u->n_new] = fd;
+	u->new_objs[u->n_new++] = o;
 	o->slot = slot;
 	o->n_rows = t->n_rows;
 	o->base = t->base;
@@ -298,6 +309,37 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 	u->stats.bytes += o->bytes;
 	pthread_mutex_unlock(&u->lock);
 	return 0;
+}
+
+/*
+ * Put the tables loaded in this sync into uw_tables, at once if the
+ * kernel batches updates of a map of maps, else one by one.  A table that
+ * cannot go in is forgotten: its object is walked by frame pointer.
+ */
+static void insert_tables(struct unwind *u)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	__u32 count = u->n_new;
+	bool batched;
+
+	if (!u->n_new)
+		return;
+	batched = !bpf_map_update_batch(u->tables_fd, u->new_slots, u->new_fds, &count, &bopts);
+	for (__u32 i = 0; i < u->n_new; i++) {
+		struct object *o = u->new_objs[i];
+
+		if (!batched && bpf_map_update_elem(u->tables_fd, &u->new_slots[i],
+						   &u->new_fds[i], BPF_ANY)) {
+			pr_debug("unwind: cannot load a table: %s", strerror(errno));
+			u->used_slots[o->slot] = 0;
+			o->state = OBJ_NONE;
+			stats_add(u, &u->stats.tables, -1);
+			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
+			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
+		}
+		close(u->new_fds[i]);	/* the outer map holds it now */
+	}
+	u->n_new = 0;
 }
 
 /* Decide what o is from its compiled table, and load the table if it is to be used. */
@@ -352,6 +394,9 @@ static void build_object(struct unwind *u, struct object *o, int fd,
 	if (!err)
 		err = ehframe__build_fd(fd, &t);
 	settle_object(u, o, err, &t, name, name_len);
+	pr_debug("unwind: %.*s: %zu rows, %s, in %.1f ms", (int)name_len, name, t.n_rows,
+		 o->state == OBJ_TABLE ? "loaded" : o->state == OBJ_FP ? "frame pointers" :
+		 o->state == OBJ_NONE ? "no table" : "over budget", (now_ns() - t0) / 1e6);
 	ehframe__free(&t);
 	pthread_mutex_lock(&u->lock);
 	u->stats.built++;
@@ -590,6 +635,7 @@ static struct proc *get_proc(struct unwind *u, __u32 pid)
 static int sync_pid(struct unwind *u, __u32 pid)
 {
 	struct sync_ctx c = { .u = u, .up = u->scratch };
+	__u64 t0 = now_ns();
 	struct proc *p;
 	int err;
 
@@ -610,12 +656,16 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		return err < 0 ? err : -ENOMEM;
 	}
 	c.up->gen = (__u32)u->clock;
+	insert_tables(u);
 	err = publish(u, p, c.up);
 	/* Hold the new objects before letting go of the old ones. */
 	release(u, p->objs, p->n_objs);
 	p->objs = c.objs;
 	p->n_objs = c.n_objs;
 	stats_add(u, &u->stats.maps_over, c.maps_over);
+	pr_debug("unwind: synced %u: %u mappings, %u objects, %s, in %.1f ms", pid,
+		 c.up->n_maps, c.n_objs, p->in_map ? "written" : "frame pointers only",
+		 (now_ns() - t0) / 1e6);
 	return err;
 }
 
