@@ -49,13 +49,13 @@ struct {								\
 } name SEC(".maps")
 
 /*
- * Not preallocated: it costs memory only for the stacks that actually
- * collided, about 1 KiB each, instead of 17 MiB up front.
+ * Every user stack is stored here by content.  Preallocated: an element
+ * allocated at insert time cost about 700 ns of every new stack on
+ * manystacks (2,300 against 3,000 ns per sample), more than the walk.
  */
 #define SPILL_MAP(name)						\
 struct {								\
 	__uint(type, BPF_MAP_TYPE_HASH);				\
-	__uint(map_flags, BPF_F_NO_PREALLOC);				\
 	__type(key, __u64);						\
 	__type(value, struct hashed_stack);				\
 	__uint(max_entries, DEFAULT_STACK_STORAGE);			\

@@ -158,6 +158,20 @@ static void report_part(const char *what, int part, const __u64 *c)
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_OTHER)]);
 }
 
+/* Objects whose tables found no room: one warning naming the first. */
+static void warn_unwind_budget(const struct run *r)
+{
+	struct unwind_stats st;
+
+	if (!r->uw)
+		return;
+	unwind__stats(r->uw, &st);
+	if (st.over_budget)
+		pr_warn("'%s' and %llu more objects found no room under --unwind-mem %llu; their stacks are walked by frame pointer: raise --unwind-mem",
+			st.first_over, (unsigned long long)st.over_budget - 1,
+			(unsigned long long)r->o->unwind_mem >> 20);
+}
+
 /*
  * Few stacks whole: say where they stop and what would help, once.  Not
  * for a handful of samples, which say little.
@@ -224,6 +238,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 			 (unsigned long long)c[CNT_HASH_FULL]);
 	if (r->us)
 		report_caps(usyms__caps(r->us), false);
+	warn_unwind_budget(r);
 	warn_incomplete(r);
 	if (log__verbosity() < 1)
 		return;

@@ -197,8 +197,13 @@ static int size_set(const struct map_set *ms, const struct session_config *c, bo
 	err = bpf_map__set_value_size(ms->stacks, c->max_stack_depth * sizeof(__u64));
 	if (!err)
 		err = bpf_map__set_max_entries(ms->stacks, used ? c->stack_storage : 1);
+	/*
+	 * Every user stack is stored by content, and kernel stacks that
+	 * collide in the stack map too: twice the room, as the two maps had
+	 * when user stacks went to the stack map first.
+	 */
 	if (!err)
-		err = bpf_map__set_max_entries(ms->spilled, used ? c->stack_storage : 1);
+		err = bpf_map__set_max_entries(ms->spilled, used ? 2 * c->stack_storage : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(ms->counts, used ? c->hash_storage : 1);
 	return err;
