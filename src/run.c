@@ -208,6 +208,9 @@ static void report_unwind(const struct run *r, const __u64 *c)
 		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
 				unwind__end_name(e), (unsigned long long)c[CNT_UW_END + e]);
 	pr_info("unwind ends: %s", ends);
+	pr_info("verified instructions: do_sample %u, uw_exec %u, uw_exit %u (limit 1000000)",
+		session__verified_insns(r->s, "do_sample"), session__verified_insns(r->s, "uw_exec"),
+		session__verified_insns(r->s, "uw_exit"));
 	if (r->uw) {
 		struct unwind_stats st;
 

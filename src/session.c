@@ -458,6 +458,18 @@ static int attach_unwind(struct session *s)
 	return 0;
 }
 
+__u32 session__verified_insns(const struct session *s, const char *prog)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(s->skel->obj, prog);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!p || bpf_program__fd(p) < 0 ||
+	    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		return 0;
+	return info.verified_insns;
+}
+
 int session__unwind_fds(const struct session *s, int *tables_fd, int *procs_fd)
 {
 	if (!s->cfg.unwind)

@@ -93,6 +93,9 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr);
  */
 int session__unwind_fds(const struct session *s, int *tables_fd, int *procs_fd);
 
+/* Instructions the verifier walked to load program prog; 0 if unknown. */
+__u32 session__verified_insns(const struct session *s, const char *prog);
+
 /* The PERF_EVENT_ARRAY map for the side-band ring buffers. */
 int session__events_fd(const struct session *s);
 
