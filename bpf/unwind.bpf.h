@@ -26,7 +26,7 @@ struct uw_table_map {
 	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct uw_row));
+	__uint(value_size, sizeof(struct uw_chunk));
 };
 
 struct {
@@ -88,11 +88,25 @@ struct uw_walk {
 	struct uw_proc *proc;
 };
 
-static __always_inline long uw_end(struct uw_state *s, enum uw_end why)
+static __always_inline int uw_end(struct uw_state *s, enum uw_end why)
 {
 	s->end = why;
 	s->ended = 1;
 	return 1;
+}
+
+/*
+ * All ones when a <= b, else 0, without a branch: the searches below take
+ * no branch per step, so the verifier walks each once instead of every
+ * combination of their outcomes.
+ */
+static __always_inline __u32 uw_le_mask(__u64 a, __u64 b)
+{
+	__u64 d = b - a;
+
+	/* Hidden from clang, which would turn the arithmetic into a branch. */
+	asm volatile("" : "+r"(d));
+	return -(__u32)((d >> 63) ^ 1);
 }
 
 /* The mapping that holds pc: the previous frame's first, then a search. */
@@ -112,8 +126,7 @@ static __always_inline const struct uw_map *uw_find_map(const struct uw_proc *p,
 	for (int k = 0; k < UW_MAP_SEARCH_STEPS; k++) {
 		__u32 half = len >> 1;
 
-		if (p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start <= pc)
-			lo += half;
+		lo += half & uw_le_mask(p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start, pc);
 		len -= half;
 	}
 	lo &= UW_MAX_MAPS - 1;
@@ -124,32 +137,51 @@ static __always_inline const struct uw_map *uw_find_map(const struct uw_proc *p,
 	return m;
 }
 
-/* The row in force at addr: the last one whose addr is <= it. */
-static __always_inline const struct uw_row *uw_find_row(void *table, __u32 n_rows,
+/*
+ * The row in force at addr: the last one whose addr is <= it.  First the
+ * last chunk that starts at or below addr, then the row inside it.
+ */
+static __always_inline const struct uw_row *uw_find_row(void *table, __u32 n_chunks,
 							__u32 addr)
 {
-	const struct uw_row *row;
-	__u32 lo = 0, len = n_rows;
+	const struct uw_chunk *chunk;
+	__u32 lo = 0, len = n_chunks;
 
-	for (int k = 0; k < UW_SEARCH_STEPS; k++) {
+	for (int k = 0; k < UW_CHUNK_STEPS; k++) {
 		__u32 half = len >> 1, mid = lo + half;
 
-		row = bpf_map_lookup_elem(table, &mid);
-		if (row && row->addr <= addr)
-			lo = mid;
+		chunk = bpf_map_lookup_elem(table, &mid);
+		if (!chunk)
+			return NULL;	/* n_chunks is not the table's: no row */
+		lo += half & uw_le_mask(chunk->rows[0].addr, addr);
 		len -= half;
 	}
-	row = bpf_map_lookup_elem(table, &lo);
-	if (!row || row->addr > addr)
+	chunk = bpf_map_lookup_elem(table, &lo);
+	if (!chunk || chunk->rows[0].addr > addr)
 		return NULL;
-	return row;
+	lo = 0;
+	len = UW_CHUNK_ROWS;
+	for (int k = 0; k < UW_CHUNK_SHIFT; k++) {
+		__u32 half = len >> 1;
+
+		lo += half & uw_le_mask(chunk->rows[(lo + half) & (UW_CHUNK_ROWS - 1)].addr, addr);
+		len -= half;
+	}
+	return &chunk->rows[lo & (UW_CHUNK_ROWS - 1)];
 }
 
+/*
+ * The steps are global functions: the verifier checks each once, on its
+ * own, instead of once for every place and path that calls it.
+ */
+
 /* Step to the caller through the frame-pointer chain at bp. */
-static __always_inline long uw_fp_step(struct uw_state *s)
+__noinline int uw_fp_step(struct uw_state *s)
 {
 	__u64 fr[2];
 
+	if (!s)
+		return 1;
 	if (!s->bp)
 		return uw_end(s, UW_END_ROOT_FP);
 	if (s->bp < s->sp || s->bp - s->sp > UW_MAX_FRAME || (s->bp & 7))
@@ -169,10 +201,12 @@ static __always_inline long uw_fp_step(struct uw_state *s)
 }
 
 /* The interrupted registers, saved by the kernel in the signal frame. */
-static __always_inline long uw_sigreturn(struct uw_state *s)
+__noinline int uw_sigreturn(struct uw_state *s)
 {
 	__u64 r[SIGFRAME_IP + 1];
 
+	if (!s)
+		return 1;
 	if (bpf_probe_read_user(r, sizeof(r), (void *)(s->sp + SIGFRAME_REGS)))
 		return uw_end(s, UW_END_READ);
 	if (r[SIGFRAME_IP] < 0x1000 || r[SIGFRAME_IP] >= UW_USER_TOP)
@@ -186,11 +220,15 @@ static __always_inline long uw_sigreturn(struct uw_state *s)
 }
 
 /* Step to the caller by the row's rule. */
-static __always_inline long uw_cfa_step(struct uw_state *s, __u32 rule)
+__noinline int uw_cfa_step(struct uw_state *s, __u32 rule)
 {
 	unsigned int op = uw_rule_op(rule), off = uw_rule_cfa_off(rule);
 	int slot = uw_rule_bp(rule);
-	__u64 cfa, ra, bp = s->bp;
+	__u64 cfa, ra, bp;
+
+	if (!s)
+		return 1;
+	bp = s->bp;
 
 	if (op == UW_OP_CFA_SP)
 		cfa = s->sp + off;
@@ -202,13 +240,22 @@ static __always_inline long uw_cfa_step(struct uw_state *s, __u32 rule)
 		return uw_end(s, UW_END_BAD_FRAME);
 	if (cfa <= s->sp || cfa - s->sp > UW_MAX_FRAME)
 		return uw_end(s, UW_END_BAD_FRAME);
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+	if (slot == -2) {
+		/* rbp pushed first, as most prologues do: one read for both. */
+		__u64 fr[2];
+
+		if (bpf_probe_read_user(fr, sizeof(fr), (void *)(cfa - 16)))
+			return uw_end(s, UW_END_READ);
+		bp = fr[0];
+		ra = fr[1];
+	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
 		return uw_end(s, UW_END_READ);
-	if (slot == UW_BP_UNKNOWN)
+	} else if (slot == UW_BP_UNKNOWN) {
 		bp = 0;
-	else if (slot != UW_BP_SAME &&
-		 bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + 8 * (__s64)slot)))
+	} else if (slot != UW_BP_SAME &&
+		   bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + 8 * (__s64)slot))) {
 		return uw_end(s, UW_END_READ);
+	}
 	if (!ra)
 		return uw_end(s, UW_END_ROOT);
 	if (ra < 0x1000 || ra >= UW_USER_TOP)
@@ -222,20 +269,23 @@ static __always_inline long uw_cfa_step(struct uw_state *s, __u32 rule)
 }
 
 /* Step from a mapping that has a table. */
-static __always_inline long uw_table_step(struct uw_state *s, const struct uw_map *m,
-					  bool leaf)
+__noinline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __u64 bias,
+			     int leaf)
 {
 	const struct uw_row *row;
-	__u32 table = m->table, rule;
-	__u64 addr = s->pc - m->bias - s->adjust;
+	__u64 addr;
+	__u32 rule;
 	void *rows;
 
+	if (!s)
+		return 1;
+	addr = s->pc - bias - s->adjust;
 	rows = bpf_map_lookup_elem(&uw_tables, &table);
 	if (!rows)
 		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
 	if (addr >> 32)
 		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_GAP);
-	row = uw_find_row(rows, m->n_rows, addr);
+	row = uw_find_row(rows, n_chunks, addr);
 	rule = row ? row->rule : UW_OP_GAP;
 	switch (uw_rule_op(rule)) {
 	case UW_OP_CFA_SP:
@@ -253,19 +303,25 @@ static __always_inline long uw_table_step(struct uw_state *s, const struct uw_ma
 	}
 }
 
-/* One frame: record the PC, then step to the caller. */
-static long uw_step(__u64 i, void *data)
+/*
+ * One frame: record the PC, then step to the caller.  Non-zero ends the
+ * walk.  A global function, verified once on its own: as the body of the
+ * bpf_loop() callback it was verified again for every state the loop
+ * reached (47 ms of every start).
+ */
+__noinline int uw_frame(struct uw_state *s, struct uw_proc *proc)
 {
-	struct uw_walk *w = data;
-	struct uw_state *s = w->s;
 	const struct uw_map *m;
-	__u64 n = s->st.nr;
+	__u32 n;
 
+	if (!s || !proc)
+		return 1;
+	n = s->st.nr;
 	if (n >= MAX_STACK_DEPTH || n >= max_depth)
 		return uw_end(s, UW_END_DEPTH);
 	s->st.ips[n] = s->pc;
 	s->st.nr = n + 1;
-	m = uw_find_map(w->proc, s, s->pc);
+	m = uw_find_map(proc, s, s->pc);
 	if (!m)
 		/* Not in the list the loader wrote: new code, or JIT. */
 		return n == 0 ? uw_fp_step(s) : uw_end(s, UW_END_NO_MAP);
@@ -273,7 +329,15 @@ static long uw_step(__u64 i, void *data)
 		return uw_fp_step(s);
 	if (!(m->flags & UWM_TABLE))
 		return n == 0 ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
-	return uw_table_step(s, m, n == 0);
+	return uw_table_step(s, m->table, m->n_chunks, m->bias, n == 0);
+}
+
+static long uw_step(__u64 i, void *data)
+{
+	struct uw_walk *w = data;
+
+	/* bpf_loop() takes 0 or 1; the steps return any non-zero to end. */
+	return uw_frame(w->s, w->proc) ? 1 : 0;
 }
 
 /*

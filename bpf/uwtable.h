@@ -78,12 +78,26 @@ static inline unsigned int uw_rule_cfa_off(__u32 rule)
 }
 
 /*
- * Largest table: 2^UW_SEARCH_STEPS rows (16 MiB of rows).  The walker's
- * binary search takes exactly this many steps, so that the verifier sees
- * one fixed loop.  python3.11 has about 60k rows, libcrypto 72k.
+ * A table is loaded as an array of chunks of UW_CHUNK_ROWS rows (4 KiB):
+ * the walker finds the chunk with a binary search of element lookups (the
+ * first row of each), then the row inside the chunk by plain loads, which
+ * cost no helper call.  The last chunk is padded with rows of addr
+ * UW_ROW_PAD, above any address, so no search stops there.  Every search
+ * takes a fixed number of steps at most, so that the verifier sees fixed
+ * loops.
  */
-#define UW_SEARCH_STEPS 21
-#define UW_MAX_ROWS (1u << UW_SEARCH_STEPS)
+#define UW_CHUNK_SHIFT 9
+#define UW_CHUNK_ROWS (1u << UW_CHUNK_SHIFT)
+#define UW_CHUNK_STEPS 12			/* log2(UW_MAX_CHUNKS) */
+#define UW_MAX_CHUNKS (1u << UW_CHUNK_STEPS)
+#define UW_ROW_PAD 0xffffffffu
+
+struct uw_chunk {
+	struct uw_row rows[UW_CHUNK_ROWS];
+};
+
+/* Largest table: 2M rows.  python3.11 has about 60k rows, libcrypto 72k. */
+#define UW_MAX_ROWS (UW_MAX_CHUNKS * UW_CHUNK_ROWS)
 
 /* How many objects' tables can be loaded at once (the outer map's size). */
 #define UW_MAX_TABLES 4096
@@ -100,7 +114,7 @@ struct uw_map {
 	__u64 start, end;	/* [start, end) in the process */
 	__u64 bias;		/* row addr = pc - bias */
 	__u32 table;		/* slot in the outer map of tables */
-	__u32 n_rows;
+	__u32 n_chunks;		/* elements of that table */
 	__u32 flags;		/* enum uw_map_flags */
 	__u32 pad;
 };

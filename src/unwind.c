@@ -53,7 +53,7 @@ struct object {
 	__u64 dev, ino, size, mtime_ns;
 	enum obj_state state;
 	__u32 slot;		/* OBJ_TABLE: in uw_tables */
-	__u32 n_rows;
+	__u32 n_rows, n_chunks;
 	__u64 base;		/* ELF vaddr of row address 0 */
 	__u64 bytes;		/* kernel memory it takes */
 	__u32 refs;		/* processes that use it now */
@@ -272,15 +272,15 @@ static bool make_room(struct unwind *u, __u64 need)
 static int load_table(struct unwind *u, struct object *o, const struct uw_table *t)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
-	size_t len = (t->n_rows * sizeof(struct uw_row) + 4095) & ~4095ul;
-	__u32 slot;
+	__u32 n_chunks = (t->n_rows + UW_CHUNK_ROWS - 1) / UW_CHUNK_ROWS, slot;
+	size_t len = (size_t)n_chunks * sizeof(struct uw_chunk);
 	void *mem;
 	int fd;
 
-	if (u->n_new == UW_NEW_MAX || alloc_slot(u, &slot))
+	if (n_chunks > UW_MAX_CHUNKS || u->n_new == UW_NEW_MAX || alloc_slot(u, &slot))
 		return -ENOSPC;
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_table", sizeof(__u32),
-			    sizeof(struct uw_row), t->n_rows, &mopts);
+			    sizeof(struct uw_chunk), n_chunks, &mopts);
 	if (fd < 0) {
 		u->used_slots[slot] = 0;
 		return -errno;
@@ -293,6 +293,8 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 		u->used_slots[slot] = 0;
 		return err;
 	}
+	/* Padding rows lie above every address: searches never stop on them. */
+	memset(mem, 0xff, len);
 	memcpy(mem, t->rows, t->n_rows * sizeof(struct uw_row));
 	munmap(mem, len);
 	u->new_slots[u->n_new] = slot;
@@ -300,8 +302,9 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 	u->new_objs[u->n_new++] = o;
 	o->slot = slot;
 	o->n_rows = t->n_rows;
+	o->n_chunks = n_chunks;
 	o->base = t->base;
-	o->bytes = (__u64)t->n_rows * sizeof(struct uw_row) + TABLE_OVERHEAD;
+	o->bytes = len + TABLE_OVERHEAD;
 	o->state = OBJ_TABLE;
 	pthread_mutex_lock(&u->lock);
 	u->stats.tables++;
@@ -356,7 +359,8 @@ static void settle_object(struct unwind *u, struct object *o, int err,
 		stats_add(u, &u->stats.fp_objects, 1);
 		return;
 	}
-	if (!make_room(u, (__u64)t->n_rows * sizeof(struct uw_row) + TABLE_OVERHEAD) ||
+	if (!make_room(u, ((__u64)t->n_rows + UW_CHUNK_ROWS) * sizeof(struct uw_row) +
+			  TABLE_OVERHEAD) ||
 	    load_table(u, o, t)) {
 		o->state = OBJ_OVER;
 		pthread_mutex_lock(&u->lock);
@@ -490,7 +494,7 @@ static void fill_map(struct uw_map *m, const struct vma *v, const struct object 
 		if (v->pgoff >= (s->offset & ~4095ull) && v->pgoff < s->offset + s->filesz) {
 			m->bias = v->start - v->pgoff + s->offset - s->vaddr + o->base;
 			m->table = o->slot;
-			m->n_rows = o->n_rows;
+			m->n_chunks = o->n_chunks;
 			m->flags = UWM_TABLE;
 			return;
 		}
