@@ -681,29 +681,43 @@ int do_sample(struct bpf_perf_event_data *ctx)
 }
 
 /*
- * A process that execs or exits loses its mappings at once, so that no
- * sample of the new image is walked with the old one's tables; the loader
- * learns of it from the side band and syncs the new image.
+ * A process that execs or exits loses its mapping list at once, so that
+ * no sample of the new image is walked with the old one's tables; the
+ * loader learns of it from the side band and syncs the new image, and
+ * checks the exec count around each sync (a list read before an exec and
+ * written after it would otherwise stay).
  */
-static __always_inline void uw_forget(bool leader_only)
-{
-	__u32 pid, tid;
-
-	if (current_ids(&pid, &tid) && (!leader_only || pid == tid))
-		bpf_map_delete_elem(&uw_procs, &pid);
-}
-
 SEC("raw_tp/sched_process_exec")
 int uw_exec(void *ctx)
 {
-	uw_forget(false);
+	__u64 one = 1, *execs;
+	__u32 pid, tid;
+
+	if (!current_ids(&pid, &tid))
+		return 0;
+	bpf_map_delete_elem(&uw_procs, &pid);
+	execs = bpf_map_lookup_elem(&uw_execs, &pid);
+	if (execs)
+		__sync_fetch_and_add(execs, 1);
+	else
+		bpf_map_update_elem(&uw_execs, &pid, &one, BPF_NOEXIST);
 	return 0;
 }
 
+/*
+ * Also forget that the process was noted: a new process that gets its pid
+ * must be noted, and synced, in its turn.
+ */
 SEC("raw_tp/sched_process_exit")
 int uw_exit(void *ctx)
 {
-	uw_forget(true);
+	__u32 pid, tid;
+
+	if (!current_ids(&pid, &tid) || pid != tid)
+		return 0;
+	bpf_map_delete_elem(&uw_procs, &pid);
+	bpf_map_delete_elem(&uw_execs, &pid);
+	bpf_map_delete_elem(&seen, &pid);
 	return 0;
 }
 

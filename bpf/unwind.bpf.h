@@ -36,6 +36,18 @@ struct {
 	__array(values, struct uw_table_map);
 } uw_tables SEC(".maps");
 
+/*
+ * Execs of each process, counted here, read by the loader before and after
+ * it reads a process's maps: a change means the list it wrote may be the
+ * old image's.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, UW_MAX_PROCS);
+} uw_execs SEC(".maps");
+
 /* Not preallocated: a process costs its 10 KiB only once it is synced. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -47,6 +59,7 @@ struct {
 
 struct uw_state {
 	__u64 pc, sp, bp;
+	__u32 bp_lost;		/* a frame saved rbp where no rule could follow */
 	__u32 adjust;		/* 1: pc is a return address, look up pc - 1 */
 	__u32 last_map;		/* the mapping of the previous frame */
 	__u32 end;		/* enum uw_end, once ended */
@@ -67,7 +80,7 @@ const volatile bool unwind_tables = false;
 const volatile __u32 max_depth = MAX_STACK_DEPTH;
 
 #define UW_MAX_FRAME (1ULL << 20)	/* no frame is bigger than 1 MiB */
-#define UW_USER_TOP (1ULL << 47)	/* x86-64 user addresses lie below */
+#define UW_USER_TOP (1ULL << 56)	/* x86-64 user addresses lie below, 5-level too */
 
 /* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
 #define REG_BP 4
@@ -182,6 +195,8 @@ __noinline int uw_fp_step(struct uw_state *s)
 
 	if (!s)
 		return 1;
+	if (s->bp_lost)
+		return uw_end(s, UW_END_BP_LOST);
 	if (!s->bp)
 		return uw_end(s, UW_END_ROOT_FP);
 	if (s->bp < s->sp || s->bp - s->sp > UW_MAX_FRAME || (s->bp & 7))
@@ -212,6 +227,7 @@ __noinline int uw_sigreturn(struct uw_state *s)
 	if (r[SIGFRAME_IP] < 0x1000 || r[SIGFRAME_IP] >= UW_USER_TOP)
 		return uw_end(s, UW_END_BAD_FRAME);
 	s->bp = r[SIGFRAME_BP];
+	s->bp_lost = 0;
 	s->sp = r[SIGFRAME_SP];
 	s->pc = r[SIGFRAME_IP];
 	s->adjust = 0;		/* an interrupted instruction, not a return */
@@ -248,10 +264,12 @@ __noinline int uw_cfa_step(struct uw_state *s, __u32 rule)
 			return uw_end(s, UW_END_READ);
 		bp = fr[0];
 		ra = fr[1];
+		s->bp_lost = 0;
 	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
 		return uw_end(s, UW_END_READ);
 	} else if (slot == UW_BP_UNKNOWN) {
 		bp = 0;
+		s->bp_lost = 1;
 	} else if (slot != UW_BP_SAME &&
 		   bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + 8 * (__s64)slot))) {
 		return uw_end(s, UW_END_READ);
@@ -312,6 +330,7 @@ __noinline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __
 __noinline int uw_frame(struct uw_state *s, struct uw_proc *proc)
 {
 	const struct uw_map *m;
+	bool exact;
 	__u32 n;
 
 	if (!s || !proc)
@@ -321,15 +340,18 @@ __noinline int uw_frame(struct uw_state *s, struct uw_proc *proc)
 		return uw_end(s, UW_END_DEPTH);
 	s->st.ips[n] = s->pc;
 	s->st.nr = n + 1;
+	/* The interrupted instruction (the leaf, or past a signal frame). */
+	exact = s->adjust == 0;
 	m = uw_find_map(proc, s, s->pc);
 	if (!m)
 		/* Not in the list the loader wrote: new code, or JIT. */
-		return n == 0 ? uw_fp_step(s) : uw_end(s, UW_END_NO_MAP);
+		return exact || (proc->flags & UWP_MAPS_CUT) ? uw_fp_step(s) :
+		       uw_end(s, UW_END_NO_MAP);
 	if (m->flags & UWM_FP)
 		return uw_fp_step(s);
 	if (!(m->flags & UWM_TABLE))
-		return n == 0 ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
-	return uw_table_step(s, m->table, m->n_chunks, m->bias, n == 0);
+		return exact ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
+	return uw_table_step(s, m->table, m->n_chunks, m->bias, exact);
 }
 
 static long uw_step(__u64 i, void *data)
@@ -382,7 +404,7 @@ static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *
 {
 	struct uw_walk w = { .proc = proc };
 	struct uw_state *s;
-	__u32 zero = 0;
+	__u32 zero = 0, gen;
 
 	s = bpf_map_lookup_elem(&uw_scratch, &zero);
 	if (!s) {
@@ -390,6 +412,7 @@ static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *
 		return NULL;
 	}
 	s->st.nr = 0;
+	s->bp_lost = 0;
 	s->adjust = 0;
 	s->last_map = 0;
 	s->ended = 0;
@@ -402,7 +425,17 @@ static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *
 		return NULL;
 	}
 	w.s = s;
+	gen = proc->gen;
 	bpf_loop(MAX_STACK_DEPTH + 1, uw_step, &w, 0);
+	/*
+	 * A list freed and reused for another process's during the walk
+	 * (values of a hash map without preallocation are reused at once):
+	 * the frames may be garbage, keep only the leaf.
+	 */
+	if (*(volatile __u32 *)&proc->gen != gen) {
+		s->st.nr = s->st.nr ? 1 : 0;
+		s->end = UW_END_CHANGED;
+	}
 	if (s->end < NR_UW_ENDS)
 		cnt[CNT_UW_END + s->end]++;
 	cnt[CNT_UW_WALKS]++;

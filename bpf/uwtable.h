@@ -122,15 +122,23 @@ struct uw_map {
 /*
  * The process's executable mappings, sorted by start, not overlapping.
  * A process with more mappings than fit has the rest walked by frame
- * pointer, and the loader counts it.
+ * pointer (UWP_MAPS_CUT), and the loader counts it.
  */
 #define UW_MAX_MAPS 256
 #define UW_MAX_PROCS 8192	/* processes synced at once */
 #define UW_MAP_SEARCH_STEPS 8	/* log2(UW_MAX_MAPS) */
 
+enum uw_proc_flags {
+	/* More executable mappings than fit: a PC in none takes a frame-pointer step. */
+	UWP_MAPS_CUT = 1 << 0,
+};
+
 struct uw_proc {
 	__u32 n_maps;
-	__u32 gen;		/* bumped by the loader on each update */
+	__u32 gen;		/* new for each update: a walk that sees it
+				 * change read a list being replaced */
+	__u32 flags;		/* enum uw_proc_flags */
+	__u32 pad;
 	struct uw_map maps[UW_MAX_MAPS];
 };
 
@@ -147,6 +155,8 @@ enum uw_end {
 	UW_END_READ,		/* user memory could not be read (not resident) */
 	UW_END_FP_BAD,		/* a frame-pointer step went down or nowhere */
 	UW_END_NO_REGS,		/* no user registers (kernel thread) */
+	UW_END_BP_LOST,		/* a frame-pointer step where rbp was not saved */
+	UW_END_CHANGED,		/* the mapping list changed during the walk */
 	NR_UW_ENDS,
 };
 

@@ -221,7 +221,7 @@ static void report_unwind(const struct run *r, const __u64 *c)
 			st.build_ns / 1e6, (unsigned long long)st.fp_objects,
 			(unsigned long long)st.no_table, (unsigned long long)st.over_budget,
 			(unsigned long long)st.evicted);
-		pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed), %llu with no table, %llu mappings past %d, %llu requests dropped",
+		pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table), %llu mappings past %d, %llu requests dropped",
 			(unsigned long long)st.procs, (unsigned long long)st.syncs,
 			(unsigned long long)st.sync_errors, (unsigned long long)st.procs_fp,
 			(unsigned long long)st.maps_over, UW_MAX_MAPS,
@@ -595,12 +595,12 @@ static void session_config(struct session_config *c, const struct options *o,
 static struct unwind *new_unwind(struct session *s, const struct options *o)
 {
 	struct unwind_opts uo = { .mode = o->unwind, .mem_max = o->unwind_mem };
-	int tables_fd, procs_fd;
+	struct unwind_maps maps;
 	struct unwind *uw;
 
-	if (session__unwind_fds(s, &tables_fd, &procs_fd))
+	if (session__unwind_maps(s, &maps))
 		return NULL;
-	uw = unwind__new(&uo, tables_fd, procs_fd);
+	uw = unwind__new(&uo, &maps);
 	if (!uw) {
 		pr_warn("cannot start the unwinder: %s; user stacks are walked by frame pointer only",
 			strerror(errno));

@@ -298,6 +298,8 @@ static int configure_unwind(struct profile_bpf *skel, const struct session_confi
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.uw_procs, 1);
 	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.uw_execs, 1);
+	if (!err)
 		err = bpf_program__set_autoload(skel->progs.uw_exec, false);
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.uw_exit, false);
@@ -470,12 +472,13 @@ __u32 session__verified_insns(const struct session *s, const char *prog)
 	return info.verified_insns;
 }
 
-int session__unwind_fds(const struct session *s, int *tables_fd, int *procs_fd)
+int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 {
 	if (!s->cfg.unwind)
 		return -ENOENT;
-	*tables_fd = bpf_map__fd(s->skel->maps.uw_tables);
-	*procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
+	maps->tables_fd = bpf_map__fd(s->skel->maps.uw_tables);
+	maps->procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
+	maps->execs_fd = bpf_map__fd(s->skel->maps.uw_execs);
 	return 0;
 }
 

@@ -91,7 +91,8 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr);
  * The unwinder's maps (bpf/uwtable.h): 0, or -ENOENT when the run walks
  * by frame pointer only (--unwind=fp, or the unwinder did not load).
  */
-int session__unwind_fds(const struct session *s, int *tables_fd, int *procs_fd);
+struct unwind_maps;
+int session__unwind_maps(const struct session *s, struct unwind_maps *maps);
 
 /* Instructions the verifier walked to load program prog; 0 if unknown. */
 __u32 session__verified_insns(const struct session *s, const char *prog);

@@ -140,8 +140,13 @@ static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 	}
 	t->stats.mmaps++;
 	usyms__add_mapping(t->us, r->pid, &m);
-	/* A library loaded since the process was synced (dlopen). */
-	if ((r->prot & PROT_EXEC) && unwind__knows(t->uw, r->pid))
+	/*
+	 * A library loaded since the process was synced (dlopen).  Not for
+	 * anonymous code ("//anon", memfd:): a JIT maps it all the time, and
+	 * the walker steps through it by frame pointer anyway.
+	 */
+	if ((r->prot & PROT_EXEC) && r->filename[0] == '/' && r->filename[1] != '/' &&
+	    unwind__knows(t->uw, r->pid))
 		unwind__sync(t->uw, r->pid);
 }
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <bpf/bpf.h>
 
 #include "unwind.h"
@@ -36,6 +38,10 @@
 #define MAX_SEGS 16		/* PT_LOAD segments kept per object */
 #define TABLE_OVERHEAD 512	/* kernel bytes of a map beside its rows */
 #define UW_NEW_MAX 256		/* tables loaded in one sync, at most */
+#define SLOT_USED 1
+#define SLOT_BROKEN 2		/* an insert failed: never used again */
+#define GC_PERIOD_S 2
+#define FUSE_SUPER_MAGIC 0x65735546		/* processes and objects checked this often */
 
 enum obj_state {
 	OBJ_TABLE,		/* a table is loaded in slot */
@@ -46,20 +52,29 @@ enum obj_state {
 
 struct segment {
 	__u64 offset, vaddr, filesz;
+	__u32 flags;		/* PF_X, PF_W, PF_R */
 };
 
 /* One object (file or vdso image) and its table, shared by processes. */
 struct object {
-	__u64 dev, ino, size, mtime_ns;
+	__u64 key, ino;		/* device, size and time hashed; inode */
 	enum obj_state state;
 	__u32 slot;		/* OBJ_TABLE: in uw_tables */
 	__u32 n_rows, n_chunks;
 	__u64 base;		/* ELF vaddr of row address 0 */
 	__u64 bytes;		/* kernel memory it takes */
 	__u32 refs;		/* processes that use it now */
+	bool loading;		/* loaded, not yet in uw_tables: not evictable */
 	__u64 last_used;	/* u->clock at its last use */
 	int n_segs;
 	struct segment segs[MAX_SEGS];
+};
+
+/* An executable mapping found in a sync, and its object (NULL: none). */
+struct vma_ent {
+	__u64 start, end, pgoff;
+	struct object *o;
+	bool vdso;
 };
 
 /* What a synced process holds. */
@@ -79,7 +94,7 @@ struct request {
 
 struct unwind {
 	struct unwind_opts opts;
-	int tables_fd, procs_fd;
+	int tables_fd, procs_fd, execs_fd;
 
 	/* Shared with the main thread, under lock. */
 	pthread_mutex_t lock;
@@ -105,7 +120,10 @@ struct unwind {
 	struct object *new_objs[UW_NEW_MAX];
 	__u64 clock;		/* syncs so far, for LRU */
 	struct uw_proc *scratch;	/* the value written to uw_procs */
+	struct vma_ent ents[UW_MAX_MAPS];	/* a sync's mappings */
 };
+
+static void request(struct unwind *u, __u32 pid, enum req_op op);
 
 const char *unwind__mode_name(enum unwind_mode mode)
 {
@@ -134,6 +152,8 @@ const char *unwind__end_name(unsigned int end)
 		[UW_END_READ] = "unreadable stack",
 		[UW_END_FP_BAD] = "bad frame pointer",
 		[UW_END_NO_REGS] = "no registers",
+		[UW_END_BP_LOST] = "rbp lost",
+		[UW_END_CHANGED] = "list changed",
 	};
 
 	return end < NR_UW_ENDS && names[end] ? names[end] : "?";
@@ -169,7 +189,7 @@ static int read_segments_mem(const void *image, size_t size, struct object *o)
 		memcpy(&ph, (const char *)image + eh->e_phoff + i * sizeof(ph), sizeof(ph));
 		if (ph.p_type == PT_LOAD)
 			o->segs[o->n_segs++] = (struct segment){ ph.p_offset, ph.p_vaddr,
-								 ph.p_filesz };
+								 ph.p_filesz, ph.p_flags };
 	}
 	return o->n_segs ? 0 : -ENOEXEC;
 }
@@ -198,11 +218,11 @@ static int read_segments_fd(int fd, struct object *o)
 	return read_segments_mem(buf, sizeof(eh) + n, o);
 }
 
-static int alloc_slot(struct unwind *u, __u32 *slot)
+static int find_slot(struct unwind *u, __u32 *slot)
 {
 	for (__u32 i = 0; i < UW_MAX_TABLES; i++) {
 		if (!u->used_slots[i]) {
-			u->used_slots[i] = 1;
+			u->used_slots[i] = SLOT_USED;
 			*slot = i;
 			return 0;
 		}
@@ -220,7 +240,7 @@ static void stats_add(struct unwind *u, __u64 *field, __s64 delta)
 /* Unload o's table and forget o; no process may hold it. */
 static void drop_object(struct unwind *u, struct object *o)
 {
-	struct hent *e = htab__slot(&u->objects, o->dev, o->ino, NULL, NULL);
+	struct hent *e = htab__slot(&u->objects, o->key, o->ino, NULL, NULL);
 
 	if (o->state == OBJ_TABLE) {
 		bpf_map_delete_elem(u->tables_fd, &o->slot);
@@ -236,12 +256,27 @@ static void drop_object(struct unwind *u, struct object *o)
 	free(o);
 }
 
+/* The table no process uses that was used least recently, or NULL. */
+static struct object *lru_victim(struct unwind *u)
+{
+	struct object *victim = NULL;
+	struct hent *e;
+
+	for (size_t pos = 0; (e = htab__next(&u->objects, &pos));) {
+		struct object *o = e->val;
+
+		if (o->state == OBJ_TABLE && !o->refs && !o->loading &&
+		    (!victim || o->last_used < victim->last_used))
+			victim = o;
+	}
+	return victim;
+}
+
 /* Unload the tables no process uses, least recently used first, until need fits. */
 static bool make_room(struct unwind *u, __u64 need)
 {
 	for (;;) {
-		struct object *victim = NULL;
-		struct hent *e;
+		struct object *victim;
 		__u64 used;
 
 		pthread_mutex_lock(&u->lock);
@@ -249,18 +284,27 @@ static bool make_room(struct unwind *u, __u64 need)
 		pthread_mutex_unlock(&u->lock);
 		if (used + need <= u->opts.mem_max)
 			return true;
-		for (size_t pos = 0; (e = htab__next(&u->objects, &pos));) {
-			struct object *o = e->val;
-
-			if (o->state == OBJ_TABLE && !o->refs &&
-			    (!victim || o->last_used < victim->last_used))
-				victim = o;
-		}
+		victim = lru_victim(u);
 		if (!victim)
 			return false;
 		drop_object(u, victim);
 		stats_add(u, &u->stats.evicted, 1);
 	}
+}
+
+/* A free slot of uw_tables, evicting an unused table if there is none. */
+static int alloc_slot(struct unwind *u, __u32 *slot)
+{
+	struct object *victim;
+
+	if (!find_slot(u, slot))
+		return 0;
+	victim = lru_victim(u);
+	if (!victim)
+		return -ENOSPC;
+	drop_object(u, victim);
+	stats_add(u, &u->stats.evicted, 1);
+	return find_slot(u, slot);
 }
 
 /*
@@ -300,6 +344,7 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 	u->new_slots[u->n_new] = slot;
 	u->new_fds[u->n_new] = fd;
 	u->new_objs[u->n_new++] = o;
+	o->loading = true;
 	o->slot = slot;
 	o->n_rows = t->n_rows;
 	o->n_chunks = n_chunks;
@@ -334,13 +379,15 @@ static void insert_tables(struct unwind *u)
 		if (!batched && bpf_map_update_elem(u->tables_fd, &u->new_slots[i],
 						   &u->new_fds[i], BPF_ANY)) {
 			pr_debug("unwind: cannot load a table: %s", strerror(errno));
-			u->used_slots[o->slot] = 0;
+			/* Never reused: what the slot holds now is unknown. */
+			u->used_slots[o->slot] = SLOT_BROKEN;
 			o->state = OBJ_NONE;
 			stats_add(u, &u->stats.tables, -1);
 			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
 			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
 		}
 		close(u->new_fds[i]);	/* the outer map holds it now */
+		o->loading = false;
 	}
 	u->n_new = 0;
 }
@@ -371,15 +418,15 @@ static void settle_object(struct unwind *u, struct object *o, int err,
 	}
 }
 
-static struct object *new_object(struct unwind *u, __u64 dev, __u64 ino)
+static struct object *new_object(struct unwind *u, __u64 key, __u64 ino)
 {
 	struct object *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return NULL;
-	o->dev = dev;
+	o->key = key;
 	o->ino = ino;
-	if (htab__put(&u->objects, dev, ino, o)) {
+	if (htab__put(&u->objects, key, ino, o)) {
 		free(o);
 		return NULL;
 	}
@@ -421,6 +468,8 @@ static struct object *file_object(struct unwind *u, int proc_dirfd, const struct
 		.path = v->path, .path_len = v->path_len, .deleted = v->deleted,
 	};
 	struct object *o;
+	struct statfs sfs;
+	__u64 mtime_ns, key;
 	struct stat st;
 	int fd;
 
@@ -431,21 +480,19 @@ static struct object *file_object(struct unwind *u, int proc_dirfd, const struct
 		close(fd);
 		return NULL;
 	}
-	o = htab__get(&u->objects, st.st_dev, st.st_ino);
-	if (o && (o->size != (__u64)st.st_size ||
-		  o->mtime_ns != st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec) &&
-	    !o->refs) {
-		/* The inode was reused or rewritten: forget the old one. */
-		drop_object(u, o);
-		o = NULL;
+	if (fstatfs(fd, &sfs) || sfs.f_type == FUSE_SUPER_MAGIC) {
+		/* A FUSE daemon may never answer a read: not worth a hang. */
+		close(fd);
+		return NULL;
 	}
+	/* Rewritten in place (another size or time): another object. */
+	mtime_ns = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
+	key = st.st_dev ^ htab__hash(st.st_size, mtime_ns);
+	o = htab__get(&u->objects, key, st.st_ino);
 	if (!o) {
-		o = new_object(u, st.st_dev, st.st_ino);
-		if (o) {
-			o->size = st.st_size;
-			o->mtime_ns = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
+		o = new_object(u, key, st.st_ino);
+		if (o)
 			build_object(u, o, fd, v->path, v->path_len);
-		}
 	}
 	close(fd);
 	return o;
@@ -481,30 +528,49 @@ static struct object *vdso_object(struct unwind *u)
 
 /* ---- processes ---- */
 
-/* Fill m for a mapping of object o (NULL: walk it by frame pointer). */
-static void fill_map(struct uw_map *m, const struct vma *v, const struct object *o)
+/*
+ * The segment an executable mapping at file offset pgoff shows: the
+ * executable one that holds pgoff.  lld packs segments without a page gap
+ * on disk, so the read-only segment before it can hold pgoff too.
+ */
+static const struct segment *exec_segment(const struct object *o, __u64 pgoff)
 {
-	*m = (struct uw_map){ .start = v->start, .end = v->end, .flags = UWM_FP };
-	if (!o || o->state != OBJ_TABLE)
-		return;
-	/* vaddr = pc - start + pgoff - seg.offset + seg.vaddr; row = vaddr - base */
+	const struct segment *any = NULL;
+
 	for (int i = 0; i < o->n_segs; i++) {
 		const struct segment *s = &o->segs[i];
 
-		if (v->pgoff >= (s->offset & ~4095ull) && v->pgoff < s->offset + s->filesz) {
-			m->bias = v->start - v->pgoff + s->offset - s->vaddr + o->base;
-			m->table = o->slot;
-			m->n_chunks = o->n_chunks;
-			m->flags = UWM_TABLE;
-			return;
-		}
+		if (pgoff < (s->offset & ~4095ull) || pgoff >= s->offset + s->filesz)
+			continue;
+		if (s->flags & PF_X)
+			return s;
+		any = any ? any : s;
 	}
+	return any;
+}
+
+/* Fill m for a mapping of object o (NULL: walk it by frame pointer). */
+static void fill_map(struct uw_map *m, const struct vma_ent *v)
+{
+	const struct object *o = v->o;
+	const struct segment *s;
+
+	*m = (struct uw_map){ .start = v->start, .end = v->end, .flags = UWM_FP };
+	if (v->vdso)
+		m->flags |= UWM_VDSO;
+	if (!o || o->state != OBJ_TABLE || !(s = exec_segment(o, v->pgoff)))
+		return;
+	/* vaddr = pc - start + pgoff - seg.offset + seg.vaddr; row = vaddr - base */
+	m->bias = v->start - v->pgoff + s->offset - s->vaddr + o->base;
+	m->table = o->slot;
+	m->n_chunks = o->n_chunks;
+	m->flags = UWM_TABLE | (v->vdso ? UWM_VDSO : 0);
 }
 
 struct sync_ctx {
 	struct unwind *u;
 	int proc_dirfd;
-	struct uw_proc *up;
+	__u32 n_ents;		/* in u->ents */
 	struct object **objs;
 	__u32 n_objs, cap_objs;
 	__u64 maps_over;
@@ -533,12 +599,12 @@ static int hold(struct sync_ctx *c, struct object *o)
 static int add_vma(const struct vma *v, void *arg)
 {
 	struct sync_ctx *c = arg;
+	struct vma_ent *e;
 	struct object *o = NULL;
-	struct uw_map *m;
 
 	if (!(v->flags & VMA_EXEC))
 		return 0;
-	if (c->up->n_maps == UW_MAX_MAPS) {
+	if (c->n_ents == UW_MAX_MAPS) {
 		c->maps_over++;
 		return 0;
 	}
@@ -548,10 +614,9 @@ static int add_vma(const struct vma *v, void *arg)
 		o = vdso_object(c->u);
 	if (o && hold(c, o))
 		return -ENOMEM;
-	m = &c->up->maps[c->up->n_maps++];
-	fill_map(m, v, o);
-	if (v->kind == VMA_VDSO)
-		m->flags |= UWM_VDSO;
+	e = &c->u->ents[c->n_ents++];
+	*e = (struct vma_ent){ .start = v->start, .end = v->end, .pgoff = v->pgoff,
+			       .o = o, .vdso = v->kind == VMA_VDSO };
 	return 0;
 }
 
@@ -583,6 +648,15 @@ static void forget(struct unwind *u, __u32 pid)
 	free(p);
 }
 
+static void unpublish(struct unwind *u, struct proc *p)
+{
+	if (!p->in_map)
+		return;
+	bpf_map_delete_elem(u->procs_fd, &p->pid);
+	stats_add(u, &u->stats.bytes, -(__s64)sizeof(struct uw_proc));
+	p->in_map = false;
+}
+
 static bool any_table(const struct uw_proc *up)
 {
 	for (__u32 i = 0; i < up->n_maps; i++)
@@ -598,19 +672,20 @@ static int publish(struct unwind *u, struct proc *p, struct uw_proc *up)
 
 	if (want && !p->in_map && !make_room(u, sizeof(*up)))
 		want = false;
+	if (want && bpf_map_update_elem(u->procs_fd, &p->pid, up, BPF_ANY)) {
+		int err = -errno;
+
+		/* The kernel may still hold the old list: drop it with the objects. */
+		unpublish(u, p);
+		return err;
+	}
 	if (want) {
-		if (bpf_map_update_elem(u->procs_fd, &p->pid, up, BPF_ANY))
-			return -errno;
 		if (!p->in_map)
 			stats_add(u, &u->stats.bytes, sizeof(*up));
 		p->in_map = true;
 		return 0;
 	}
-	if (p->in_map) {
-		bpf_map_delete_elem(u->procs_fd, &p->pid);
-		stats_add(u, &u->stats.bytes, -(__s64)sizeof(*up));
-	}
-	p->in_map = false;
+	unpublish(u, p);
 	stats_add(u, &u->stats.procs_fp, 1);
 	return 0;
 }
@@ -636,10 +711,20 @@ static struct proc *get_proc(struct unwind *u, __u32 pid)
 	return p;
 }
 
+/* Execs of pid so far, as the exec program counts them. */
+static __u64 exec_count(struct unwind *u, __u32 pid)
+{
+	__u64 n = 0;
+
+	bpf_map_lookup_elem(u->execs_fd, &pid, &n);
+	return n;
+}
+
 static int sync_pid(struct unwind *u, __u32 pid)
 {
-	struct sync_ctx c = { .u = u, .up = u->scratch };
-	__u64 t0 = now_ns();
+	struct sync_ctx c = { .u = u };
+	struct uw_proc *up = u->scratch;
+	__u64 t0 = now_ns(), execs = exec_count(u, pid);
 	struct proc *p;
 	int err;
 
@@ -649,26 +734,38 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		forget(u, pid);
 		return c.proc_dirfd;
 	}
-	memset(c.up, 0, sizeof(*c.up));
 	/* maps is sorted by address, as the walker's search needs. */
 	err = procmaps__read_at(c.proc_dirfd, add_vma, &c);
 	close(c.proc_dirfd);
+	/* Whatever happens next, the tables loaded go in or are let go. */
+	insert_tables(u);
 	p = err >= 0 ? get_proc(u, pid) : NULL;
 	if (!p) {
 		release(u, c.objs, c.n_objs);
 		forget(u, pid);
 		return err < 0 ? err : -ENOMEM;
 	}
-	c.up->gen = (__u32)u->clock;
-	insert_tables(u);
-	err = publish(u, p, c.up);
+	memset(up, 0, sizeof(*up));
+	for (__u32 i = 0; i < c.n_ents; i++)
+		fill_map(&up->maps[up->n_maps++], &u->ents[i]);
+	up->gen = (__u32)u->clock;
+	up->flags = c.maps_over ? UWP_MAPS_CUT : 0;
+	err = publish(u, p, up);
 	/* Hold the new objects before letting go of the old ones. */
 	release(u, p->objs, p->n_objs);
 	p->objs = c.objs;
 	p->n_objs = c.n_objs;
 	stats_add(u, &u->stats.maps_over, c.maps_over);
+	/*
+	 * An exec while the maps were read: the list may be the old image's,
+	 * written after the exec program dropped the entry.  Read again.
+	 */
+	if (exec_count(u, pid) != execs) {
+		unpublish(u, p);
+		request(u, pid, REQ_SYNC);
+	}
 	pr_debug("unwind: synced %u: %u mappings, %u objects, %s, in %.1f ms", pid,
-		 c.up->n_maps, c.n_objs, p->in_map ? "written" : "frame pointers only",
+		 up->n_maps, c.n_objs, p->in_map ? "written" : "frame pointers only",
 		 (now_ns() - t0) / 1e6);
 	return err;
 }
@@ -687,35 +784,86 @@ static bool take(struct unwind *u, struct request *r)
 	e = htab__slot(&u->pending, r->pid, 0, NULL, NULL);
 	if (e && e->val)
 		htab__del(&u->pending, e);
+	/* Known from now on: an exec or mmap during the sync asks again. */
+	if (r->op == REQ_SYNC)
+		htab__put(&u->known, r->pid, 0, (void *)1);
 	return true;
+}
+
+/*
+ * Let go of what no live process needs: processes whose entry the kernel
+ * dropped (an exit, or an exec whose record was lost: synced again) or
+ * that are gone, and objects no process holds that have no table (cheap
+ * to find again; a file that was over budget gets another chance).
+ */
+static void collect_garbage(struct unwind *u)
+{
+	struct hent *e;
+
+	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
+		struct proc *p = e->val;
+		bool gone = kill(p->pid, 0) && errno == ESRCH;
+
+		if (gone)
+			forget(u, p->pid);
+		else if (p->in_map &&
+			 bpf_map_lookup_elem(u->procs_fd, &p->pid, u->scratch) && errno == ENOENT)
+			request(u, p->pid, REQ_SYNC);
+	}
+	for (size_t pos = 0; (e = htab__next(&u->objects, &pos));) {
+		struct object *o = e->val;
+
+		if (!o->refs && !o->loading && o->state != OBJ_TABLE)
+			drop_object(u, o);
+	}
+}
+
+static void serve(struct unwind *u, const struct request *r)
+{
+	int err;
+
+	if (r->op == REQ_FORGET) {
+		forget(u, r->pid);
+		return;
+	}
+	err = sync_pid(u, r->pid);
+	pthread_mutex_lock(&u->lock);
+	u->stats.syncs++;
+	u->stats.sync_errors += err != 0;
+	pthread_mutex_unlock(&u->lock);
 }
 
 static void *sync_thread(void *arg)
 {
 	struct unwind *u = arg;
+	struct timespec gc_due;
 	struct request r;
 
+	clock_gettime(CLOCK_REALTIME, &gc_due);
+	gc_due.tv_sec += GC_PERIOD_S;
 	pthread_mutex_lock(&u->lock);
-	for (;;) {
-		while (!u->stop && !u->len) {
+	while (!u->stop) {
+		struct timespec now;
+		bool work;
+
+		if (!u->len) {
 			u->busy = false;
 			pthread_cond_broadcast(&u->idle);
-			pthread_cond_wait(&u->wake, &u->lock);
+			pthread_cond_timedwait(&u->wake, &u->lock, &gc_due);
 		}
 		if (u->stop)
 			break;
-		u->busy = true;
-		take(u, &r);
+		work = take(u, &r);
+		u->busy = work;
 		pthread_mutex_unlock(&u->lock);
-		if (r.op == REQ_FORGET) {
-			forget(u, r.pid);
-		} else {
-			int err = sync_pid(u, r.pid);
-
-			pthread_mutex_lock(&u->lock);
-			u->stats.syncs++;
-			u->stats.sync_errors += err != 0;
-			pthread_mutex_unlock(&u->lock);
+		if (work)
+			serve(u, &r);
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_sec > gc_due.tv_sec ||
+		    (now.tv_sec == gc_due.tv_sec && now.tv_nsec >= gc_due.tv_nsec)) {
+			collect_garbage(u);
+			gc_due = now;
+			gc_due.tv_sec += GC_PERIOD_S;
 		}
 		pthread_mutex_lock(&u->lock);
 	}
@@ -795,7 +943,7 @@ void unwind__stats(struct unwind *u, struct unwind_stats *st)
 	pthread_mutex_unlock(&u->lock);
 }
 
-struct unwind *unwind__new(const struct unwind_opts *opts, int tables_fd, int procs_fd)
+struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
 	int err;
@@ -803,8 +951,9 @@ struct unwind *unwind__new(const struct unwind_opts *opts, int tables_fd, int pr
 	if (!u)
 		return NULL;
 	u->opts = *opts;
-	u->tables_fd = tables_fd;
-	u->procs_fd = procs_fd;
+	u->tables_fd = maps->tables_fd;
+	u->procs_fd = maps->procs_fd;
+	u->execs_fd = maps->execs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
@@ -831,11 +980,22 @@ void unwind__free(struct unwind *u)
 	if (!u)
 		return;
 	if (u->started) {
+		struct timespec deadline;
+
 		pthread_mutex_lock(&u->lock);
 		u->stop = true;
 		pthread_cond_signal(&u->wake);
 		pthread_mutex_unlock(&u->lock);
-		pthread_join(u->thread, NULL);
+		/*
+		 * A read of some file may block (a network file system that
+		 * went away): the profile is written, exit without it.
+		 */
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_sec += 2;
+		if (pthread_timedjoin_np(u->thread, NULL, &deadline)) {
+			pr_warn("the unwinder's thread is stuck reading a file; exiting without it");
+			return;
+		}
 	}
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;

@@ -42,7 +42,7 @@ struct unwind_stats {
 	__u64 syncs;		/* processes' mappings read and written */
 	__u64 sync_errors;	/* ... that failed (most: the process is gone) */
 	__u64 procs;		/* processes synced now */
-	__u64 procs_fp;		/* ... with no table among their objects */
+	__u64 procs_fp;		/* syncs that found no table among the objects */
 	__u64 maps_over;	/* mappings past UW_MAX_MAPS, walked by FP */
 	__u64 tables;		/* tables loaded now */
 	__u64 rows;		/* ... and their rows */
@@ -59,11 +59,15 @@ struct unwind_stats {
 
 struct unwind;
 
-/*
- * tables_fd, procs_fd: the sampler's uw_tables and uw_procs maps.  Starts
- * the sync thread.  NULL + errno on failure.
- */
-struct unwind *unwind__new(const struct unwind_opts *opts, int tables_fd, int procs_fd);
+/* The sampler's maps the unwinder fills (bpf/unwind.bpf.h). */
+struct unwind_maps {
+	int tables_fd;		/* uw_tables: a table per object */
+	int procs_fd;		/* uw_procs: a mapping list per process */
+	int execs_fd;		/* uw_execs: execs per process, read only */
+};
+
+/* Starts the sync thread.  NULL + errno on failure. */
+struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps);
 
 /* Stop the thread and unload what it loaded. */
 void unwind__free(struct unwind *u);
