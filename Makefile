@@ -54,7 +54,7 @@ WL_DIR := $(OUTPUT)/workloads
 # The workloads of the unwinding tests (t70): no frame pointers, and no
 # sibling calls, so that every frame a test checks is a real one.
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
-WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp manystacks cxxburn jitburn faulter collide \
+WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so)
 
 ifeq ($(V),1)
@@ -119,6 +119,13 @@ $(WL_DIR)/burn: tests/workloads/burn.c | $(WL_DIR)
 $(WL_DIR)/burn-nofp: tests/workloads/burn.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
+
+# Linked by lld, which packs segments without a page gap in the file (Rust,
+# LLVM-built software): the executable mapping's offset also lies in the
+# read-only segment before it.
+$(WL_DIR)/burn-lld: tests/workloads/burn.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fuse-ld=lld -pthread -o $@ $<
 
 $(WL_DIR)/manystacks: tests/workloads/manystacks.c | $(WL_DIR)
 	$(call msg,CC,$@)

@@ -67,6 +67,13 @@ test_expect_success ROOT_BPF 'burn-nofp, --unwind=dwarf: >= 99% complete, func_b
 	burn_answer burn.folded burn-nofp 3000 99
 '
 
+test_expect_success ROOT_BPF 'burn-lld (segments packed by lld, no gap): >= 99% complete, 3.0 ratio' '
+	readelf -lW "$WORKLOADS/burn-lld" | awk "/LOAD/ && / R E / { print \$2 }" | grep -q -v "000\$" ||
+		fail "burn-lld: its executable segment starts on a page boundary in the file" &&
+	unwound lld.folded dwarf 6 "$WORKLOADS/burn-lld" -t 2 -d 9 &&
+	burn_answer lld.folded burn-lld 2500 99
+'
+
 test_expect_success ROOT_BPF 'burn-nofp, --unwind=auto (the default): >= 99% complete, func_b/func_a 3.0 within 10%' '
 	unwound burn.folded auto 6 "$WORKLOADS/burn-nofp" -t 2 -d 9 &&
 	burn_answer burn.folded burn-nofp 2500 99
