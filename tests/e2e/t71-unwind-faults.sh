@@ -26,13 +26,13 @@ identity() {
 
 test_expect_success ROOT_BPF 'a no-FP binary deleted while it runs: whole stacks, 3.0 ratio' '
 	cp "$WORKLOADS/burn-nofp" doomed &&
-	bg ./doomed -d 8 &&
+	bg ./doomed -t 2 -d 9 &&
 	pid=$! && sleep 0.3 && rm doomed &&
-	"$PROFILE" -F 499 -f -a -v -p $pid 4 >deleted.folded 2>err &&
+	"$PROFILE" -F 499 -f -a -v -p $pid 6 >deleted.folded 2>err &&
 	kill_bg &&
 	identity err &&
 	stats -c doomed --ratio func_b,func_a deleted.folded &&
-	{ [ "$samples" -ge 1000 ] || fail "only $samples samples"; } &&
+	{ [ "$samples" -ge 3000 ] || fail "only $samples samples"; } &&
 	{ in_range "$complete" 97 100 || fail "only $complete% complete"; } &&
 	{ in_range "$ratio" 2.7 3.3 || fail "func_b/func_a $ratio"; }
 '
@@ -42,15 +42,15 @@ test_expect_success ROOT_BPF,unshare 'a no-FP binary only in a private mount nam
 	bg unshare -m --propagation private sh -c "
 		mount -t tmpfs none \"$TRASH/private\" &&
 		cp \"$WORKLOADS/burn-nofp\" \"$TRASH/private/burn-ns\" &&
-		exec \"$TRASH/private/burn-ns\" -d 8" &&
+		exec \"$TRASH/private/burn-ns\" -t 2 -d 9" &&
 	sleep 0.5 &&
 	pid=$(pgrep -f "^$TRASH/private/burn-ns") &&
 	{ [ ! -e "$TRASH/private/burn-ns" ] || fail "the test binary is visible outside"; } &&
-	"$PROFILE" -F 499 -f -a -v -p $pid 4 >ns.folded 2>err &&
+	"$PROFILE" -F 499 -f -a -v -p $pid 6 >ns.folded 2>err &&
 	kill_bg &&
 	identity err &&
 	stats -c burn-ns --ratio func_b,func_a ns.folded &&
-	{ [ "$samples" -ge 1000 ] || fail "only $samples samples"; } &&
+	{ [ "$samples" -ge 3000 ] || fail "only $samples samples"; } &&
 	{ in_range "$complete" 97 100 || fail "only $complete% complete"; } &&
 	{ in_range "$ratio" 2.7 3.3 || fail "func_b/func_a $ratio"; }
 '
