@@ -57,6 +57,13 @@ struct {
 	__uint(max_entries, UW_MAX_PROCS);
 } uw_procs SEC(".maps");
 
+/* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
+#define REG_BP 4
+#define REG_IP 16
+#define REG_CS 17
+#define REG_SP 19
+#define NR_REGS 21
+
 struct uw_state {
 	__u64 pc, sp, bp;
 	__u32 bp_lost;		/* a frame saved rbp where no rule could follow */
@@ -65,6 +72,7 @@ struct uw_state {
 	__u32 end;		/* enum uw_end, once ended */
 	__u32 ended;
 	__u64 table_frames, fp_frames;
+	__u64 regs[NR_REGS];	/* the task's user registers (off the BPF stack) */
 	struct hashed_stack st;
 };
 
@@ -82,12 +90,6 @@ const volatile __u32 max_depth = MAX_STACK_DEPTH;
 #define UW_MAX_FRAME (1ULL << 20)	/* no frame is bigger than 1 MiB */
 #define UW_USER_TOP (1ULL << 56)	/* x86-64 user addresses lie below, 5-level too */
 
-/* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
-#define REG_BP 4
-#define REG_IP 16
-#define REG_CS 17
-#define REG_SP 19
-#define NR_REGS 21
 
 /* The interrupted registers in a signal frame: struct ucontext at rsp,
  * uc_mcontext at +40; in it rbp is word 10, rsp word 15 and rip word 16. */
@@ -183,13 +185,8 @@ static __always_inline const struct uw_row *uw_find_row(void *table, __u32 n_chu
 	return &chunk->rows[lo & (UW_CHUNK_ROWS - 1)];
 }
 
-/*
- * The steps are global functions: the verifier checks each once, on its
- * own, instead of once for every place and path that calls it.
- */
-
 /* Step to the caller through the frame-pointer chain at bp. */
-__noinline int uw_fp_step(struct uw_state *s)
+static __always_inline int uw_fp_step(struct uw_state *s)
 {
 	__u64 fr[2];
 
@@ -216,7 +213,7 @@ __noinline int uw_fp_step(struct uw_state *s)
 }
 
 /* The interrupted registers, saved by the kernel in the signal frame. */
-__noinline int uw_sigreturn(struct uw_state *s)
+static __always_inline int uw_sigreturn(struct uw_state *s)
 {
 	__u64 r[SIGFRAME_IP + 1];
 
@@ -236,7 +233,7 @@ __noinline int uw_sigreturn(struct uw_state *s)
 }
 
 /* Step to the caller by the row's rule. */
-__noinline int uw_cfa_step(struct uw_state *s, __u32 rule)
+static __always_inline int uw_cfa_step(struct uw_state *s, __u32 rule)
 {
 	unsigned int op = uw_rule_op(rule), off = uw_rule_cfa_off(rule);
 	int slot = uw_rule_bp(rule);
@@ -287,7 +284,7 @@ __noinline int uw_cfa_step(struct uw_state *s, __u32 rule)
 }
 
 /* Step from a mapping that has a table. */
-__noinline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __u64 bias,
+static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __u64 bias,
 			     int leaf)
 {
 	const struct uw_row *row;
@@ -321,13 +318,8 @@ __noinline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __
 	}
 }
 
-/*
- * One frame: record the PC, then step to the caller.  Non-zero ends the
- * walk.  A global function, verified once on its own: as the body of the
- * bpf_loop() callback it was verified again for every state the loop
- * reached (47 ms of every start).
- */
-__noinline int uw_frame(struct uw_state *s, struct uw_proc *proc)
+/* One frame: record the PC, then step to the caller.  Non-zero ends the walk. */
+static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc)
 {
 	const struct uw_map *m;
 	bool exact;
@@ -370,7 +362,7 @@ static long uw_step(__u64 i, void *data)
 static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_state *s)
 {
 	volatile __u64 *r = (volatile __u64 *)ctx;
-	__u64 regs[NR_REGS];
+	__u64 *regs = s->regs;
 	void *task_regs;
 
 	/*
@@ -384,7 +376,7 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
 		return true;
 	}
 	task_regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!task_regs || bpf_probe_read_kernel(regs, sizeof(regs), task_regs))
+	if (!task_regs || bpf_probe_read_kernel(regs, sizeof(s->regs), task_regs))
 		return false;
 	if ((regs[REG_CS] & 3) != 3)
 		return false;
