@@ -197,8 +197,9 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 		return;
 	memcpy(&pid, r->data, sizeof(pid));
 	t->stats.first_samples++;
-	usyms__add_process(t->us, pid);
+	/* First: the sync runs in its own thread while the maps are read here. */
 	unwind__sync(t->uw, pid);
+	usyms__add_process(t->us, pid);
 }
 
 static void apply(struct tracker *t, const struct perf_event_header *h)
