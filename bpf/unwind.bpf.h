@@ -165,6 +165,10 @@ static __always_inline const struct uw_row *uw_find_row(void *table, __u32 n_chu
 	for (int k = 0; k < UW_CHUNK_STEPS; k++) {
 		__u32 half = len >> 1, mid = lo + half;
 
+		/* Small tables need fewer lookups: a table of 40 chunks, six. */
+		if (!half)
+			break;
+
 		chunk = bpf_map_lookup_elem(table, &mid);
 		if (!chunk)
 			return NULL;	/* n_chunks is not the table's: no row */
