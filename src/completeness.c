@@ -32,10 +32,20 @@ static __u32 real_frames(const struct stack *st)
 	return n;
 }
 
-static void count_stop(struct completeness *c, const struct frame *f, __u64 count)
+/*
+ * Where a stack of n real frames stopped: the outermost frame that lies in
+ * a known object (a garbage return address beyond it has none).
+ */
+static const char *stop_module(const struct stack *st, __u32 n)
 {
-	const char *name = f->module ? f->module : "[unknown]";
+	for (__u32 k = n; k > 0; k--)
+		if (st->frames[k - 1]->module)
+			return st->frames[k - 1]->module;
+	return "[unknown]";
+}
 
+static void count_stop(struct completeness *c, const char *name, __u64 count)
+{
 	for (__u32 i = 0; i < c->nr_modules; i++) {
 		if (!strcmp(c->modules[i].name, name)) {
 			c->modules[i].samples += count;
@@ -70,7 +80,7 @@ void completeness__add(struct completeness *c, const struct records *rs)
 		if (complete)
 			c->complete += r->count;
 		else
-			count_stop(c, p->stack->frames[n - 1], r->count);
+			count_stop(c, stop_module(p->stack, n), r->count);
 	}
 }
 

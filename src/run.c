@@ -186,8 +186,9 @@ static void warn_incomplete(const struct run *r)
 	completeness__worst(c, 3, worst, sizeof(worst));
 	pr_warn("only %.0f%% of user stacks reach their root frame; most stop in %s; %s",
 		100.0 * c->complete / c->samples, worst,
-		!r->uw ? "--unwind=auto walks code built without frame pointers" :
-		"-v says why walks ended, --unwind-debug marks each stack");
+		r->uw ? "-v says why walks ended, --unwind-debug marks each stack" :
+		r->o->unwind == UNWIND_FP ? "--unwind=auto walks code built without frame pointers" :
+		"the .eh_frame unwinder is not running (see above)");
 }
 
 static void report_unwind(const struct run *r, const __u64 *c)

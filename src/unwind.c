@@ -44,6 +44,7 @@
 #define FUSE_SUPER_MAGIC 0x65735546		/* processes and objects checked this often */
 
 enum obj_state {
+	OBJ_NEW,		/* being built: nothing decided yet */
 	OBJ_TABLE,		/* a table is loaded in slot */
 	OBJ_FP,			/* walked by frame pointer: built with them */
 	OBJ_NONE,		/* no usable .eh_frame: frame pointer too */

@@ -76,10 +76,11 @@ test_expect_success ROOT_BPF 'tables over --unwind-mem: one warning, those objec
 	{ ! grep -q "^\\(python\\|perl\\|cxxburn\\).*\\[Missed" mem.folded || fail "stacks were lost"; }
 '
 
-test_expect_success ROOT_BPF 'JIT code with a garbage frame pointer: the stack ends there, cleanly' '
-	bg "$WORKLOADS/jitburn" -g 6 && pid=$! &&
+test_expect_success ROOT_BPF 'JIT code with a garbage frame pointer: the stack ends there, cleanly, and --unwind-debug says so' '
+	bg "$WORKLOADS/jitburn" -g 8 && pid=$! &&
 	sleep 0.3 &&
 	"$PROFILE" -F 499 -f -v -U -p $pid 3 >jit.folded 2>err &&
+	"$PROFILE" -F 499 -f -U --unwind-debug -p $pid 2 >debug.folded 2>debug.err &&
 	kill_bg &&
 	identity err &&
 	jit=$(fsum jit.folded ";jit_spin_loop [0-9]*\$") && all=$(fsum jit.folded "") &&
@@ -88,7 +89,11 @@ test_expect_success ROOT_BPF 'JIT code with a garbage frame pointer: the stack e
 	{ [ "$all" -ge 500 ] || fail "too few samples"; } &&
 	{ [ "$jit" -ge $((all * 9 / 10)) ] || fail "the JIT frame is not the leaf"; } &&
 	{ [ "${bad:-0}" -ge $((jit * 9 / 10)) ] || fail "the walks did not end on the bad frame pointer"; } &&
-	{ ! grep -q "Missed" jit.folded || fail "stacks were lost"; }
+	{ ! grep -q "Missed" jit.folded || fail "stacks were lost"; } &&
+	marked=$(fsum debug.folded "^jitburn;\\[unwind: bad frame pointer\\];jit_spin_loop [0-9]+\$") &&
+	all=$(fsum debug.folded "") &&
+	echo "--unwind-debug: $marked of $all samples end in [unwind: bad frame pointer]" &&
+	{ [ "$marked" -ge $((all * 9 / 10)) ] && [ "$all" -ge 100 ] || fail "no pseudo-frame"; }
 '
 
 # Processes that fork, exec and exit many times a second, each synced on
@@ -127,7 +132,9 @@ test_expect_success ROOT_BPF 'a kernel that will not load the unwinder: one warn
 	{ grep -q "^profile: unwind: fp;" err || fail "-v does not say fp"; } &&
 	stats -c burn-nofp --ratio func_b,func_a fb.folded &&
 	{ [ "$samples" -ge 500 ] || fail "only $samples samples"; } &&
-	{ in_range "$complete" 0 20 || fail "$complete% complete without tables?"; }
+	{ in_range "$complete" 0 20 || fail "$complete% complete without tables?"; } &&
+	{ grep -q "^profile: only [0-9]*% of user stacks reach their root frame; most stop in .*burn-nofp (.*; the .eh_frame unwinder is not running (see above)\$" err ||
+		fail "no warning naming burn-nofp"; }
 '
 
 test_done
