@@ -155,6 +155,16 @@ void *htab__get(const struct htab *h, __u64 k1, __u64 k2)
 	return h->cap ? find_slot(h, k1, k2, NULL, NULL)->val : NULL;
 }
 
+bool htab__del_key(struct htab *h, __u64 k1, __u64 k2)
+{
+	struct hent *e = h->cap ? find_slot(h, k1, k2, NULL, NULL) : NULL;
+
+	if (!e || !e->val)
+		return false;
+	htab__del(h, e);
+	return true;
+}
+
 int htab__put(struct htab *h, __u64 k1, __u64 k2, void *val)
 {
 	struct hent *e = htab__slot(h, k1, k2, NULL, NULL);

@@ -60,6 +60,12 @@ void htab__fill(struct htab *h, struct hent *e, __u64 k1, __u64 k2, void *val);
  */
 struct hent *htab__next(const struct htab *h, size_t *pos);
 
+/*
+ * Delete the entry under (k1, k2), if any; never grows the table, so a
+ * walk may call it for the entry it is on.  Whether there was one.
+ */
+bool htab__del_key(struct htab *h, __u64 k1, __u64 k2);
+
 /* Delete the entry in slot e (from htab__next(), or htab__slot() found). */
 void htab__del(struct htab *h, struct hent *e);
 

@@ -241,8 +241,6 @@ static void stats_add(struct unwind *u, __u64 *field, __s64 delta)
 /* Unload o's table and forget o; no process may hold it. */
 static void drop_object(struct unwind *u, struct object *o)
 {
-	struct hent *e = htab__slot(&u->objects, o->key, o->ino, NULL, NULL);
-
 	if (o->state == OBJ_TABLE) {
 		bpf_map_delete_elem(u->tables_fd, &o->slot);
 		u->used_slots[o->slot] = 0;
@@ -252,8 +250,8 @@ static void drop_object(struct unwind *u, struct object *o)
 		u->stats.bytes -= o->bytes;
 		pthread_mutex_unlock(&u->lock);
 	}
-	if (e && e->val == o)
-		htab__del(&u->objects, e);
+	if (htab__get(&u->objects, o->key, o->ino) == o)
+		htab__del_key(&u->objects, o->key, o->ino);
 	free(o);
 }
 
@@ -630,21 +628,18 @@ static void release(struct unwind *u, struct object **objs, __u32 n)
 
 static void forget(struct unwind *u, __u32 pid)
 {
-	struct hent *e = htab__slot(&u->procs, pid, 0, NULL, NULL);
-	struct proc *p = e ? e->val : NULL;
+	struct proc *p = htab__get(&u->procs, pid, 0);
 
 	if (!p)
 		return;
 	if (p->in_map)
 		bpf_map_delete_elem(u->procs_fd, &pid);
 	release(u, p->objs, p->n_objs);
-	htab__del(&u->procs, e);
+	htab__del_key(&u->procs, pid, 0);
 	pthread_mutex_lock(&u->lock);
 	u->stats.procs--;
 	u->stats.bytes -= p->in_map ? sizeof(struct uw_proc) : 0;
-	e = htab__slot(&u->known, pid, 0, NULL, NULL);
-	if (e && e->val)
-		htab__del(&u->known, e);
+	htab__del_key(&u->known, pid, 0);
 	pthread_mutex_unlock(&u->lock);
 	free(p);
 }
@@ -775,16 +770,12 @@ static int sync_pid(struct unwind *u, __u32 pid)
 
 static bool take(struct unwind *u, struct request *r)
 {
-	struct hent *e;
-
 	if (!u->len)
 		return false;
 	*r = u->queue[u->head];
 	u->head = (u->head + 1) % QUEUE_LEN;
 	u->len--;
-	e = htab__slot(&u->pending, r->pid, 0, NULL, NULL);
-	if (e && e->val)
-		htab__del(&u->pending, e);
+	htab__del_key(&u->pending, r->pid, 0);
 	/* Known from now on: an exec or mmap during the sync asks again. */
 	if (r->op == REQ_SYNC)
 		htab__put(&u->known, r->pid, 0, (void *)1);

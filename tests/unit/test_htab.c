@@ -289,6 +289,32 @@ TEST(arena)
 	CHECK_INT(a.bytes, 0);
 }
 
+/*
+ * Deleting by key during a walk, every entry in turn, at the fill where one
+ * more insert would grow the table: nothing moves, each entry is seen once.
+ */
+TEST(del_key_in_a_walk)
+{
+	static int vals[600];
+	size_t seen = 0, cap;
+	struct htab h = {};
+	struct hent *e;
+
+	for (size_t i = 0; i < 600; i++)
+		CHECK_INT(htab__put(&h, i, 0, &vals[i]), 0);
+	cap = h.cap;
+	for (size_t pos = 0; (e = htab__next(&h, &pos));) {
+		CHECK(htab__del_key(&h, e->k1, e->k2));
+		seen++;
+	}
+	CHECK_INT(seen, 600);
+	CHECK_INT(h.nr, 0);
+	CHECK_INT(h.cap, cap);
+	CHECK(!htab__del_key(&h, 1, 0));	/* gone: says so */
+	CHECK(!htab__del_key(&(struct htab){}, 1, 0));	/* no slots at all */
+	htab__free(&h);
+}
+
 int main(void)
 {
 	RUN(put_get_replace);
@@ -301,5 +327,6 @@ int main(void)
 	RUN(delete_in_a_collision_run);
 	RUN(random_against_a_model);
 	RUN(arena);
+	RUN(del_key_in_a_walk);
 	return unit_summary();
 }
