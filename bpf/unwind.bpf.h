@@ -69,8 +69,7 @@ struct uw_state {
 	__u32 bp_lost;		/* a frame saved rbp where no rule could follow */
 	__u32 adjust;		/* 1: pc is a return address, look up pc - 1 */
 	__u32 last_map;		/* the mapping of the previous frame */
-	__u32 end;		/* enum uw_end, once ended */
-	__u32 ended;
+	__u32 end;		/* enum uw_end: UW_END_DEPTH until a step ends it */
 	__u64 table_frames, fp_frames;
 	__u64 regs[NR_REGS];	/* the task's user registers (off the BPF stack) */
 	struct hashed_stack st;
@@ -106,7 +105,6 @@ struct uw_walk {
 static __always_inline int uw_end(struct uw_state *s, enum uw_end why)
 {
 	s->end = why;
-	s->ended = 1;
 	return 1;
 }
 
@@ -411,7 +409,6 @@ static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *
 	s->bp_lost = 0;
 	s->adjust = 0;
 	s->last_map = 0;
-	s->ended = 0;
 	s->end = UW_END_DEPTH;
 	s->table_frames = 0;
 	s->fp_frames = 0;

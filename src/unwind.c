@@ -99,12 +99,12 @@ struct unwind {
 
 	/* Shared with the main thread, under lock. */
 	pthread_mutex_t lock;
-	pthread_cond_t wake, idle;
+	pthread_cond_t wake;
 	struct request queue[QUEUE_LEN];
 	size_t head, len;
 	struct htab pending;	/* pid -> op, for requests in the queue */
 	struct htab known;	/* pid -> 1, for processes synced */
-	bool busy, stop;
+	bool stop;
 	struct unwind_stats stats;
 	pthread_t thread;
 	bool started;
@@ -838,15 +838,11 @@ static void *sync_thread(void *arg)
 		struct timespec now;
 		bool work;
 
-		if (!u->len) {
-			u->busy = false;
-			pthread_cond_broadcast(&u->idle);
+		if (!u->len)
 			pthread_cond_timedwait(&u->wake, &u->lock, &gc_due);
-		}
 		if (u->stop)
 			break;
 		work = take(u, &r);
-		u->busy = work;
 		pthread_mutex_unlock(&u->lock);
 		if (work)
 			serve(u, &r);
@@ -859,8 +855,6 @@ static void *sync_thread(void *arg)
 		}
 		pthread_mutex_lock(&u->lock);
 	}
-	u->busy = false;
-	pthread_cond_broadcast(&u->idle);
 	pthread_mutex_unlock(&u->lock);
 	return NULL;
 }
@@ -909,25 +903,6 @@ bool unwind__knows(struct unwind *u, __u32 pid)
 	return known;
 }
 
-int unwind__settle(struct unwind *u, int timeout_ms)
-{
-	struct timespec deadline;
-	int err = 0;
-
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&u->lock);
-	while ((u->len || u->busy) && !err)
-		err = pthread_cond_timedwait(&u->idle, &u->lock, &deadline);
-	pthread_mutex_unlock(&u->lock);
-	return -err;
-}
-
 void unwind__stats(struct unwind *u, struct unwind_stats *st)
 {
 	pthread_mutex_lock(&u->lock);
@@ -949,7 +924,6 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
-	pthread_cond_init(&u->idle, NULL);
 	if (!u->scratch) {
 		unwind__free(u);
 		errno = ENOMEM;
@@ -1004,7 +978,6 @@ void unwind__free(struct unwind *u)
 	htab__free(&u->known);
 	free(u->scratch);
 	pthread_cond_destroy(&u->wake);
-	pthread_cond_destroy(&u->idle);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
 }

@@ -85,9 +85,6 @@ void unwind__forget(struct unwind *u, __u32 pid);
 /* Is pid synced, or asked to be? */
 bool unwind__knows(struct unwind *u, __u32 pid);
 
-/* Wait up to timeout_ms until every request so far was served; tests. */
-int unwind__settle(struct unwind *u, int timeout_ms);
-
 void unwind__stats(struct unwind *u, struct unwind_stats *st);
 
 const char *unwind__mode_name(enum unwind_mode mode);
