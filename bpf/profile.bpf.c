@@ -555,6 +555,7 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 }
 
 #include "unwind.bpf.h"
+#include "python.bpf.h"
 
 /*
  * Fill in the reference to the user stack: walked once, from tables when
@@ -608,8 +609,10 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	if (per_cpu)
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	if (want_user)
+	if (want_user) {
 		fresh = get_user_stack(ctx, ms, &key.parts[PART_USER], pid, cnt);
+		fresh |= get_interp_stack(ctx, ms, &key.parts[PART_INTERP], pid, cnt);
+	}
 	if (want_kernel && !in_user_mode(ctx)) {
 		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], cnt);
 	} else if (want_kernel) {
@@ -696,6 +699,7 @@ int uw_exec(void *ctx)
 	if (!current_ids(&pid, &tid))
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
+	bpf_map_delete_elem(&py_procs, &pid);
 	execs = bpf_map_lookup_elem(&uw_execs, &pid);
 	if (execs)
 		__sync_fetch_and_add(execs, 1);
@@ -716,6 +720,7 @@ int uw_exit(void *ctx)
 	if (!current_ids(&pid, &tid) || pid != tid)
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
+	bpf_map_delete_elem(&py_procs, &pid);
 	bpf_map_delete_elem(&uw_execs, &pid);
 	bpf_map_delete_elem(&seen, &pid);
 	return 0;

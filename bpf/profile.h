@@ -10,6 +10,7 @@
 #define PROFILE_H
 
 #include "uwtable.h"
+#include "pyframe.h"
 
 #define TASK_COMM_LEN 16
 
@@ -54,6 +55,8 @@ enum frame_flags {
 	 * addr is the enum uw_end, kind FRAME_NONE.
 	 */
 	FRAME_UNWIND_END = 1 << 3,
+	/* Not a frame: the Python thread did not hold the GIL (kind FRAME_NONE). */
+	FRAME_NO_GIL = 1 << 4,
 };
 
 /* One frame of a trace as a stack source hands it to the symbolizer. */
@@ -95,6 +98,8 @@ struct stack_ref {
 enum trace_part {
 	PART_KERNEL,
 	PART_USER,
+	PART_INTERP,	/* an interpreter's frames: user space merges them
+			 * into the user part, never printed on their own */
 	NR_PARTS,
 };
 
@@ -120,6 +125,17 @@ struct hashed_stack {
 	__u32 nr;			/* frames used in ips[] */
 	__u32 end;
 	__u64 ips[MAX_STACK_DEPTH];
+};
+
+/*
+ * Sent on the side band the first time a Python stack (FRAME_INTERP,
+ * bpf/pyframe.h) is stored, so that its code objects are read while the
+ * process lives.
+ */
+struct py_stack_note {
+	__u32 pid;
+	__u32 magic;			/* PY_NOTE_MAGIC */
+	struct hashed_stack st;		/* as stored */
 };
 
 /*
@@ -205,7 +221,13 @@ enum counter {
 	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */
 	CNT_UW_FP_FRAMES,	/* frames stepped by frame pointer in a walk */
 	CNT_UW_END,		/* NR_UW_ENDS counters: how walks ended */
-	NR_COUNTERS = CNT_UW_END + NR_UW_ENDS,
+	CNT_PY_WALKS = CNT_UW_END + NR_UW_ENDS,	/* samples of a Python process */
+	CNT_PY_FRAMES,		/* Python frames recorded */
+	CNT_PY_NO_GIL,		/* ... in samples of a thread without the GIL */
+	CNT_PY_NOTES,		/* new Python stacks sent to user space */
+	CNT_PY_NOTE_ERR,	/* ... that could not be sent */
+	CNT_PY_END,		/* NR_PY_ENDS counters: how Python walks ended */
+	NR_COUNTERS = CNT_PY_END + NR_PY_ENDS,
 };
 
 /* The counter for how reading a part's stack went. */

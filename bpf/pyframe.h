@@ -71,8 +71,12 @@ struct py_proc {
 	__u64 runtime;			/* address of _PyRuntime */
 	struct py_offsets off;
 	__u32 version;			/* major << 8 | minor: 0x030b is 3.11 */
-	__u32 pad;
+	__u16 frame_read;		/* bytes of a frame to read: its fields' end */
+	__u16 pad;
 };
+
+/* Processes the walker knows at once, at most (py_procs). */
+#define PY_MAX_PROCS 4096
 
 /*
  * A frame is two words of a stored stack (struct hashed_stack), innermost
@@ -107,17 +111,7 @@ enum py_end {
 };
 #define PY_END_NO_GIL (1u << 8)
 
-/*
- * Sent on the side band the first time a Python stack is stored, so that
- * its code objects are read while the process lives.
- */
+/* Tags struct py_stack_note (bpf/profile.h) on the side band. */
 #define PY_NOTE_MAGIC 0x7079	/* "py" */
-struct py_stack_note {
-	__u32 pid;
-	__u32 magic;			/* PY_NOTE_MAGIC */
-	__u32 nr;			/* words used in ips[] */
-	__u32 end;
-	__u64 ips[2 * PY_MAX_FRAMES];
-};
 
 #endif /* PYFRAME_H */

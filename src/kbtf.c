@@ -49,3 +49,19 @@ int kbtf__mntns_offsets(struct mntns_offsets *off)
 	btf__free(btf);
 	return err;
 }
+
+int kbtf__fsbase_offset(__u32 *off)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u32 thread = 0, fsbase = 0;
+	int err;
+
+	if (!btf)
+		return -errno;
+	err = member_offset(btf, "task_struct", "thread", &thread);
+	if (!err)
+		err = member_offset(btf, "thread_struct", "fsbase", &fsbase);
+	*off = thread + fsbase;
+	btf__free(btf);
+	return err;
+}

@@ -14,4 +14,10 @@ struct mntns_offsets {
 /* 0, or a negative errno (no BTF, or a kernel without these fields). */
 int kbtf__mntns_offsets(struct mntns_offsets *off);
 
+/*
+ * Where a task's user fs base (x86-64's thread pointer) is kept:
+ * task_struct.thread.fsbase.  0 or -errno.
+ */
+int kbtf__fsbase_offset(__u32 *off);
+
 #endif /* KBTF_H */

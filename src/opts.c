@@ -44,6 +44,8 @@ enum {
 	OPT_UNWIND,
 	OPT_UNWIND_MEM,
 	OPT_UNWIND_DEBUG,
+	OPT_PYTHON,
+	OPT_PY_LINES,
 };
 
 static const struct option long_opts[] = {
@@ -82,6 +84,8 @@ static const struct option long_opts[] = {
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
 	{ "unwind-debug", no_argument, NULL, OPT_UNWIND_DEBUG },
+	{ "python", required_argument, NULL, OPT_PYTHON },
+	{ "py-lines", no_argument, NULL, OPT_PY_LINES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -128,6 +132,8 @@ void options__usage(FILE *out)
 "                              code has them, .eh_frame tables elsewhere), fp, dwarf\n"
 "      --unwind-mem MIB        kernel memory for unwind tables (default %llu)\n"
 "      --unwind-debug          end incomplete user stacks with [unwind: REASON]\n"
+"      --python MODE           CPython's frames in user stacks: auto (default), off\n"
+"      --py-lines              name Python frames with their line: FUNC (FILE:LINE)\n"
 "      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
@@ -431,6 +437,15 @@ static int parse_one(struct options *o, int c, const char *arg)
 		o->unwind_mem = v << 20;
 		break;
 	case OPT_UNWIND_DEBUG: o->unwind_debug = true; break;
+	case OPT_PYTHON:
+		if (!strcmp(arg, "auto"))
+			o->python = true;
+		else if (!strcmp(arg, "off"))
+			o->python = false;
+		else
+			return usage_error("--python '%s' is not one of auto, off", arg);
+		break;
+	case OPT_PY_LINES: o->py_lines = true; break;
 	case 'v': o->verbose++; break;
 	case 'h': o->help = true; break;
 	case 'V': o->version = true; break;
@@ -507,6 +522,7 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->stack_storage = DEFAULT_STACK_STORAGE;
 	o->hash_storage = DEFAULT_HASH_STORAGE;
 	o->unwind_mem = UNWIND_MEM_DEFAULT;
+	o->python = true;
 	o->max_stack_depth = MAX_STACK_DEPTH;
 	o->min_width = 0.1;
 	event__parse(DEFAULT_EVENT, &o->event);

@@ -67,6 +67,8 @@ struct options {
 	enum unwind_mode unwind;	/* --unwind, UNWIND_AUTO by default */
 	__u64 unwind_mem;		/* --unwind-mem, bytes */
 	bool unwind_debug;		/* --unwind-debug */
+	bool python;			/* --python: auto (true) or off */
+	bool py_lines;			/* --py-lines */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */

@@ -26,6 +26,7 @@
 #include "caps.h"
 #include "completeness.h"
 #include "unwind.h"
+#include "python.h"
 #include "log.h"
 
 struct run {
@@ -36,6 +37,7 @@ struct run {
 	struct usyms *us;
 	struct tracker *tracker;	/* NULL: processes are read at the end only */
 	struct unwind *uw;		/* NULL: user stacks by frame pointer only */
+	struct python *py;		/* NULL: no Python frames */
 	struct completeness complete;
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
 	struct writer w;
@@ -230,6 +232,51 @@ static void report_unwind(const struct run *r, const __u64 *c)
 	}
 }
 
+static const char *const py_end_names[NR_PY_ENDS] = {
+	[PY_END_ROOT] = "root", [PY_END_DEPTH] = "depth",
+	[PY_END_NO_THREAD] = "no thread state", [PY_END_NO_FRAME] = "no frame",
+	[PY_END_THREADS] = "threads", [PY_END_UNREADABLE] = "unreadable",
+	[PY_END_BAD_FRAME] = "bad frame",
+};
+
+static void report_python(const struct run *r, const __u64 *c)
+{
+	struct python_stats st = {};
+	char ends[256];
+	size_t off = 0;
+
+	if (!r->py)
+		return;
+	python__stats(r->py, &st);
+	pr_info("python: %llu processes (%llu of an unsupported version), %llu walks, %llu frames, %llu walks without the GIL; code objects: %llu named, %llu unreadable, %llu over the memory budget; new stacks: %llu sent, %llu failed, %llu requests dropped",
+		(unsigned long long)st.procs, (unsigned long long)st.unsupported,
+		(unsigned long long)c[CNT_PY_WALKS], (unsigned long long)c[CNT_PY_FRAMES],
+		(unsigned long long)c[CNT_PY_NO_GIL], (unsigned long long)st.codes,
+		(unsigned long long)st.code_errors, (unsigned long long)st.over_budget,
+		(unsigned long long)c[CNT_PY_NOTES], (unsigned long long)c[CNT_PY_NOTE_ERR],
+		(unsigned long long)st.dropped);
+	for (unsigned int e = 0; e < NR_PY_ENDS && off < sizeof(ends); e++)
+		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
+				py_end_names[e], (unsigned long long)c[CNT_PY_END + e]);
+	pr_info("python ends: %s", ends);
+}
+
+/* Once, whatever the verbosity: Python we could not read. */
+static void warn_python(const struct run *r)
+{
+	struct python_stats st;
+
+	if (!r->py)
+		return;
+	python__stats(r->py, &st);
+	if (st.unsupported)
+		pr_warn("%s is not a Python version profile can read (%llu processes); their stacks show native frames only",
+			st.unsupported_first, (unsigned long long)st.unsupported);
+	if (st.over_budget)
+		pr_warn("%llu Python code objects were not named: the names of %llu MiB are kept at most",
+			(unsigned long long)st.over_budget, PYTHON_MEM_MAX >> 20);
+}
+
 static void report_counters(const struct run *r, const __u64 *c)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
@@ -244,6 +291,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 		report_caps(usyms__caps(r->us), false);
 	warn_unwind_budget(r);
 	warn_incomplete(r);
+	warn_python(r);
 	if (log__verbosity() < 1)
 		return;
 	report_symbol_stats(r);
@@ -258,6 +306,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
 	report_unwind(r, c);
+	report_python(r, c);
 	pr_info("first-sample notes: sent %llu, failed %llu",
 		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
 	pr_info("counted + filtered + dropped %s taken",
@@ -299,6 +348,7 @@ static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 
 	session__trace_source(r->s, &src);
 	symbolizer__init(sym, &src, r->kn, r->us, r->cache);
+	symbolizer__set_python(sym, r->py);
 }
 
 /*
@@ -350,6 +400,8 @@ out:
 	/* After records__free: the records point into the files it frees. */
 	if (clear && r->us)
 		usyms__forget_exited(r->us);
+	if (clear)
+		python__reap(r->py);
 	if (clear)
 		give_back_memory();
 	return err;
@@ -584,6 +636,7 @@ static void session_config(struct session_config *c, const struct options *o,
 		.max_stack_depth = o->max_stack_depth,
 		.unwind = o->unwind != UNWIND_FP,
 		.unwind_debug = o->unwind_debug,
+		.python = o->python && !o->kernel_only,
 		.sampling = { .type = o->event.type, .config = o->event.config,
 			      .freq = o->freq, .period = o->period },
 		.event_name = o->event.name,
@@ -611,6 +664,25 @@ static struct unwind *new_unwind(struct session *s, const struct options *o)
 	for (size_t i = 0; i < o->nr_pids; i++)
 		unwind__sync(uw, o->pids[i]);
 	return uw;
+}
+
+/* The Python reader, when CPython's frames are walked. */
+static struct python *new_python(struct session *s, const struct options *o)
+{
+	struct python_maps maps;
+	struct python *py;
+
+	if (session__python_maps(s, &maps))
+		return NULL;
+	py = python__new(&maps, o->py_lines);
+	if (!py) {
+		pr_warn("cannot start the Python reader: %s; Python processes show native frames only",
+			strerror(errno));
+		return NULL;
+	}
+	for (size_t i = 0; i < o->nr_pids; i++)
+		python__detect_now(py, o->pids[i]);
+	return py;
 }
 
 static int start(struct run *r, const struct limits *lim)
@@ -641,6 +713,11 @@ static int start(struct run *r, const struct limits *lim)
 	r->uw = new_unwind(r->s, o);
 	if (r->tracker)
 		tracker__set_unwind(r->tracker, r->uw);
+	/* Frames are named through usyms's tracker: no tracker, no names. */
+	if (r->tracker) {
+		r->py = new_python(r->s, o);
+		tracker__set_python(r->tracker, r->py);
+	}
 	return session__attach(r->s);
 }
 
@@ -669,6 +746,7 @@ out:
 	tracker__free(r.tracker);
 	unwind__free(r.uw);
 	sym_cache__free(r.cache);
+	python__free(r.py);
 	usyms__free(r.us);
 	knames__free(r.kn);
 	session__destroy(r.s);

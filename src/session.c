@@ -21,6 +21,7 @@
 #include "unwind.h"
 #include "symbolize.h"
 #include "kbtf.h"
+#include "python.h"
 #include "util.h"
 #include "profile.skel.h"
 #include "log.h"
@@ -317,6 +318,8 @@ static int session__configure(struct session *s)
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->max_depth = c->max_stack_depth;
 	err = configure_unwind(skel, c);
+	if (!err && !c->python)
+		err = bpf_map__set_max_entries(skel->maps.py_procs, 1);
 	if (err)
 		return err;
 	skel->rodata->notify_new = true;
@@ -479,6 +482,16 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	maps->tables_fd = bpf_map__fd(s->skel->maps.uw_tables);
 	maps->procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
 	maps->execs_fd = bpf_map__fd(s->skel->maps.uw_execs);
+	return 0;
+}
+
+int session__python_maps(const struct session *s, struct python_maps *maps)
+{
+	if (!s->cfg.python)
+		return -ENOENT;
+	maps->procs_fd = bpf_map__fd(s->skel->maps.py_procs);
+	maps->nr_procs = &s->skel->bss->py_nr_procs;
+	maps->fsbase_off = &s->skel->bss->py_fsbase_off;
 	return 0;
 }
 
@@ -668,12 +681,31 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
  * other one a return address (bpf/profile.h, FRAME_RETADDR); a stack that
  * fills the depth was cut there (FRAME_TRUNCATED on its outermost frame).
  */
+/*
+ * A Python stack: two words a frame (bpf/pyframe.h), innermost first,
+ * after a marker when the thread did not hold the GIL.
+ */
+static int read_interp(const __u64 *ips, int n, __u32 end, struct trace_frame *frames)
+{
+	int nr = 0;
+
+	if (end & PY_END_NO_GIL)
+		frames[nr++] = (struct trace_frame){ .kind = FRAME_NONE, .flags = FRAME_NO_GIL };
+	for (int i = 0; i + 1 < n; i += 2)
+		frames[nr++] = (struct trace_frame){ .addr = ips[i], .aux = (__u32)ips[i + 1],
+						     .kind = FRAME_INTERP };
+	return nr;
+}
+
 static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
 {
 	struct session *s = ctx;
 	__u64 ips[MAX_STACK_DEPTH];
 	__u32 end;
 	int n = read_ips(s, ref, ips, &end);
+
+	if (n > 0 && ref->kind == FRAME_INTERP)
+		return read_interp(ips, n, end, frames);
 
 	for (int i = 0; i < n; i++)
 		frames[i] = (struct trace_frame){ .addr = ips[i], .kind = ref->kind,

@@ -34,6 +34,7 @@ struct session_config {
 	__u32 max_stack_depth;
 	bool unwind;			/* walk user stacks from .eh_frame tables */
 	bool unwind_debug;		/* [unwind: REASON] ends incomplete stacks */
+	bool python;			/* walk CPython's frames */
 	struct perf_sampling sampling;
 	const char *event_name;		/* for messages */
 	int cpu;			/* -1: every CPU */
@@ -93,6 +94,10 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr);
  */
 struct unwind_maps;
 int session__unwind_maps(const struct session *s, struct unwind_maps *maps);
+
+/* The Python walker's maps (bpf/pyframe.h): 0, or -ENOENT when it is off. */
+struct python_maps;
+int session__python_maps(const struct session *s, struct python_maps *maps);
 
 /* Instructions the verifier walked to load program prog; 0 if unknown. */
 __u32 session__verified_insns(const struct session *s, const char *prog);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symbolize.h"
 #include "unwind.h"
+#include "python.h"
 #include "session.h"
 #include "knames.h"
 #include "usyms.h"
@@ -19,6 +21,8 @@
  */
 struct sym_cache {
 	struct htab stacks, frames;
+	struct htab interp_frames;	/* (address, process and instruction) */
+	struct htab merged;		/* (user stack, Python stack): stack */
 	struct arena mem;
 };
 
@@ -70,6 +74,18 @@ static void native_resolve(void *ctx, __u32 pid, struct frame *f)
 		f->kind = FRAME_JIT;
 }
 
+static void interp_resolve(void *ctx, __u32 pid, struct frame *f)
+{
+	python__resolve(ctx, pid, f);
+}
+
+void symbolizer__set_python(struct symbolizer *sym, struct python *py)
+{
+	if (py)
+		sym->resolvers[FRAME_INTERP] = (struct resolver){
+			.resolve = interp_resolve, .ctx = py };
+}
+
 void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		      struct knames *kn, struct usyms *us, struct sym_cache *cache)
 {
@@ -108,11 +124,17 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 				     __u32 pid, const struct trace_frame *tf)
 {
 	__u64 k2 = ((__u64)pid << 16) | ((__u64)tf->kind << 8) | tf->flags;
+	struct htab *h = &c->frames;
 	const struct resolver *res;
 	struct frame *f;
 	struct hent *s;
 
-	s = htab__slot(&c->frames, tf->addr, k2, NULL, NULL);
+	/* An interpreter's frame is its code object and the instruction. */
+	if (tf->kind == FRAME_INTERP) {
+		h = &c->interp_frames;
+		k2 = ((__u64)pid << 32) | tf->aux;
+	}
+	s = htab__slot(h, tf->addr, k2, NULL, NULL);
 	if (!s)
 		return NULL;
 	if (s->val)
@@ -120,13 +142,16 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	f = arena__alloc(&c->mem, sizeof(*f), _Alignof(struct frame));
 	if (!f)
 		return NULL;
-	*f = (struct frame){ .addr = tf->addr, .kind = tf->kind, .flags = tf->flags };
+	*f = (struct frame){ .addr = tf->addr, .aux = tf->aux, .kind = tf->kind,
+			     .flags = tf->flags };
 	res = resolver_for(sym, tf->kind);
 	if (tf->flags & FRAME_UNWIND_END)
 		f->name = unwind_end_label(c, tf->addr);
+	else if (tf->flags & FRAME_NO_GIL)
+		f->name = "[GIL released]";
 	else if (res && res->resolve)
 		res->resolve(res->ctx, pid, f);
-	htab__fill(&c->frames, s, tf->addr, k2, f);
+	htab__fill(h, s, tf->addr, k2, f);
 	return f;
 }
 
@@ -239,6 +264,81 @@ static void set_part(struct records *rs, const struct symbolizer *sym,
 		rs->missed_enomem = true;
 }
 
+/* ---- Python frames in place of the interpreter's ---- */
+
+/* The native frame of CPython's evaluation loop: one per C-level call. */
+static bool is_eval_frame(const struct frame *f)
+{
+	return f->kind == FRAME_NATIVE && f->name && !strcmp(f->name, "_PyEval_EvalFrameDefault");
+}
+
+/* Is frame i of a Python stack the last of its evaluation loop's call? */
+static bool ends_call(const struct stack *py, __u32 i)
+{
+	return py->frames[i]->kind == FRAME_INTERP && (py->frames[i]->aux & PY_WORD_ENTRY);
+}
+
+/*
+ * The user stack with each _PyEval_EvalFrameDefault frame replaced by the
+ * Python frames it ran, innermost first on both sides.  Python frames left
+ * over (the native walk stopped early) go on the outer end.
+ */
+static struct stack *merge_interp(struct sym_cache *c, const struct stack *user,
+				  const struct stack *py)
+{
+	__u32 nu = user ? user->nr : 0, n = 0, j = 0;
+	struct stack *st;
+
+	st = arena__alloc(&c->mem, sizeof(*st) + (nu + py->nr) * sizeof(st->frames[0]),
+			  _Alignof(struct stack));
+	if (!st)
+		return NULL;
+	for (__u32 i = 0; i < nu; i++) {
+		if (j == py->nr || !is_eval_frame(user->frames[i])) {
+			st->frames[n++] = user->frames[i];
+			continue;
+		}
+		do
+			st->frames[n++] = py->frames[j];
+		while (!ends_call(py, j++) && j < py->nr);
+	}
+	while (j < py->nr)
+		st->frames[n++] = py->frames[j++];
+	st->nr = n;
+	return st;
+}
+
+/*
+ * Fold the record's Python part into its user part, once per pair of
+ * stacks.  A lost user stack stays lost: its Python frames alone would
+ * read as a whole stack.
+ */
+static int fold_interp(struct sym_cache *c, struct record *r)
+{
+	struct part *user = &r->parts[PART_USER], *py = &r->parts[PART_INTERP];
+	const struct stack *u = user->state == PART_OK ? user->stack : NULL;
+	struct stack *st;
+	struct hent *s;
+
+	if (py->state != PART_OK || user->state == PART_MISSED) {
+		py->state = PART_ABSENT;
+		return 0;
+	}
+	s = htab__slot(&c->merged, (__u64)(uintptr_t)u, (__u64)(uintptr_t)py->stack, NULL, NULL);
+	if (!s)
+		return -ENOMEM;
+	if (!s->val) {
+		st = merge_interp(c, u, py->stack);
+		if (!st)
+			return -ENOMEM;
+		htab__fill(&c->merged, s, (__u64)(uintptr_t)u, (__u64)(uintptr_t)py->stack, st);
+	}
+	user->stack = s->val;
+	user->state = PART_OK;
+	py->state = PART_ABSENT;
+	return 0;
+}
+
 struct sym_cache *sym_cache__new(void)
 {
 	struct sym_cache *c = calloc(1, sizeof(*c));
@@ -255,6 +355,8 @@ void sym_cache__free(struct sym_cache *c)
 	arena__free(&c->mem);
 	htab__free(&c->stacks);
 	htab__free(&c->frames);
+	htab__free(&c->interp_frames);
+	htab__free(&c->merged);
 	free(c);
 }
 
@@ -302,6 +404,10 @@ int records__build(struct records *rs, const struct symbolizer *sym,
 		r->count = samples[i].count;
 		for (int p = 0; p < NR_PARTS; p++)
 			set_part(rs, sym, &samples[i], p, &r->parts[p]);
+		if (fold_interp(rs->cache, r)) {
+			records__free(rs);
+			return -ENOMEM;
+		}
 	}
 	rs->nr = nr;
 	return 0;

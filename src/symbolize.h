@@ -55,6 +55,10 @@ void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
 
 /* Build rs from samples.  0 or -ENOMEM. */
+/* Name FRAME_INTERP frames through py (NULL: they stay unnamed). */
+struct python;
+void symbolizer__set_python(struct symbolizer *sym, struct python *py);
+
 int records__build(struct records *rs, const struct symbolizer *sym,
 		   const struct sample *samples, size_t nr);
 void records__free(struct records *rs);

@@ -29,6 +29,9 @@ struct frame {
 	const char *module;	/* kernel module, DSO path, or NULL */
 	__u64 addr;		/* as sampled (return addresses not adjusted) */
 	__u64 offset;		/* from the symbol's start */
+	const char *func;	/* FRAME_INTERP: the function, without its file */
+	__u32 aux;		/* FRAME_INTERP: the instruction, as recorded */
+	__u32 line;		/* FRAME_INTERP: its source line, 0 if unknown */
 	__u8 kind;		/* enum frame_kind; FRAME_NONE for a delimiter */
 	__u8 flags;		/* enum frame_flags, FRAME_DELIMITER */
 };

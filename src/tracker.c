@@ -17,8 +17,10 @@
 
 #include "util.h"
 #include "tracker.h"
+#include "profile.h"
 #include "usyms.h"
 #include "unwind.h"
+#include "python.h"
 
 /* Pages per CPU ring: records are small and drained within milliseconds. */
 #define RING_PAGES 64
@@ -34,6 +36,7 @@ struct tracker {
 	struct perf_buffer *pb;
 	struct usyms *us;
 	struct unwind *uw;	/* synced on first samples, execs, mmaps; or NULL */
+	struct python *py;	/* told of first samples, execs, exits; or NULL */
 	bool known_only;	/* records of processes us does not know: skipped */
 	__u64 lost_before;	/* stats.lost at the start of the round */
 	bool recover_due;	/* records were lost since the last recovery */
@@ -160,6 +163,9 @@ static void on_comm(struct tracker *t, const struct rec_comm *c)
 		return;
 	}
 	t->stats.execs++;
+	/* Sampled before: the new image may be Python, or no longer be. */
+	if (usyms__knows(t->us, c->pid))
+		python__detect(t->py, c->pid);
 	usyms__exec(t->us, c->pid);
 	/* The sampler dropped its mappings at the exec: sync the new image. */
 	if (unwind__knows(t->uw, c->pid))
@@ -185,6 +191,7 @@ static void on_task(struct tracker *t, const struct rec_task *r)
 		t->stats.exits++;
 		usyms__exit(t->us, r->pid);
 		unwind__forget(t->uw, r->pid);
+		python__forget(t->py, r->pid);
 	}
 }
 
@@ -195,10 +202,16 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 	if (r->h.size < offsetof(struct rec_sample, data) + sizeof(pid) ||
 	    r->size < sizeof(pid))
 		return;
+	/* The sampler's other note: a new Python stack. */
+	if (r->size >= sizeof(struct py_stack_note)) {
+		python__note(t->py, r->data, r->size);
+		return;
+	}
 	memcpy(&pid, r->data, sizeof(pid));
 	t->stats.first_samples++;
-	/* First: the sync runs in its own thread while the maps are read here. */
+	/* First: these run in their own threads while the maps are read here. */
 	unwind__sync(t->uw, pid);
+	python__detect(t->py, pid);
 	usyms__add_process(t->us, pid);
 }
 
@@ -272,6 +285,11 @@ struct tracker *tracker__new(int events_fd, struct usyms *us, bool known_only)
 void tracker__set_unwind(struct tracker *t, struct unwind *uw)
 {
 	t->uw = uw;
+}
+
+void tracker__set_python(struct tracker *t, struct python *py)
+{
+	t->py = py;
 }
 
 void tracker__free(struct tracker *t)

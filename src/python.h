@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * CPython processes, seen from the loader: finding the interpreter in a
+ * process and telling the frame walker (bpf/python.bpf.h) where it is, and
+ * naming the code objects the walker records.
+ *
+ * A thread of its own does the slow parts while sampling runs: it looks
+ * for _PyRuntime in a process's executable and libpython when the process
+ * is first sampled (or execs, or is a -p target), and reads the code
+ * objects of each new Python stack as the sampler reports it, so that the
+ * names are known even when the process exits before the report.  The
+ * report asks python__resolve() for each frame.
+ */
+#ifndef PYTHON_H
+#define PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct frame;
+struct python;
+
+struct python_maps {
+	int procs_fd;			/* py_procs */
+	__u32 *nr_procs;		/* the sampler's py_nr_procs */
+	__u32 *fsbase_off;		/* ... and py_fsbase_off */
+};
+
+struct python_stats {
+	__u64 procs;			/* CPython processes found */
+	__u64 unsupported;		/* ... of a version we have no layout for */
+	__u64 codes;			/* code objects named */
+	__u64 code_errors;		/* ... that could not be read or checked */
+	__u64 notes;			/* new stacks reported by the sampler */
+	__u64 dropped;			/* requests lost to a full queue */
+	__u64 over_budget;		/* code objects not kept: memory budget */
+	char unsupported_first[96];	/* "PATH: VERSION" of the first one */
+};
+
+/* Bytes kept of names and line tables for all processes together. */
+#define PYTHON_MEM_MAX (64ull << 20)
+
+struct python *python__new(const struct python_maps *maps, bool lines);
+void python__free(struct python *py);
+
+/* Look for CPython in pid (again, after an exec); asynchronous. */
+void python__detect(struct python *py, __u32 pid);
+/* The same, done before it returns: for -p targets, before sampling starts. */
+void python__detect_now(struct python *py, __u32 pid);
+/* pid exited: stop walking it, keep its names for the report. */
+void python__forget(struct python *py, __u32 pid);
+/* A struct py_stack_note from the side band: read its code objects. */
+void python__note(struct python *py, const void *note, size_t len);
+/* After a report: free what only processes gone before it needed. */
+void python__reap(struct python *py);
+
+/* Name a FRAME_INTERP frame of pid (f->addr and f->aux as recorded). */
+void python__resolve(struct python *py, __u32 pid, struct frame *f);
+
+void python__stats(struct python *py, struct python_stats *st);
+
+#endif /* PYTHON_H */
