@@ -61,6 +61,18 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 		put_name(sb, f, o);
 		return;
 	}
+	/* An interpreter's frame: its name, then where it is in its source. */
+	if (f->kind == FRAME_INTERP) {
+		put_name(sb, f, o);
+		if (f->module) {
+			strbuf__puts(sb, " [");
+			put_text(sb, f->module, NULL, 0);
+			strbuf__putc(sb, ':');
+			strbuf__u64(sb, f->line);
+			strbuf__putc(sb, ']');
+		}
+		return;
+	}
 	strbuf__hex(sb, f->addr);
 	strbuf__putc(sb, ' ');
 	put_name(sb, f, o);

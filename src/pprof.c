@@ -46,8 +46,8 @@ enum {
 	MAPPING_HAS_FUNCTIONS = 7,
 };
 enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
-enum { LINE_FUNCTION_ID = 1 };
-enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
+enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4 };
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 
@@ -67,6 +67,11 @@ struct pp_mapping {
 struct pp_location {
 	__u64 addr;
 	__u32 mapping, function;	/* ids; 0: none */
+	__u32 line;			/* interpreter frames: the source line */
+};
+
+struct pp_function {
+	__u32 name, file;		/* string table indices; file 0: none */
 };
 
 struct pp {
@@ -82,7 +87,7 @@ struct pp {
 	size_t nr_strs, cap_strs;
 	struct htab str_ht;
 
-	__u32 *funcs;			/* function id - 1 -> name index */
+	struct pp_function *funcs;	/* function id - 1 -> its strings */
 	size_t nr_funcs, cap_funcs;
 	struct htab func_ht;
 
@@ -146,25 +151,26 @@ static __u32 intern_string(struct pp *pp, const char *s)
 }
 
 /*
- * Functions are told apart by name only: pprof merges same-named functions
- * in its reports anyway, and without source files there is nothing else.
+ * Functions are told apart by name and source file: native ones have no
+ * file (pprof merges same-named functions in its reports anyway), an
+ * interpreter's are named by their file too.
  */
-static __u32 intern_function(struct pp *pp, const char *name)
+static __u32 intern_function(struct pp *pp, const char *name, const char *file)
 {
-	__u32 idx = intern_string(pp, name);
+	__u32 idx = intern_string(pp, name), fidx = file ? intern_string(pp, file) : 0;
 	struct hent *e;
 
 	if (pp->err)
 		return 0;
 	if (util__grow_array((void **)&pp->funcs, &pp->cap_funcs, pp->nr_funcs + 1, sizeof(*pp->funcs)))
 		return fail(pp, -ENOMEM);
-	e = htab__slot(&pp->func_ht, idx, 0, NULL, NULL);	/* the name is the key */
+	e = htab__slot(&pp->func_ht, idx, fidx, NULL, NULL);
 	if (!e)
 		return fail(pp, -ENOMEM);
 	if (e->val)
 		return htab__val_id(e->val);
-	pp->funcs[pp->nr_funcs++] = idx;
-	htab__fill(&pp->func_ht, e, idx, 0, htab__id_val(pp->nr_funcs));
+	pp->funcs[pp->nr_funcs++] = (struct pp_function){ .name = idx, .file = fidx };
+	htab__fill(&pp->func_ht, e, idx, fidx, htab__id_val(pp->nr_funcs));
 	return pp->nr_funcs;
 }
 
@@ -275,10 +281,15 @@ static __u32 user_mapping(struct pp *pp, __u32 pid, const struct frame *f, __u64
  * One location per (mapping, address); the function is part of the key only
  * so that two processes' different JIT code at one address stays apart.
  */
-static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 function)
+static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 function,
+			     __u32 line)
 {
-	struct pp_location key = { .addr = addr, .mapping = mapping, .function = function };
+	struct pp_location key = { .addr = addr, .mapping = mapping, .function = function,
+				   .line = line };
 	__u64 k2 = (__u64)mapping << 32 | function;	/* with addr, the whole key */
+
+	/* An interpreter's frame has no address: it is its line. */
+	addr ^= (__u64)line << 32;
 	struct hent *e;
 
 	if (pp->err)
@@ -308,13 +319,19 @@ static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f)
 	__u32 mapping, function;
 
 	if (f->flags & FRAME_MISSED)
-		return intern_location(pp, 0, 0, intern_function(pp, f->name));
+		return intern_location(pp, 0, 0, intern_function(pp, f->name, NULL), 0);
+	/* Python's function, file and line; no mapping, no address. */
+	if (f->kind == FRAME_INTERP && f->func)
+		return intern_location(pp, 0, 0, intern_function(pp, f->func, f->module), f->line);
+	if (f->kind == FRAME_INTERP || (f->flags & FRAME_NO_GIL))
+		return intern_location(pp, 0, 0, intern_function(pp, f->name ? f->name : "[unknown]",
+								  NULL), 0);
 	if (f->kind == FRAME_KERNEL)
 		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc, true);
 	else
 		mapping = user_mapping(pp, pid, f, pc);
-	function = f->name ? intern_function(pp, f->name) : 0;
-	return intern_location(pp, mapping, pc, function);
+	function = f->name ? intern_function(pp, f->name, NULL) : 0;
+	return intern_location(pp, mapping, pc, function, 0);
 }
 
 static void add_id(struct pp *pp, __u32 id)
@@ -469,6 +486,8 @@ static void write_locations(struct pp *pp, const __u32 *map_ids)
 		if (l->function) {
 			line = pb__open(&pp->out, LOCATION_LINE);
 			pb__uint64(&pp->out, LINE_FUNCTION_ID, l->function);
+			if (l->line)
+				pb__int64(&pp->out, LINE_LINE, l->line);
 			pb__close(&pp->out, line);
 		}
 		pb__close(&pp->out, mark);
@@ -481,8 +500,10 @@ static void write_functions(struct pp *pp)
 		size_t mark = pb__open(&pp->out, PROFILE_FUNCTION);
 
 		pb__uint64(&pp->out, FUNCTION_ID, i + 1);
-		pb__int64(&pp->out, FUNCTION_NAME, pp->funcs[i]);
-		pb__int64(&pp->out, FUNCTION_SYSTEM_NAME, pp->funcs[i]);
+		pb__int64(&pp->out, FUNCTION_NAME, pp->funcs[i].name);
+		pb__int64(&pp->out, FUNCTION_SYSTEM_NAME, pp->funcs[i].name);
+		if (pp->funcs[i].file)
+			pb__int64(&pp->out, FUNCTION_FILENAME, pp->funcs[i].file);
 		pb__close(&pp->out, mark);
 	}
 }

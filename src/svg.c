@@ -35,6 +35,7 @@ enum kind {
 	KIND_USER,
 	KIND_KERNEL,
 	KIND_JIT,
+	KIND_INTERP,
 	KIND_UNKNOWN,		/* [unknown], [Missed ... Stack] */
 };
 
@@ -102,6 +103,8 @@ static enum kind frame_kind(const struct frame *f)
 		return KIND_UNKNOWN;
 	if (f->kind == FRAME_KERNEL || ends_with(f->name, "_[k]"))
 		return KIND_KERNEL;
+	if (f->kind == FRAME_INTERP)
+		return KIND_INTERP;
 	return f->kind == FRAME_JIT ? KIND_JIT : KIND_USER;
 }
 
@@ -370,6 +373,9 @@ static void put_colour(struct strbuf *sb, const struct elem *el)
 		break;
 	case KIND_JIT:		/* green */
 		r = 50 + 70 * a / 255, g = 180 + 60 * b / 255, bl = 50 + 60 * c / 255;
+		break;
+	case KIND_INTERP:	/* blue, an interpreter's functions */
+		r = 60 + 50 * a / 255, g = 130 + 60 * b / 255, bl = 210 + 45 * c / 255;
 		break;
 	case KIND_UNKNOWN:	/* grey */
 		r = g = bl = 165 + 35 * a / 255;
