@@ -103,6 +103,10 @@ static void fake_native(void *ctx, __u32 pid, struct frame *f)
 	fn->resolves++;
 	if (f->addr == 0xdead)
 		return;		/* mapped, but no symbol */
+	if ((f->addr & ~0xffull) == 0xe00) {
+		f->name = "_PyEval_EvalFrameDefault";
+		return;
+	}
 	snprintf(buf, sizeof(buf), "u%u_%llx", pid, (unsigned long long)frame__pc(f));
 	f->name = keep(fn, buf);
 	f->module = f->addr >= 0x7000 ? "[anon]" : "/bin/x";
@@ -120,6 +124,7 @@ static void fake_interp(void *ctx, __u32 pid, struct frame *f)
 	snprintf(buf, sizeof(buf), "py_%llx (main.py)", (unsigned long long)f->addr);
 	f->name = keep(fn, buf);
 }
+
 
 /* ---- fixtures ---- */
 
@@ -479,6 +484,78 @@ TEST(truncated_stacks_counted)
 	records__free(&rs);
 }
 
+/* ---- Python frames folded into native stacks ---- */
+
+#define PY_E(a) { .addr = (a), .aux = PY_WORD_ENTRY, .kind = FRAME_INTERP }
+#define PY_F(a) { .addr = (a), .kind = FRAME_INTERP }
+
+static struct stored py_stored[] = {
+	/* Leaf first: C code, the loop running A and B, C code, the loop running C, main. */
+	{ .src = STACK_HASHED, .id = 1, .nr = 5,
+	  .frames = { { .addr = 0x1010 }, { .addr = 0xe01 }, { .addr = 0x1030 },
+		      { .addr = 0xe02 }, { .addr = 0x1050 } } },
+	{ .src = STACK_HASHED, .id = 2, .nr = 3, .frames = { PY_F(0xa), PY_E(0xb), PY_E(0xc) } },
+	/* The native walk stopped after one loop frame. */
+	{ .src = STACK_HASHED, .id = 3, .nr = 2, .frames = { { .addr = 0x1010 }, { .addr = 0xe01 } } },
+	/* A thread without the GIL: the marker comes first. */
+	{ .src = STACK_HASHED, .id = 4, .nr = 2,
+	  .frames = { { .kind = FRAME_NONE, .flags = FRAME_NO_GIL }, PY_E(0xa) } },
+};
+
+static void py_fixture(struct fixture *fx)
+{
+	fixture_init(fx, NULL);
+	fx->src = (struct fake_source){ py_stored, sizeof(py_stored) / sizeof(py_stored[0]) };
+	fx->sym.resolvers[FRAME_INTERP] = (struct resolver){
+		.resolve = fake_interp, .ctx = &fx->names };
+}
+
+static struct sample py_sample(__u64 user, __u8 user_src, __u64 py)
+{
+	struct sample s = sample(7, "python3", 1, ref(user_src, FRAME_NATIVE, user, -ENOMEM),
+				 ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT));
+
+	s.key.parts[PART_INTERP] = ref(py ? STACK_HASHED : STACK_NONE, FRAME_INTERP, py, 0);
+	return s;
+}
+
+/*
+ * Each _PyEval_EvalFrameDefault frame gives way to the Python frames it ran,
+ * up to and with the one flagged as its entry; natives between stay.
+ */
+TEST(python_frames_in_place_of_the_loop)
+{
+	struct sample s[] = {
+		py_sample(1, STACK_HASHED, 2),	/* as many loops as calls */
+		py_sample(3, STACK_HASHED, 2),	/* fewer loops: the rest go on the root side */
+		py_sample(1, STACK_HASHED, 4),	/* more loops; no GIL */
+		py_sample(1, STACK_HASHED, 0),	/* no Python frames: native as is */
+		py_sample(1, STACK_MISSED, 2),	/* a lost user stack stays lost */
+	};
+	const struct trace_view user = { .parts = { [PART_USER] = true } };
+	struct records rs;
+	struct fixture fx;
+	char buf[512];
+
+	py_fixture(&fx);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 5), 0);
+	path(&rs.recs[0], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "u7_104f;py_c (main.py);u7_102f;py_b (main.py);py_a (main.py);u7_1010");
+	path(&rs.recs[1], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "py_c (main.py);py_b (main.py);py_a (main.py);u7_1010");
+	path(&rs.recs[2], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "u7_104f;_PyEval_EvalFrameDefault;u7_102f;py_a (main.py);[GIL released];u7_1010");
+	path(&rs.recs[3], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "u7_104f;_PyEval_EvalFrameDefault;u7_102f;_PyEval_EvalFrameDefault;u7_1010");
+	CHECK_INT(rs.recs[4].parts[PART_USER].state, PART_MISSED);
+	/* The Python part is never a part of its own. */
+	for (int i = 0; i < 5; i++)
+		CHECK_INT(rs.recs[i].parts[PART_INTERP].state, PART_ABSENT);
+	/* The same pair of stacks is folded once. */
+	CHECK(rs.recs[0].parts[PART_USER].stack != rs.recs[2].parts[PART_USER].stack);
+	records__free(&rs);
+}
+
 int main(void)
 {
 	RUN(names_by_kind_root_first);
@@ -488,6 +565,7 @@ int main(void)
 	RUN(prefetch_then_build);
 	RUN(no_resolvers);
 	RUN(unsafe_comm);
+	RUN(python_frames_in_place_of_the_loop);
 	RUN(new_kind_needs_only_a_resolver);
 	RUN(truncated_stacks_counted);
 	return unit_summary();
