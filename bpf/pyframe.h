@@ -57,7 +57,8 @@ struct py_offsets {
 	__u16 fr_instr;			/* prev_instr, instr_ptr, f_lasti */
 	__u16 fr_entry;			/* is_entry (3.11 only), or PY_NO_OFF */
 	__u16 fr_owner;			/* owner (3.11+), or PY_NO_OFF */
-	__u16 co_firstlineno;		/* PyCodeObject.co_firstlineno */
+	__u16 co_firstlineno;		/* PyCodeObject.co_firstlineno (not read
+					 * by the walker: for user space) */
 	__u16 co_code;			/* first instruction, from the code
 					 * object (3.11+), or PY_NO_OFF */
 	__u8 instr_kind;		/* enum py_instr */
@@ -81,16 +82,12 @@ struct py_proc {
 /*
  * A frame is two words of a stored stack (struct hashed_stack), innermost
  * first:
- *   word 0: the code object's address, and in bits 48-63 the low 16 bits
- *           of its co_firstlineno, so that a code object freed and another
- *           allocated at its address is not named as the first;
+ *   word 0: the code object's address;
  *   word 1: the instruction's index in 2-byte code units, and
  *           PY_WORD_ENTRY when the frame is the outermost of those one
  *           C-level call of the evaluation loop ran (the native
  *           _PyEval_EvalFrameDefault frame it stands for).
  */
-#define PY_ADDR_MASK ((1ull << 48) - 1)
-#define PY_FP_SHIFT 48
 #define PY_WORD_ENTRY (1ull << 31)
 #define PY_INSTR_MASK (PY_WORD_ENTRY - 1)
 

@@ -180,7 +180,7 @@ static long py_frame_step(__u64 i, void *data)
 	struct py_state *s = ((struct py_loop *)data)->s;
 	const struct py_offsets *o = &s->proc.off;
 	__u64 frame = s->frame, code, prev;
-	__u32 n = s->nr, size = s->proc.frame_read, fl = 0;
+	__u32 n = s->nr, size = s->proc.frame_read;
 
 	if (!frame)
 		return py_end(s, PY_END_ROOT);
@@ -200,12 +200,14 @@ static long py_frame_step(__u64 i, void *data)
 			py_mark_entry(s, n - 1);
 		return 0;
 	}
+	/*
+	 * Nothing is read of the code object here: a read costs about as much
+	 * as the frame's own, and user space checks the object when it names it.
+	 */
 	code = py_win_u64(s, o->fr_code);
 	if (!code || code >= UW_USER_TOP)
 		return py_end(s, PY_END_BAD_FRAME);
-	if (py_read(&fl, sizeof(fl), code + o->co_firstlineno))
-		return py_end(s, PY_END_UNREADABLE);
-	s->note.st.ips[2 * n] = (code & PY_ADDR_MASK) | ((__u64)(fl & 0xffff) << PY_FP_SHIFT);
+	s->note.st.ips[2 * n] = code;
 	s->note.st.ips[2 * n + 1] = py_instr(s, code);
 	s->nr = n + 1;
 	/* 3.11 flags the entry frame; before 3.11 each frame is a C call. */

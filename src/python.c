@@ -44,6 +44,7 @@ struct pyobj {
 
 struct pycode_ent {
 	struct pycode code;
+	__u64 name_obj;			/* the address of its name's str */
 	const char *func;		/* interned: qualname */
 	const char *file;		/* interned: co_filename */
 	const char *label;		/* interned: "func (short file)" */
@@ -497,14 +498,52 @@ static const char *short_file(const char *path)
 	return p && p[1] ? p + 1 : path;
 }
 
-/* Called locked.  The entry for the code object of word 0, read if need be. */
-static struct pycode_ent *get_code(struct python *py, struct pyproc *p, __u64 word0)
+/*
+ * What tells one code object from another at the same address: its name
+ * object and first line.  The sampler records addresses only; a code
+ * object freed and another made where it was must not keep the first's name.
+ */
+static int code_identity(const struct pyproc *p, __u64 addr, __u64 *name_obj, __u32 *line)
 {
-	struct pycode_ent *c = htab__get(&p->codes, word0, 0);
+	const struct py_layout *l = &p->layout;
 	struct pymem mem = proc_mem(p->pid);
-	char label[PYCODE_NAME_MAX + 64];
+	__u16 name = l->co_qualname != PY_NO_OFF ? l->co_qualname : l->co_name;
 	int err;
 
+	*line = 0;
+	err = mem.read(mem.ctx, addr + name, name_obj, sizeof(*name_obj));
+	if (!err)
+		err = mem.read(mem.ctx, addr + l->co_firstlineno, line, sizeof(*line));
+	return err;
+}
+
+static void drop_code(struct python *py, struct pyproc *p, __u64 addr, struct pycode_ent *c)
+{
+	htab__del_key(&p->codes, addr, 0);
+	py->bytes -= c->bytes;
+	pycode__free(&c->code);
+	free(c);
+}
+
+/*
+ * Called locked.  The entry for the code object at addr, read if need be;
+ * check: the process is asked again whether it is still the same object.
+ */
+static struct pycode_ent *get_code(struct python *py, struct pyproc *p, __u64 addr, bool check)
+{
+	struct pycode_ent *c = htab__get(&p->codes, addr, 0);
+	struct pymem mem = proc_mem(p->pid);
+	char label[PYCODE_NAME_MAX + 64];
+	__u64 name_obj;
+	__u32 line;
+	int err;
+
+	if (c && check && !p->dead &&
+	    (code_identity(p, addr, &name_obj, &line) || name_obj != c->name_obj ||
+	     line != c->code.firstlineno)) {
+		drop_code(py, p, addr, c);
+		c = NULL;
+	}
 	if (c || p->dead)
 		return c;
 	if (py->bytes >= PYTHON_MEM_MAX) {
@@ -514,12 +553,9 @@ static struct pycode_ent *get_code(struct python *py, struct pyproc *p, __u64 wo
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	err = pycode__read(&p->layout, &p->types, &mem, word0 & PY_ADDR_MASK, &c->code);
-	/* Another code object at the address since the sample: not ours. */
-	if (!err && (c->code.firstlineno & 0xffff) != word0 >> PY_FP_SHIFT) {
-		pycode__free(&c->code);
-		err = -ESTALE;
-	}
+	err = code_identity(p, addr, &c->name_obj, &line);
+	if (!err)
+		err = pycode__read(&p->layout, &p->types, &mem, addr, &c->code);
 	if (err) {
 		py->stats.code_errors++;
 		free(c);
@@ -531,7 +567,7 @@ static struct pycode_ent *get_code(struct python *py, struct pyproc *p, __u64 wo
 	c->label = strpool__intern(&py->names, label, strlen(label));
 	c->bytes = sizeof(*c) + c->code.lines_len + strlen(c->code.qualname) +
 		   strlen(c->code.file) + 2;
-	if (!c->func || !c->file || !c->label || htab__put(&p->codes, word0, 0, c)) {
+	if (!c->func || !c->file || !c->label || htab__put(&p->codes, addr, 0, c)) {
 		pycode__free(&c->code);
 		free(c);
 		return NULL;
@@ -547,8 +583,9 @@ static void read_note(struct python *py, const struct request *r)
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, r->pid, 0);
+	/* A new stack may hold a new code object where an old one was. */
 	for (__u32 i = 0; p && i + 1 < r->nr; i += 2)
-		get_code(py, p, r->words[i]);
+		get_code(py, p, r->words[i], true);
 	pthread_mutex_unlock(&py->lock);
 }
 
@@ -560,7 +597,7 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, pid, 0);
-	c = p ? get_code(py, p, f->addr) : NULL;
+	c = p ? get_code(py, p, f->addr, false) : NULL;
 	if (c) {
 		f->func = c->func;
 		f->module = c->file;
