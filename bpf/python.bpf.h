@@ -170,8 +170,15 @@ static __always_inline __u64 py_instr(const struct py_state *s, __u64 code)
 /* Mark frame i as the outermost of its evaluation loop's call. */
 static __always_inline void py_mark_entry(struct py_state *s, __u32 i)
 {
-	if (i < PY_MAX_FRAMES)
-		s->note.st.ips[2 * i + 1] |= PY_WORD_ENTRY;
+	__u64 w = 2 * (__u64)i + 1;
+
+	/*
+	 * Hidden from clang, which knows i's range and would drop the check
+	 * that older verifiers (6.1) need to bound 2 * i + 1 themselves.
+	 */
+	asm volatile("" : "+r"(w));
+	if (w < 2 * PY_MAX_FRAMES)
+		s->note.st.ips[w] |= PY_WORD_ENTRY;
 }
 
 /* One frame of the chain. */

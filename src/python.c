@@ -61,7 +61,12 @@ struct pyproc {
 	struct pyproc *next_gone;	/* on py->gone, replaced by another */
 };
 
-enum req_op { REQ_DETECT, REQ_FORGET, REQ_NOTE };
+enum req_op {
+	REQ_DETECT,		/* first sampled: look, unless known already */
+	REQ_EXEC,		/* a new image: look again */
+	REQ_FORGET,
+	REQ_NOTE,
+};
 
 struct request {
 	struct request *next;
@@ -355,8 +360,11 @@ static void unpublish(struct python *py, struct pyproc *p)
 		return;
 	p->dead = true;
 	p->dead_at = py->reports;
-	if (!bpf_map_delete_elem(py->maps.procs_fd, &p->pid) && py->in_map)
+	/* The exec or exit program may have deleted it first: count it gone. */
+	bpf_map_delete_elem(py->maps.procs_fd, &p->pid);
+	if (py->in_map)
 		py->in_map--;
+	*py->maps.nr_procs = py->in_map;
 }
 
 /* Called locked: pid's entry goes to py->gone.  Was there one? */
@@ -433,16 +441,23 @@ static int publish(struct python *py, __u32 pid, const struct pyobj *o, __u64 bi
 	return 0;
 }
 
-static void detect(struct python *py, __u32 pid)
+/* Look for CPython in pid; exec: even if it was found before. */
+static void detect(struct python *py, __u32 pid, bool exec)
 {
-	struct scan *s = calloc(1, sizeof(*s));
-	int dirfd = procfs__open_pid(pid);
+	struct scan *s;
+	int dirfd = -1;
 	__u64 t0 = now_ns();
 	bool again;
 
 	pthread_mutex_lock(&py->lock);
+	if (!exec && htab__get(&py->procs, pid, 0)) {
+		pthread_mutex_unlock(&py->lock);
+		return;
+	}
 	again = retire(py, pid);
 	pthread_mutex_unlock(&py->lock);
+	s = calloc(1, sizeof(*s));
+	dirfd = procfs__open_pid(pid);
 	if (dirfd < 0 || !s)
 		goto out;
 	s->have_exe = !fstatat(dirfd, "exe", &s->exe, 0);
@@ -618,7 +633,8 @@ static void serve(struct python *py, struct request *r)
 {
 	switch (r->op) {
 	case REQ_DETECT:
-		detect(py, r->pid);
+	case REQ_EXEC:
+		detect(py, r->pid, r->op == REQ_EXEC);
 		break;
 	case REQ_FORGET:
 		pthread_mutex_lock(&py->lock);
@@ -691,7 +707,12 @@ void python__detect(struct python *py, __u32 pid)
 
 void python__detect_now(struct python *py, __u32 pid)
 {
-	detect(py, pid);
+	detect(py, pid, false);
+}
+
+void python__exec(struct python *py, __u32 pid)
+{
+	request(py, REQ_EXEC, pid, NULL, 0);
 }
 
 void python__forget(struct python *py, __u32 pid)

@@ -44,8 +44,10 @@ struct python_stats {
 struct python *python__new(const struct python_maps *maps, bool lines);
 void python__free(struct python *py);
 
-/* Look for CPython in pid (again, after an exec); asynchronous. */
+/* Look for CPython in pid, unless known already; asynchronous. */
 void python__detect(struct python *py, __u32 pid);
+/* pid exec'd: forget what it was, look again; asynchronous. */
+void python__exec(struct python *py, __u32 pid);
 /* The same, done before it returns: for -p targets, before sampling starts. */
 void python__detect_now(struct python *py, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */

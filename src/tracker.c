@@ -165,7 +165,7 @@ static void on_comm(struct tracker *t, const struct rec_comm *c)
 	t->stats.execs++;
 	/* Sampled before: the new image may be Python, or no longer be. */
 	if (usyms__knows(t->us, c->pid))
-		python__detect(t->py, c->pid);
+		python__exec(t->py, c->pid);
 	usyms__exec(t->us, c->pid);
 	/* The sampler dropped its mappings at the exec: sync the new image. */
 	if (unwind__knows(t->uw, c->pid))
