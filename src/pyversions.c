@@ -98,8 +98,8 @@ static const struct py_layout layouts[] = {
 	},
 	/*
 	 * 3.10: f_lasti counts 2-byte code units, and sits 8 bytes earlier
-	 * (f_stackdepth replaced f_stacktop); co_linetable replaced
-	 * co_lnotab at the same place.  Second source: pystack's 3.10
+	 * (the pointer f_stacktop became the int f_stackdepth, next to the
+	 * two chars); co_linetable replaced co_lnotab at the same place.  Second source: pystack's 3.10
 	 * structures, compiled: the same numbers.
 	 */
 	{
