@@ -57,8 +57,6 @@ struct py_offsets {
 	__u16 fr_instr;			/* prev_instr, instr_ptr, f_lasti */
 	__u16 fr_entry;			/* is_entry (3.11 only), or PY_NO_OFF */
 	__u16 fr_owner;			/* owner (3.11+), or PY_NO_OFF */
-	__u16 co_firstlineno;		/* PyCodeObject.co_firstlineno (not read
-					 * by the walker: for user space) */
 	__u16 co_code;			/* first instruction, from the code
 					 * object (3.11+), or PY_NO_OFF */
 	__u8 instr_kind;		/* enum py_instr */
