@@ -57,7 +57,8 @@ struct pyproc {
 	__u64 dead_at;			/* py->reports when it exited */
 	struct py_layout layout;
 	struct pytypes types;
-	struct htab codes;		/* word 0 of a frame -> struct pycode_ent */
+	struct htab codes;		/* code object address -> struct pycode_ent */
+	int users;			/* reader thread working on it, unlocked */
 	struct pyproc *next_gone;	/* on py->gone, replaced by another */
 };
 
@@ -83,6 +84,8 @@ struct python {
 	bool started, stop;
 	pthread_mutex_t lock;		/* everything below */
 	pthread_cond_t wake;
+	pthread_cond_t idle;		/* signalled when the queue is done */
+	bool busy;			/* the thread serves a request */
 	struct request *head, *tail;
 	size_t queued;
 	struct htab procs;		/* pid -> struct pyproc */
@@ -470,13 +473,16 @@ static void detect(struct python *py, __u32 pid, bool exec)
 		const struct pyobj *o;
 		struct py_layout l;
 		__u64 bias;
+		int err;
 
 		o = get_object(py, dirfd, v);
 		if (!o || !o->python)
 			continue;
 		bias = v->start - o->vaddr0;
+		/* Reads of the process, never under the lock (see get_code()). */
+		err = find_layout(o, bias, &mem, &l, &major, &minor);
 		pthread_mutex_lock(&py->lock);
-		if (find_layout(o, bias, &mem, &l, &major, &minor))
+		if (err)
 			note_unsupported(py, v->path, v->path_len, major, minor);
 		else if (!publish(py, pid, o, bias, &l, again))
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
@@ -532,78 +538,112 @@ static int code_identity(const struct pyproc *p, __u64 addr, __u64 *name_obj, __
 	return err;
 }
 
-static void drop_code(struct python *py, struct pyproc *p, __u64 addr, struct pycode_ent *c)
+static void free_code(struct pycode_ent *c)
 {
-	htab__del_key(&p->codes, addr, 0);
-	py->bytes -= c->bytes;
 	pycode__free(&c->code);
 	free(c);
 }
 
-/*
- * Called locked.  The entry for the code object at addr, read if need be;
- * check: the process is asked again whether it is still the same object.
- */
-static struct pycode_ent *get_code(struct python *py, struct pyproc *p, __u64 addr, bool check)
+/* The code object at addr read from the process, unlocked; NULL if it is not one. */
+static struct pycode_ent *read_code(const struct pyproc *p, __u64 addr, __u64 name_obj)
 {
-	struct pycode_ent *c = htab__get(&p->codes, addr, 0);
 	struct pymem mem = proc_mem(p->pid);
-	char label[PYCODE_NAME_MAX + 64];
-	__u64 name_obj;
-	__u32 line;
-	int err;
+	struct pycode_ent *c = calloc(1, sizeof(*c));
 
-	if (c && check && !p->dead &&
-	    (code_identity(p, addr, &name_obj, &line) || name_obj != c->name_obj ||
-	     line != c->code.firstlineno)) {
-		drop_code(py, p, addr, c);
-		c = NULL;
-	}
-	if (c || p->dead)
-		return c;
-	if (py->bytes >= PYTHON_MEM_MAX) {
-		py->stats.over_budget++;
-		return NULL;
-	}
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	err = code_identity(p, addr, &c->name_obj, &line);
-	if (!err)
-		err = pycode__read(&p->layout, &p->types, &mem, addr, &c->code);
-	if (err) {
-		py->stats.code_errors++;
+	c->name_obj = name_obj;
+	if (pycode__read(&p->layout, &p->types, &mem, addr, &c->code)) {
 		free(c);
 		return NULL;
 	}
+	c->bytes = sizeof(*c) + c->code.lines_len + strlen(c->code.qualname) +
+		   strlen(c->code.file) + 2;
+	return c;
+}
+
+/* Called locked: name c's strings once for all processes, and keep it. */
+static int keep_code(struct python *py, struct pyproc *p, __u64 addr, struct pycode_ent *c)
+{
+	struct pycode_ent *old = htab__get(&p->codes, addr, 0);
+	char label[PYCODE_NAME_MAX + 64];
+
 	snprintf(label, sizeof(label), "%s (%s)", c->code.qualname, short_file(c->code.file));
 	c->func = strpool__intern(&py->names, c->code.qualname, strlen(c->code.qualname));
 	c->file = strpool__intern(&py->names, c->code.file, strlen(c->code.file));
 	c->label = strpool__intern(&py->names, label, strlen(label));
-	c->bytes = sizeof(*c) + c->code.lines_len + strlen(c->code.qualname) +
-		   strlen(c->code.file) + 2;
-	if (!c->func || !c->file || !c->label || htab__put(&p->codes, addr, 0, c)) {
-		pycode__free(&c->code);
-		free(c);
-		return NULL;
+	if (!c->func || !c->file || !c->label || htab__put(&p->codes, addr, 0, c))
+		return -ENOMEM;
+	if (old) {
+		py->bytes -= old->bytes;
+		free_code(old);
 	}
 	py->bytes += c->bytes;
 	py->stats.codes++;
-	return c;
+	return 0;
 }
 
+/*
+ * The reader thread only: make sure the code object at addr is known, and
+ * is still the object it was (a new stack may hold a new code object where
+ * an old one was).  Memory is read with the lock dropped: a read of
+ * another process can block (its page in a file on a FUSE mount that does
+ * not answer), and the report must still get the lock and print.
+ */
+static void learn_code(struct python *py, struct pyproc *p, __u64 addr)
+{
+	struct pycode_ent *c;
+	__u64 name_obj, known_obj = 0;
+	__u32 line, known_line = 0;
+	bool known, over;
+
+	pthread_mutex_lock(&py->lock);
+	c = htab__get(&p->codes, addr, 0);
+	known = c != NULL;
+	if (c) {
+		known_obj = c->name_obj;
+		known_line = c->code.firstlineno;
+	}
+	over = py->bytes >= PYTHON_MEM_MAX;
+	pthread_mutex_unlock(&py->lock);
+	if (code_identity(p, addr, &name_obj, &line) ||
+	    (known && name_obj == known_obj && line == known_line))
+		return;
+	c = over ? NULL : read_code(p, addr, name_obj);
+	pthread_mutex_lock(&py->lock);
+	if (over)
+		py->stats.over_budget++;
+	else if (!c)
+		py->stats.code_errors++;
+	else if (keep_code(py, p, addr, c))
+		free_code(c);
+	pthread_mutex_unlock(&py->lock);
+}
+
+/* Read the new code objects of a stack the sampler stored. */
 static void read_note(struct python *py, const struct request *r)
 {
 	struct pyproc *p;
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, r->pid, 0);
-	/* A new stack may hold a new code object where an old one was. */
-	for (__u32 i = 0; p && i + 1 < r->nr; i += 2)
-		get_code(py, p, r->words[i], true);
+	if (p)
+		p->users++;	/* not freed under us by python__reap() */
+	pthread_mutex_unlock(&py->lock);
+	if (!p)
+		return;
+	for (__u32 i = 0; i + 1 < r->nr && !p->dead; i += 2)
+		learn_code(py, p, r->words[i]);
+	pthread_mutex_lock(&py->lock);
+	p->users--;
 	pthread_mutex_unlock(&py->lock);
 }
 
+/*
+ * Name a frame from what the reader thread learned; nothing is read here.
+ * A stack is sent to the reader the first time it is stored, and the
+ * report waits for the reader (python__settle()) before it names frames.
+ */
 void python__resolve(struct python *py, __u32 pid, struct frame *f)
 {
 	struct pycode_ent *c;
@@ -612,7 +652,12 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, pid, 0);
-	c = p ? get_code(py, p, f->addr, false) : NULL;
+	c = p ? htab__get(&p->codes, f->addr, 0) : NULL;
+	/* Exited, or a process before this one with the pid: newest first. */
+	for (struct pyproc *g = py->gone; !c && g; g = g->next_gone) {
+		c = g->pid == pid ? htab__get(&g->codes, f->addr, 0) : NULL;
+		p = g;
+	}
 	if (c) {
 		f->func = c->func;
 		f->module = c->file;
@@ -655,6 +700,8 @@ static void *python_thread(void *arg)
 	pthread_mutex_lock(&py->lock);
 	while (!py->stop) {
 		if (!py->head) {
+			py->busy = false;
+			pthread_cond_broadcast(&py->idle);
 			pthread_cond_wait(&py->wake, &py->lock);
 			continue;
 		}
@@ -663,6 +710,7 @@ static void *python_thread(void *arg)
 		if (!py->head)
 			py->tail = NULL;
 		py->queued--;
+		py->busy = true;
 		pthread_mutex_unlock(&py->lock);
 		serve(py, r);
 		free(r);
@@ -696,6 +744,7 @@ static void request(struct python *py, enum req_op op, __u32 pid, const __u64 *w
 		py->head = r;
 	py->tail = r;
 	py->queued++;
+	py->busy = true;
 	pthread_cond_signal(&py->wake);
 	pthread_mutex_unlock(&py->lock);
 }
@@ -734,6 +783,26 @@ void python__note(struct python *py, const void *data, size_t len)
 	request(py, REQ_NOTE, n->pid, n->st.ips, nr);
 }
 
+void python__settle(struct python *py, unsigned int timeout_ms)
+{
+	struct timespec deadline;
+
+	if (!py)
+		return;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&py->lock);
+	while (py->busy && !py->stop)
+		if (pthread_cond_timedwait(&py->idle, &py->lock, &deadline))
+			break;
+	pthread_mutex_unlock(&py->lock);
+}
+
 void python__reap(struct python *py)
 {
 	struct pyproc **pp;
@@ -746,7 +815,7 @@ void python__reap(struct python *py)
 	for (pp = &py->gone; *pp;) {
 		struct pyproc *p = *pp;
 
-		if (p->dead_at + 1 < py->reports) {
+		if (p->dead_at + 1 < py->reports && !p->users) {
 			*pp = p->next_gone;
 			free_proc(p);
 		} else {
@@ -774,6 +843,7 @@ struct python *python__new(const struct python_maps *maps, bool lines)
 	py->lines = lines;
 	pthread_mutex_init(&py->lock, NULL);
 	pthread_cond_init(&py->wake, NULL);
+	pthread_cond_init(&py->idle, NULL);
 	err = pthread_create(&py->thread, NULL, python_thread, py);
 	if (err) {
 		python__free(py);
@@ -825,6 +895,7 @@ void python__free(struct python *py)
 	htab__free(&py->objects);
 	strpool__free(&py->names);
 	pthread_cond_destroy(&py->wake);
+	pthread_cond_destroy(&py->idle);
 	pthread_mutex_destroy(&py->lock);
 	free(py);
 }

@@ -54,10 +54,20 @@ void python__detect_now(struct python *py, __u32 pid);
 void python__forget(struct python *py, __u32 pid);
 /* A struct py_stack_note from the side band: read its code objects. */
 void python__note(struct python *py, const void *note, size_t len);
+/*
+ * Before a report: wait, at most timeout_ms, for the reader to finish what
+ * it was asked (new stacks' code objects), so that their frames are named.
+ */
+#define PYTHON_SETTLE_MS 1000
+void python__settle(struct python *py, unsigned int timeout_ms);
 /* After a report: free what only processes gone before it needed. */
 void python__reap(struct python *py);
 
-/* Name a FRAME_INTERP frame of pid (f->addr and f->aux as recorded). */
+/*
+ * Name a FRAME_INTERP frame of pid (f->addr and f->aux as recorded) from
+ * what the reader learned; it reads nothing, so it never blocks on a
+ * process.  A frame it cannot name keeps no name.
+ */
 void python__resolve(struct python *py, __u32 pid, struct frame *f);
 
 void python__stats(struct python *py, struct python_stats *st);

@@ -373,6 +373,7 @@ static int report_set(struct run *r, bool clear)
 	}
 	t1 = now_ms();
 	rss1 = peak_rss_kb();
+	python__settle(r->py, PYTHON_SETTLE_MS);
 	init_symbolizer(r, &sym);
 	err = records__build(&recs, &sym, samples, nr);
 	if (err) {
@@ -578,6 +579,9 @@ static int finish(struct run *r)
 	int err = 0;
 
 	session__detach(r->s);
+	/* The side band's last records: new Python stacks to name among them. */
+	if (r->tracker)
+		tracker__poll(r->tracker, 0);
 	/* A second Ctrl-C while printing ends the process at once. */
 	signal(SIGINT, SIG_DFL);
 	/*

@@ -369,8 +369,12 @@ int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samp
 	for (size_t i = 0; i < nr; i++) {
 		const struct count_key *k = &samples[i].key;
 
+		/*
+		 * Not Python stacks: their code objects may not be read yet,
+		 * and a frame named now is named for good.
+		 */
 		for (int p = 0; p < NR_PARTS; p++) {
-			if (!is_stored(&k->parts[p]))
+			if (!is_stored(&k->parts[p]) || p == PART_INTERP)
 				continue;
 			err = get_stack(sym->cache, sym, k->pid, &k->parts[p], &st);
 			if (err == -ENOMEM)
