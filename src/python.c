@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/uio.h>
 #include <bpf/bpf.h>
 #include <gelf.h>
@@ -275,6 +277,7 @@ static const struct pyobj *get_object(struct python *py, int proc_dirfd,
 		.dev = makedev(v->dev_major, v->dev_minor), .ino = v->inode,
 		.deleted = v->deleted,
 	};
+	struct statfs sfs;
 	struct pyobj *o;
 	struct stat st;
 	__u64 key;
@@ -283,7 +286,8 @@ static const struct pyobj *get_object(struct python *py, int proc_dirfd,
 	fd = procfs__open_mapped(proc_dirfd, &m);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st)) {
+	/* A FUSE daemon may never answer a read: not worth a hang. */
+	if (fstat(fd, &st) || fstatfs(fd, &sfs) || sfs.f_type == FUSE_SUPER_MAGIC) {
 		close(fd);
 		return NULL;
 	}
@@ -752,11 +756,6 @@ static void request(struct python *py, enum req_op op, __u32 pid, const __u64 *w
 void python__detect(struct python *py, __u32 pid)
 {
 	request(py, REQ_DETECT, pid, NULL, 0);
-}
-
-void python__detect_now(struct python *py, __u32 pid)
-{
-	detect(py, pid, false);
 }
 
 void python__exec(struct python *py, __u32 pid)

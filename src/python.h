@@ -48,8 +48,6 @@ void python__free(struct python *py);
 void python__detect(struct python *py, __u32 pid);
 /* pid exec'd: forget what it was, look again; asynchronous. */
 void python__exec(struct python *py, __u32 pid);
-/* The same, done before it returns: for -p targets, before sampling starts. */
-void python__detect_now(struct python *py, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */
 void python__forget(struct python *py, __u32 pid);
 /* A struct py_stack_note from the side band: read its code objects. */

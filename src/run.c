@@ -684,8 +684,11 @@ static struct python *new_python(struct session *s, const struct options *o)
 			strerror(errno));
 		return NULL;
 	}
+	/* Found before the first sample, but never waited for long. */
 	for (size_t i = 0; i < o->nr_pids; i++)
-		python__detect_now(py, o->pids[i]);
+		python__detect(py, o->pids[i]);
+	if (o->nr_pids)
+		python__settle(py, PYTHON_SETTLE_MS);
 	return py;
 }
 
