@@ -411,8 +411,13 @@ static void note_unsupported(struct python *py, const char *path, size_t len,
 {
 	if (py->stats.unsupported++)
 		return;
-	snprintf(py->stats.unsupported_first, sizeof(py->stats.unsupported_first),
-		 "%.*s: CPython %u.%u", (int)(len > 60 ? 60 : len), path, major, minor);
+	/* Neither Py_Version nor a name like python3.X said which. */
+	if (!minor)
+		snprintf(py->stats.unsupported_first, sizeof(py->stats.unsupported_first),
+			 "%.*s (CPython of no known version)", (int)(len > 60 ? 60 : len), path);
+	else
+		snprintf(py->stats.unsupported_first, sizeof(py->stats.unsupported_first),
+			 "%.*s (CPython %u.%u)", (int)(len > 60 ? 60 : len), path, major, minor);
 	text__sanitize_str(py->stats.unsupported_first);
 }
 

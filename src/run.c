@@ -270,7 +270,7 @@ static void warn_python(const struct run *r)
 		return;
 	python__stats(r->py, &st);
 	if (st.unsupported)
-		pr_warn("%s is not a Python version profile can read (%llu processes); their stacks show native frames only",
+		pr_warn("python: %s is not a version profile can read (%llu processes); their stacks show native frames only",
 			st.unsupported_first, (unsigned long long)st.unsupported);
 	if (st.over_budget)
 		pr_warn("%llu Python code objects were not named: the names of %llu MiB are kept at most",
