@@ -14,7 +14,8 @@ Two threads share the GIL:
              allocated where they were.
   py-steady  steady_main: burn_steady in a loop, a stack that never changes.
 
-A profile of it must name only what is here: the functions of this file,
+It prints "churn: running" once both threads are started.  A profile of it
+must name only what is here: the functions of this file,
 of threading.py, and dyn_L<L> (churn_dyn.py) with a line from L to L + 2.
 """
 import ctypes
@@ -97,6 +98,7 @@ def main(seconds):
     threads = [threading.Thread(target=f, args=(stop,)) for f in (churn_main, steady_main)]
     for t in threads:
         t.start()
+    print("churn: running", flush=True)
     time.sleep(seconds)
     stop.set()
     for t in threads:

@@ -17,10 +17,13 @@ onto (see tests/workloads/burn.c).
 NAME, if given, becomes the thread's comm (prctl PR_SET_NAME), so that a
 whole-host profile can be filtered by it.  The loop is on one line, so that
 with --py-lines every sample of spin names that line; tests find the lines
-with grep -n on the markers "# loop", "# call-a" and "# call-b".
+with grep -n on the markers "# loop", "# call-a", "# call-b" (the calls
+of spin), "# main-a", "# main-b" (the calls in main) and "# module" (the
+call of main).
 
-On exit it prints "hot: a=SECONDS b=SECONDS ratio=R", the CPU time spent in
-each function by Python's own clock.
+It prints "hot: running" as main() starts, and on exit "hot: a=SECONDS
+b=SECONDS ratio=R", the CPU time spent in each function by Python's own
+clock.
 """
 import random
 import sys
@@ -51,13 +54,14 @@ def main(seconds):
     rng = random.Random(1)
     clock = time.thread_time
     ta = tb = 0.0
+    print("hot: running", flush=True)
     end = clock() + seconds
     while clock() < end:
         n = rng.randrange(N // 2, 3 * N // 2)
         t0 = clock()
-        hot_a(n)
+        hot_a(n)  # main-a
         t1 = clock()
-        hot_b(3 * n)
+        hot_b(3 * n)  # main-b
         t2 = clock()
         ta += t1 - t0
         tb += t2 - t1
@@ -67,4 +71,4 @@ def main(seconds):
 if __name__ == "__main__":
     if len(sys.argv) > 2:
         set_comm(sys.argv[2])
-    main(float(sys.argv[1]))
+    main(float(sys.argv[1]))  # module

@@ -30,7 +30,8 @@ them apart by comm, and so that a test can read each one's CPU time from
 py-main, py-alpha and py-beta share the GIL, each runnable all the time, so
 each gets about a third of one CPU (the exact shares are the GIL's; read
 them from /proc); py-nogil runs beside them.  Ends after SECONDS of wall
-time and prints each thread's CPU seconds by Python's own clock.
+time.  It prints "mixed: running" once the threads are started, and at the
+end each thread's CPU seconds by Python's own clock.
 """
 import asyncio
 import ctypes
@@ -184,6 +185,7 @@ def main(seconds):
                for f in (thread_alpha, thread_beta, thread_nogil)]
     for t in threads:
         t.start()
+    print("mixed: running", flush=True)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         run_features(loop, obj)
