@@ -39,7 +39,7 @@ hf() { printf '%s \\(hot\\.py\\)' "$1"; }
 HOT_LEAF="$(hf main);$(hf 'hot_[ab]');$(hf spin)"
 
 # pystats ARGS...: run pystacks ARGS, print its line, and set its values as
-# shell variables (samples, named, eval, gil, pydepth, and one a --count or
+# shell variables (samples, named, evalframe, gil, pydepth, and one a --count or
 # --share).
 pystats() {
 	local st
@@ -105,7 +105,7 @@ t_hot_replaced() {
 	hot_folded
 	pystats -c python3.11 hot.folded
 	at_least $named 99 "samples with a Python frame (%)"
-	at_most $eval 1 "samples that still show _PyEval_EvalFrameDefault (%)"
+	at_most $evalframe 1 "samples that still show _PyEval_EvalFrameDefault (%)"
 	# Nothing but the comm python3.11 and well-formed folded lines.
 	[ -z "$(not_folded hot.folded)" ] || { not_folded hot.folded | head -3; fail "lines that are not folded"; }
 	! grep -v "^python3\.11;" hot.folded | head -3 | grep . || fail "lines of another comm"
