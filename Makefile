@@ -55,7 +55,8 @@ WL_DIR := $(OUTPUT)/workloads
 # sibling calls, so that every frame a test checks is a real one.
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
-	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so)
+	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
+	fakepy fakepy-v)
 
 ifeq ($(V),1)
 Q =
@@ -166,6 +167,16 @@ $(WL_DIR)/pltburn: tests/workloads/pltburn.c tests/workloads/spin.h $(WL_DIR)/li
 $(WL_DIR)/dlburn: tests/workloads/dlburn.c tests/workloads/spin.h $(WL_DIR)/libdlburn.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< -ldl
+
+# Programs that look like CPython and are not (t80): _PyRuntime exported,
+# in .dynsym as well as .symtab (-rdynamic); fakepy-v also says 3.11.2.
+$(WL_DIR)/fakepy: tests/workloads/fakepy.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -rdynamic -pthread -o $@ $<
+
+$(WL_DIR)/fakepy-v: tests/workloads/fakepy.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -rdynamic -pthread -DFAKEPY_VERSION=0x030b02f0 -o $@ $<
 
 $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
 	$(call msg,CC,$@)

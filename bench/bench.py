@@ -22,6 +22,15 @@ Cases (issue 5), all at the same frequency and duration for every tool:
             profile --unwind=dwarf, profile --unwind=fp and perf record
             --call-graph dwarf + perf script: completeness and mean depth
             (tests/e2e/helpers/stackstats), CPU, BPF ns/sample
+  python    Python frames, ours only, with Debian's /usr/bin/python3.11 and
+            the same duration for every run, interleaved rounds: hot.py
+            (tests/workloads/py: hot_b three times hot_a), the share of its
+            samples with a named Python frame and hot_b/hot_a; BPF ns/sample
+            on deep.py (20 Python frames deep) with Python frames and with
+            --python=off, and on burn-nofp (no Python) with --python=off
+            and with Python frames, beside another burn-nofp, and beside a
+            deep.py: the cost per Python frame, and whether others pay
+            for it
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -45,6 +54,10 @@ import folded   # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
+# Debian's CPython, named in full: a python3 on PATH may be another build.
+PYTHON = "/usr/bin/python3.11"
+PYWL = os.path.join(ROOT, "tests", "workloads", "py")
+PY_DEPTH = 20
 TOOLS = ("ours", "perf", "bpftrace")
 BIG_MAP_KEYS = 65536
 STRACE_SYSCALLS = "trace=execve,ioctl,exit_group"
@@ -88,6 +101,26 @@ METHODS = {
                     "inlined lines counted as the one frame they are in",
     "unwind_cpu": "user+sys of profile; perf: perf record --call-graph dwarf "
                   "+ perf script (the unwinding happens there)",
+    "python_named": "hot.py (/usr/bin/python3.11) profiled alone with -p: the "
+                    "share of its samples with a frame 'QUALNAME (FILE.py)' "
+                    "(or FILE.py:LINE), and samples with hot_b (hot.py) over "
+                    "those with hot_a (hot.py)",
+    "python_cost": "ns per counted sample of do_sample: (run_time_ns - filtered x "
+                   "F) / counted, with counted and filtered from -v and F the "
+                   "run_time_ns / run_cnt of a run where every sample is "
+                   "filtered out (burn-nofp on CPU 0, a sleeping process "
+                   "given to -p; the median of every round's); so that other work "
+                   "on the host, which comes and goes, does not dilute the "
+                   "figure.  The profiled process is pinned to CPU 0 "
+                   "(taskset) and profiled with -C 0, so that nearly every "
+                   "run is one of its samples: deep.py 20 with "
+                   "Python frames and with "
+                   "--python=off; per Python frame = (on - off) / the mean "
+                   "Python frames per sample of the on run; burn-nofp with "
+                   "--python=off and with Python frames, another burn-nofp "
+                   "pinned to CPU 1, and with deep.py there instead, each "
+                   "given to -p too (followed, never sampled); medians over "
+                   "interleaved rounds",
     "throughput": "burn -t 2 -d B calls per second, medians over interleaved "
                   "rounds (condition order rotated each round); not a valid "
                   "overhead measure on this VM (it is inverted), reported only",
@@ -545,6 +578,105 @@ class Bench:
             out[name] = res
         self.res["unwind"] = out
 
+    # ----- Python frames -----------------------------------------------------
+    def python_conditions(self, secs):
+        """(name, workloads, extra options, pinned): each workload is a
+        command line; the first is the process whose samples count, and
+        with pinned, the first is on CPU 0 and the second on CPU 1, but in
+        "filtered", where the first sleeps and burn-nofp, not profiled,
+        runs on CPU 0: every run there filters its sample out."""
+        hot = [PYTHON, os.path.join(PYWL, "hot.py"), f"{secs + 3:g}"]
+        deep = [PYTHON, os.path.join(PYWL, "deep.py"), f"{secs + 3:g}", str(PY_DEPTH)]
+        burn = [os.path.join(self.wl, "burn-nofp"), "-d", f"{secs + 3:g}"]
+        idle = ["sleep", f"{secs + 3:g}"]
+        return (("hot", [hot], (), False),
+                ("filtered", [idle, burn], (), True),
+                ("deep-on", [deep], (), True),
+                ("deep-off", [deep], ("--python=off",), True),
+                # burn-nofp on CPU 0; on CPU 1, the same again or deep.py,
+                # both followed (-p), never sampled (-C 0): the same load
+                # beside it (2 CPUs may be one core's two threads), a
+                # Python or not
+                ("burn-off", [burn, burn], ("--python=off",), True),
+                ("burn-on", [burn, burn], (), True),
+                ("burn-beside-py", [burn, deep], (), True))
+
+    def python_run(self, name, cmds, extra, pinned, secs):
+        procs = []
+        for i, cmd in enumerate(cmds):
+            if pinned:
+                cpu = "0" if (i == 0) != (name == "filtered") else "1"
+                cmd = ["taskset", "-c", cpu] + cmd
+            p = sp.Popen(cmd, stdout=sp.DEVNULL)
+            _live.append(p)
+            procs.append(p)
+        time.sleep(0.5)		# past the interpreter's start-up
+        extra = tuple(extra) + (("-C", "0") if pinned else ())
+        pids = procs[:1] if name == "filtered" else procs
+        r = self.run_tool("ours", self.a.freq, secs, f"python-{name}",
+                          pid=",".join(str(p.pid) for p in pids), extra=extra)
+        for p in procs:
+            p.terminate()
+            p.wait()
+        r["python"] = py_stats(r["folded_path"])
+        r.update(parse_err_file(r["folded_path"]))
+        return r
+
+    def case_python(self):
+        """Each condition in turn, the order rotated each round; every run
+        python_secs at --freq (see METHODS python_named, python_cost)."""
+        secs, rounds = self.a.python_secs, self.a.rounds
+        if not os.access(PYTHON, os.X_OK):
+            log(f"python: no {PYTHON} (scripts/install-deps); case skipped")
+            self.res["python"] = {"skipped": f"no {PYTHON}"}
+            return
+        conds = self.python_conditions(secs)
+        log(f"python: hot.py, deep.py {PY_DEPTH}, burn-nofp; {self.a.freq} Hz, {secs} s, "
+            f"{rounds} interleaved rounds")
+        runs = {c[0]: [] for c in conds}
+        for rnd in range(rounds):
+            for name, cmds, extra, pinned in rotate(conds, rnd):
+                r = self.python_run(name, cmds, extra, pinned, secs)
+                runs[name].append(slim(r))
+                py = r["python"] or {}
+                log(f"  {name}: {py.get('samples')} samples, named "
+                    f"{fmt(py.get('named'), 2, pct=True)}, hot_b/hot_a {fmt(py.get('ratio'), 3)}, "
+                    f"python depth {fmt(py.get('depth'), 1)}, BPF ns/run "
+                    f"{fmt(r.get('bpf_ns_per_sample'), 0)}, filtered {r.get('filtered_all')}")
+        # What a run that filters its sample out costs, and from it each
+        # run's cost per counted sample (see METHODS python_cost).
+        cf = median([r.get("bpf_ns_per_sample") for r in runs["filtered"] if not r.get("failed")])
+        for rs in runs.values():
+            for r in rs:
+                b = r.get("bpf")
+                if cf is not None and b and r.get("counted_all"):
+                    r["bpf_ns_per_counted"] = ((b["run_time_ns"] - (r.get("filtered_all") or 0) * cf)
+                                               / r["counted_all"])
+        out = {"filtered_run_ns": cf}
+        for name, *_ in conds:
+            rs = [r for r in runs[name] if not r.get("failed")]
+            pys = [r.get("python") or {} for r in rs]
+            out[name] = {
+                "bpf_ns_per_sample": median([r.get("bpf_ns_per_sample") for r in rs]),
+                "bpf_ns_per_counted": median([r.get("bpf_ns_per_counted") for r in rs]),
+                "python_v": next((r["python_v"] for r in rs if r.get("python_v")), None),
+                "bpf_prog": next((r["bpf"]["name"] for r in rs if r.get("bpf")), None),
+                "kept_frac": median([r.get("kept_frac") for r in rs]),
+                "samples": median([p.get("samples") for p in pys]),
+                "named": median([p.get("named") for p in pys]),
+                "ratio_b_a": median([p.get("ratio") for p in pys]),
+                "py_depth": median([p.get("depth") for p in pys]),
+                "failed": [r["failed"] for r in runs[name] if r.get("failed")],
+                "runs": runs[name]}
+        ns = {k: out[k]["bpf_ns_per_counted"] for k, *_ in conds if k != "filtered"}
+        depth = out["deep-on"]["py_depth"]
+        if None not in (ns["deep-on"], ns["deep-off"]) and depth:
+            out["ns_per_python_frame"] = (ns["deep-on"] - ns["deep-off"]) / depth
+            out["added_vs_native"] = ratio(ns["deep-on"] - ns["deep-off"], ns["deep-off"])
+        out["burn_beside_py_vs_alone"] = ratio(ns["burn-beside-py"], ns["burn-on"])
+        out["burn_on_vs_off"] = ratio(ns["burn-on"], ns["burn-off"])
+        self.res["python"] = out
+
     # ----- report ----------------------------------------------------------------
     def meta(self):
         def cmd_out(cmd):
@@ -563,6 +695,7 @@ class Bench:
             "freqs": self.a.freqs, "rounds": self.a.rounds,
             "burn_secs": self.a.burn_secs, "accuracy_secs": self.a.accuracy_secs,
             "unwind_secs": self.a.unwind_secs, "unwind_freq": self.a.unwind_freq,
+            "python_secs": self.a.python_secs, "python": PYTHON, "python_depth": PY_DEPTH,
             "quick": self.a.quick,
             "perf_collapse": ("perf script report stackcollapse" if self.collapse == "report"
                               else "perf script | awk -f bench/stackcollapse.awk "
@@ -589,6 +722,62 @@ def stackstats(path, perf=False, ratio=None):
             out[k] = None
     if not out["samples"]:
         return {}
+    return out
+
+
+# Python frames: "QUALNAME (FILE.py)" or, with --py-lines, "(FILE.py:LINE)".
+PY_FRAME = re.compile(r" \(.*\.py(:[0-9]+)?\)$")
+
+
+def py_stats(path):
+    """samples, named (share with a Python frame), ratio (samples with
+    hot_b (hot.py) over hot_a (hot.py)) and depth (mean Python frames a
+    sample) of a folded file; None if it cannot be read."""
+    s = {"samples": 0, "named": 0, "a": 0, "b": 0, "frames": 0}
+    try:
+        f = open(path, errors="replace")
+    except OSError:
+        return None
+    with f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if not stack or not n.isdigit():
+                continue
+            n = int(n)
+            frames = stack.split(";")[1:]
+            py = sum(1 for x in frames if PY_FRAME.search(x))
+            s["samples"] += n
+            s["frames"] += n * py
+            if py:
+                s["named"] += n
+            if any(x.startswith("hot_b (hot.py") for x in frames):
+                s["b"] += n
+            elif any(x.startswith("hot_a (hot.py") for x in frames):
+                s["a"] += n
+    s["ratio"] = ratio(s["b"], s["a"]) if s["a"] else None
+    s["depth"] = ratio(s["frames"], s["samples"])
+    s["named"] = ratio(s["named"], s["samples"])
+    return s
+
+
+def parse_err_file(folded_path):
+    """From -v on stderr, the whole of the run's .err file beside its
+    .folded (stderr_tail may have cut it): counted_all and filtered_all from
+    "samples: taken T, counted C, filtered F", and python_v from "python: N
+    processes, W walks, F frames"."""
+    out = {}
+    err = folded_path[:-len(".folded")] + ".err" if folded_path.endswith(".folded") else None
+    try:
+        with open(err, errors="replace") as f:
+            text = f.read()
+    except (OSError, TypeError):
+        return out
+    m = re.search(r"samples: taken \d+, counted (\d+), filtered (\d+)", text)
+    if m:
+        out.update(counted_all=int(m[1]), filtered_all=int(m[2]))
+    m = re.search(r"python: (\d+) process\w*, (\d+) walks?, (\d+) frames?", text)
+    if m:
+        out["python_v"] = {"processes": int(m[1]), "walks": int(m[2]), "frames": int(m[3])}
     return out
 
 
@@ -814,6 +1003,10 @@ def report(res):
     if uw:
         targets += report_unwind(uw, m, w)
 
+    py = res.get("python")
+    if py:
+        targets += report_python(py, m, w)
+
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
     w("")
@@ -868,6 +1061,58 @@ def report_unwind(uw, m, w):
     return targets
 
 
+def report_python(py, m, w):
+    """Section 6 and the targets for Python frames."""
+    w("")
+    if py.get("skipped"):
+        w(f"6. Python frames: skipped ({py['skipped']})")
+        return []
+    w(f"6. Python frames: {m.get('python')}, {m['freq']} Hz, {m.get('python_secs')} s a run, "
+      f"{m['rounds']} interleaved rounds (medians); all but hot.py pinned to CPU 0 and "
+      "profiled with -C 0")
+    w(f"{'':44} {'samples':>8} {'named':>8} {'b/a':>7} {'py depth':>9} {'BPF ns/run':>11} "
+      f"{'ns/counted':>11}")
+    labels = (("hot", "hot.py alone (-p)"),
+              ("deep-on", f"deep.py {m.get('python_depth')}, Python frames"),
+              ("deep-off", f"deep.py {m.get('python_depth')}, --python=off"),
+              ("burn-off", "burn-nofp (burn-nofp on CPU 1), --python=off"),
+              ("burn-on", "burn-nofp (burn-nofp on CPU 1), Python on"),
+              ("burn-beside-py", "burn-nofp (deep.py on CPU 1), Python on"))
+    for key, label in labels:
+        x = py.get(key) or {}
+        w(f"{label:44} {fmt(x.get('samples'), 0):>8} {fmt(x.get('named'), 2, pct=True):>8} "
+          f"{fmt(x.get('ratio_b_a'), 3):>7} {fmt(x.get('py_depth'), 1):>9} "
+          f"{fmt(x.get('bpf_ns_per_sample'), 0):>11} {fmt(x.get('bpf_ns_per_counted'), 0):>11}"
+          + (f"  FAILED: {'; '.join(x['failed'])}" if x.get("failed") else ""))
+    on = py.get("deep-on") or {}
+    w(f"  (ns/run: run_time_ns / run_cnt of do_sample, filtered runs included; ns/counted: "
+      f"the same less {fmt(py.get('filtered_run_ns'), 0)} ns a filtered run, over the samples "
+      "counted, which the comparisons below use)")
+    if on.get("python_v"):
+        v = on["python_v"]
+        w(f"  -v, deep.py: {v['processes']} Python processes, {v['walks']} walks, {v['frames']} "
+          f"frames ({fmt(ratio(v['frames'], v['walks']), 1)} a walk)")
+    w(f"  per Python frame: (on - off) / depth = {fmt(py.get('ns_per_python_frame'), 0)} ns; "
+      f"added at depth {fmt(on.get('py_depth'), 1)} = {fmt(py.get('added_vs_native'), 2)}x "
+      "the native-only cost")
+    w(f"  burn-nofp: with Python frames {fmt(py.get('burn_on_vs_off'), 3)}x --python=off; "
+      f"beside a Python {fmt(py.get('burn_beside_py_vs_alone'), 3)}x alone")
+    hot = py.get("hot") or {}
+    targets = []
+    nm, rt = hot.get("named"), hot.get("ratio_b_a")
+    targets.append(("Python: hot.py samples named >= 99%", fmt(nm, 2, pct=True),
+                    nm is not None and nm >= 0.99))
+    targets.append(("Python: hot_b/hot_a 3.0 +-10%", fmt(rt, 3),
+                    rt is not None and 2.7 <= rt <= 3.3))
+    av = py.get("added_vs_native")
+    targets.append((f"Python: added cost at depth {m.get('python_depth')} <= 2x native",
+                    fmt(av, 2) + "x", av is not None and av <= 2))
+    bb = py.get("burn_beside_py_vs_alone")
+    targets.append(("Python: others' cost unchanged (+-10%)", fmt(bb, 3) + "x",
+                    bb is not None and abs(bb - 1) <= 0.10))
+    return targets
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -880,7 +1125,7 @@ def main():
                     help="bench/rusage.c, built")
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
-    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -890,6 +1135,7 @@ def main():
     ap.add_argument("--accuracy-secs", type=int, default=5)
     ap.add_argument("--unwind-secs", type=int, default=5)
     ap.add_argument("--unwind-freq", type=int, default=499)
+    ap.add_argument("--python-secs", type=int, default=5)
     ap.add_argument("--keep", action="store_true", help="keep perf.data files")
     ap.add_argument("--perf-collapse", choices=("report", "awk"),
                     help="how to fold perf's samples (default: report if perf has it)")
@@ -899,7 +1145,7 @@ def main():
     a.freqs = [int(x) for x in a.freqs.split(",")]
     if a.quick:
         a.scale_dur, a.rounds, a.startup_rounds, a.burn_secs = 3, 1, 1, 2
-        a.accuracy_secs = a.unwind_secs = 2
+        a.accuracy_secs = a.unwind_secs = a.python_secs = 2
     cases = a.cases.split(",")
     b = Bench(a)
     b.meta()
@@ -917,7 +1163,7 @@ def main():
     t0 = time.monotonic()
     b.res["meta"]["case_secs"] = {}
     try:
-        for case in ("startup", "scale", "accuracy", "overhead", "unwind"):
+        for case in ("startup", "scale", "accuracy", "overhead", "unwind", "python"):
             if case in cases:
                 t = time.monotonic()
                 getattr(b, "case_" + case)()

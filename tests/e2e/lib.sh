@@ -111,6 +111,13 @@ prereq_missing() {
 		elif grep -a -q "__asan_init" "$PROFILE" 2>/dev/null; then
 			echo "a build without AddressSanitizer (valgrind cannot run one)"
 		fi ;;
+	# Debian's CPython 3.11 (python3), its debug build and debug files
+	# (python3.11-dbg), and its internal headers (libpython3.11-dev).
+	PY311) [ -x /usr/bin/python3.11 ] || echo "/usr/bin/python3.11 (scripts/install-deps)" ;;
+	PY311D) [ -x /usr/bin/python3.11d ] || echo "/usr/bin/python3.11d (python3.11-dbg, scripts/install-deps)" ;;
+	PY311_HEADERS)
+		[ -r /usr/include/python3.11/internal/pycore_frame.h ] ||
+			echo "CPython 3.11's internal headers (libpython3.11-dev, scripts/install-deps)" ;;
 	# A command by its name: strace, groff, mandoc...
 	[a-z]*) command -v "$1" >/dev/null || echo "the command $1 (scripts/install-deps)" ;;
 	*) echo "a prerequisite tests/e2e/lib.sh does not know" ;;
