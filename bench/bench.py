@@ -599,6 +599,10 @@ class Bench:
                 # Python or not
                 ("burn-off", [burn, burn], ("--python=off",), True),
                 ("burn-on", [burn, burn], (), True),
+                # the same beside a Python, with and without Python frames:
+                # what a process with no Python pays for them, the co-runner
+                # the same on both sides
+                ("burn-beside-py-off", [burn, deep], ("--python=off",), True),
                 ("burn-beside-py", [burn, deep], (), True))
 
     def python_run(self, name, cmds, extra, pinned, secs):
@@ -674,6 +678,7 @@ class Bench:
             out["ns_per_python_frame"] = (ns["deep-on"] - ns["deep-off"]) / depth
             out["added_vs_native"] = ratio(ns["deep-on"] - ns["deep-off"], ns["deep-off"])
         out["burn_beside_py_vs_alone"] = ratio(ns["burn-beside-py"], ns["burn-on"])
+        out["burn_beside_py_on_vs_off"] = ratio(ns["burn-beside-py"], ns["burn-beside-py-off"])
         out["burn_on_vs_off"] = ratio(ns["burn-on"], ns["burn-off"])
         self.res["python"] = out
 
@@ -775,7 +780,7 @@ def parse_err_file(folded_path):
     m = re.search(r"samples: taken \d+, counted (\d+), filtered (\d+)", text)
     if m:
         out.update(counted_all=int(m[1]), filtered_all=int(m[2]))
-    m = re.search(r"python: (\d+) process\w*, (\d+) walks?, (\d+) frames?", text)
+    m = re.search(r"python: (\d+) process\w*(?: \([^)]*\))?, (\d+) walks?, (\d+) frames?", text)
     if m:
         out["python_v"] = {"processes": int(m[1]), "walks": int(m[2]), "frames": int(m[3])}
     return out
@@ -1077,6 +1082,7 @@ def report_python(py, m, w):
               ("deep-off", f"deep.py {m.get('python_depth')}, --python=off"),
               ("burn-off", "burn-nofp (burn-nofp on CPU 1), --python=off"),
               ("burn-on", "burn-nofp (burn-nofp on CPU 1), Python on"),
+              ("burn-beside-py-off", "burn-nofp (deep.py on CPU 1), --python=off"),
               ("burn-beside-py", "burn-nofp (deep.py on CPU 1), Python on"))
     for key, label in labels:
         x = py.get(key) or {}
@@ -1095,8 +1101,11 @@ def report_python(py, m, w):
     w(f"  per Python frame: (on - off) / depth = {fmt(py.get('ns_per_python_frame'), 0)} ns; "
       f"added at depth {fmt(on.get('py_depth'), 1)} = {fmt(py.get('added_vs_native'), 2)}x "
       "the native-only cost")
-    w(f"  burn-nofp: with Python frames {fmt(py.get('burn_on_vs_off'), 3)}x --python=off; "
-      f"beside a Python {fmt(py.get('burn_beside_py_vs_alone'), 3)}x alone")
+    w(f"  burn-nofp: with Python frames {fmt(py.get('burn_on_vs_off'), 3)}x --python=off "
+      "(no Python process: the same BPF instructions, so this is the noise); "
+      f"beside a Python {fmt(py.get('burn_beside_py_on_vs_off'), 3)}x --python=off there, "
+      f"{fmt(py.get('burn_beside_py_vs_alone'), 3)}x beside burn-nofp (another co-runner: "
+      "information only)")
     hot = py.get("hot") or {}
     targets = []
     nm, rt = hot.get("named"), hot.get("ratio_b_a")
@@ -1107,9 +1116,12 @@ def report_python(py, m, w):
     av = py.get("added_vs_native")
     targets.append((f"Python: added cost at depth {m.get('python_depth')} <= 2x native",
                     fmt(av, 2) + "x", av is not None and av <= 2))
-    bb = py.get("burn_beside_py_vs_alone")
-    targets.append(("Python: others' cost unchanged (+-10%)", fmt(bb, 3) + "x",
-                    bb is not None and abs(bb - 1) <= 0.10))
+    # One-sided: no added cost.  burn-on and burn-off run the same BPF
+    # instructions (no Python process, so no lookup), and their ratio is
+    # this host's noise, printed above.
+    bb = py.get("burn_beside_py_on_vs_off")
+    targets.append(("Python: no-Python process pays <= +10%", fmt(bb, 3) + "x",
+                    bb is not None and bb <= 1.10))
     return targets
 
 
