@@ -27,6 +27,7 @@
 #include "kbtf.h"
 #include "log.h"
 #include "text.h"
+#include "util.h"
 #include "trace.h"
 
 /* Requests waiting for the thread, at most: more are dropped and counted. */
@@ -865,16 +866,12 @@ void python__free(struct python *py)
 	if (!py)
 		return;
 	if (py->started) {
-		struct timespec deadline;
-
 		pthread_mutex_lock(&py->lock);
 		py->stop = true;
 		pthread_cond_signal(&py->wake);
 		pthread_mutex_unlock(&py->lock);
-		/* A read of a file on a dead network mount may block: do not wait. */
-		clock_gettime(CLOCK_REALTIME, &deadline);
-		deadline.tv_sec += 2;
-		if (pthread_timedjoin_np(py->thread, NULL, &deadline)) {
+		/* A read of a file or a process may block: do not wait long. */
+		if (util__join_within(py->thread, 2)) {
 			pr_warn("the Python reader is stuck reading a file; exiting without it");
 			return;
 		}

@@ -28,6 +28,7 @@
 
 #include "unwind.h"
 #include "ehframe.h"
+#include "util.h"
 #include "htab.h"
 #include "procfs.h"
 #include "procmaps.h"
@@ -946,8 +947,6 @@ void unwind__free(struct unwind *u)
 	if (!u)
 		return;
 	if (u->started) {
-		struct timespec deadline;
-
 		pthread_mutex_lock(&u->lock);
 		u->stop = true;
 		pthread_cond_signal(&u->wake);
@@ -956,9 +955,7 @@ void unwind__free(struct unwind *u)
 		 * A read of some file may block (a network file system that
 		 * went away): the profile is written, exit without it.
 		 */
-		clock_gettime(CLOCK_REALTIME, &deadline);
-		deadline.tv_sec += 2;
-		if (pthread_timedjoin_np(u->thread, NULL, &deadline)) {
+		if (util__join_within(u->thread, 2)) {
 			pr_warn("the unwinder's thread is stuck reading a file; exiting without it");
 			return;
 		}
