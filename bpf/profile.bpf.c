@@ -715,8 +715,11 @@ int uw_exec(void *ctx)
 SEC("raw_tp/sched_process_exit")
 int uw_exit(void *ctx)
 {
+	__u32 gtid = (__u32)bpf_get_current_pid_tgid();
 	__u32 pid, tid;
 
+	/* Every thread: its thread state is gone with it. */
+	bpf_map_delete_elem(&py_threads, &gtid);
 	if (!current_ids(&pid, &tid) || pid != tid)
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);

@@ -25,6 +25,8 @@
 #define PY_MAX_FRAMES 63
 /* Thread states looked at to find the sampled thread's, at most. */
 #define PY_MAX_THREADS 128
+/* Threads whose thread state the walker remembers (LRU). */
+#define PY_MAX_THREAD_CACHE 16384
 /* Bytes of a frame read in one go: every field the walker needs. */
 #define PY_FRAME_WINDOW 128
 

@@ -320,6 +320,8 @@ static int session__configure(struct session *s)
 	err = configure_unwind(skel, c);
 	if (!err && !c->python)
 		err = bpf_map__set_max_entries(skel->maps.py_procs, 1);
+	if (!err && !c->python)
+		err = bpf_map__set_max_entries(skel->maps.py_threads, 1);
 	if (err)
 		return err;
 	skel->rodata->notify_new = true;
