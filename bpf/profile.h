@@ -57,6 +57,8 @@ enum frame_flags {
 	FRAME_UNWIND_END = 1 << 3,
 	/* Not a frame: the Python thread did not hold the GIL (kind FRAME_NONE). */
 	FRAME_NO_GIL = 1 << 4,
+	/* Not a frame: Python frames beyond PY_MAX_FRAMES were left out here. */
+	FRAME_PY_CUT = 1 << 5,
 };
 
 /* One frame of a trace as a stack source hands it to the symbolizer. */

@@ -68,8 +68,13 @@ struct {
 	__uint(max_entries, 1);
 } py_scratch SEC(".maps");
 
-/* Hashes Python stacks apart from native ones with the same words. */
-#define PY_SPILL_FLAGS (1ull << 56)
+/*
+ * Hashes Python stacks apart from native ones with the same words, and
+ * each process's apart: a forked child runs the same code objects at the
+ * same addresses, and each process is told of its own stacks (user space
+ * learns code objects per process).
+ */
+#define PY_SPILL_FLAGS(pid) ((1ull << 56) | (pid))
 
 static __always_inline int py_read(void *dst, __u32 size, __u64 addr)
 {
@@ -330,13 +335,19 @@ static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms
 					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
 {
 	struct py_state *s = py_walk(pid, cnt);
+	__u64 size;
 
 	ref->kind = FRAME_INTERP;
 	if (!s)
 		return false;
-	if (!store_stack(ms, &s->note.st, ref, PY_SPILL_FLAGS, cnt))
+	if (!store_stack(ms, &s->note.st, ref, PY_SPILL_FLAGS(pid), cnt))
 		return false;
-	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &s->note, sizeof(s->note)))
+	/* The note up to its last frame: it shares the ring with mmap records. */
+	size = __builtin_offsetof(struct py_stack_note, st.ips) + s->note.st.nr * sizeof(__u64);
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(s->note))
+		size = sizeof(s->note);
+	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &s->note, size))
 		cnt[CNT_PY_NOTE_ERR]++;
 	else
 		cnt[CNT_PY_NOTES]++;

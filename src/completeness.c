@@ -38,8 +38,9 @@ static __u32 real_frames(const struct stack *st)
  */
 static const char *stop_module(const struct stack *st, __u32 n)
 {
+	/* An interpreter's frame names its source file, not an object. */
 	for (__u32 k = n; k > 0; k--)
-		if (st->frames[k - 1]->module)
+		if (st->frames[k - 1]->module && st->frames[k - 1]->kind != FRAME_INTERP)
 			return st->frames[k - 1]->module;
 	return "[unknown]";
 }

@@ -323,7 +323,7 @@ static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f)
 	/* Python's function, file and line; no mapping, no address. */
 	if (f->kind == FRAME_INTERP && f->func)
 		return intern_location(pp, 0, 0, intern_function(pp, f->func, f->module), f->line);
-	if (f->kind == FRAME_INTERP || (f->flags & FRAME_NO_GIL))
+	if (f->kind == FRAME_INTERP || (f->flags & (FRAME_NO_GIL | FRAME_PY_CUT)))
 		return intern_location(pp, 0, 0, intern_function(pp, f->name ? f->name : "[unknown]",
 								  NULL), 0);
 	if (f->kind == FRAME_KERNEL)

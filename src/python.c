@@ -24,6 +24,7 @@
 #include "procfs.h"
 #include "procmaps.h"
 #include "htab.h"
+#include "caps.h"
 #include "kbtf.h"
 #include "log.h"
 #include "text.h"
@@ -43,6 +44,7 @@ struct pyobj {
 	__u64 runtime, version, code_type, str_type, bytes_type;
 	__u64 vaddr0;			/* the vaddr file offset 0 is loaded at */
 	unsigned int name_minor;	/* 3.X from the file's name, or 0 */
+	__u64 size, mtime;		/* of the file scanned */
 };
 
 struct pycode_ent {
@@ -54,14 +56,19 @@ struct pycode_ent {
 	size_t bytes;
 };
 
+/* What one user's processes hold of names and line tables. */
+struct pyuser {
+	__u64 bytes;
+};
+
 struct pyproc {
 	__u32 pid;
+	struct pyuser *user;		/* its owner's budget (euid) */
 	bool dead;			/* exited: no more reads */
 	__u64 dead_at;			/* py->reports when it exited */
 	struct py_layout layout;
 	struct pytypes types;
 	struct htab codes;		/* code object address -> struct pycode_ent */
-	int users;			/* reader thread working on it, unlocked */
 	struct pyproc *next_gone;	/* on py->gone, replaced by another */
 };
 
@@ -96,6 +103,7 @@ struct python {
 	struct htab objects;		/* file key -> struct pyobj */
 	struct strpool names;
 	__u64 bytes;			/* of code entries, against PYTHON_MEM_MAX */
+	struct htab users;		/* euid -> struct pyuser */
 	__u64 reports;
 	__u32 in_map;			/* entries written to py_procs */
 	bool fsbase_known;
@@ -147,8 +155,14 @@ static void match_symbol(struct pyobj *o, const char *name, __u64 value)
 		o->bytes_type = value;
 }
 
+/*
+ * The first .dynsym and the first .symtab, each within CAP_SECTION_BYTES:
+ * a hostile file may hold any number of symbol tables, each as big as the
+ * file, and libelf reads each one it is asked for into memory.
+ */
 static void scan_symbols(Elf *elf, struct pyobj *o)
 {
+	bool seen_dynsym = false, seen_symtab = false;
 	Elf_Scn *scn = NULL;
 
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -156,8 +170,13 @@ static void scan_symbols(Elf *elf, struct pyobj *o)
 		Elf_Data *d;
 		size_t n;
 
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_size > CAP_SECTION_BYTES)
+			continue;
+		if (sh.sh_type == SHT_DYNSYM && !seen_dynsym)
+			seen_dynsym = true;
+		else if (sh.sh_type == SHT_SYMTAB && !seen_symtab)
+			seen_symtab = true;
+		else
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d)
@@ -281,7 +300,7 @@ static const struct pyobj *get_object(struct python *py, int proc_dirfd,
 	struct statfs sfs;
 	struct pyobj *o;
 	struct stat st;
-	__u64 key;
+	__u64 mtime;
 	int fd;
 
 	fd = procfs__open_mapped(proc_dirfd, &m);
@@ -292,12 +311,18 @@ static const struct pyobj *get_object(struct python *py, int proc_dirfd,
 		close(fd);
 		return NULL;
 	}
-	key = st.st_dev ^ htab__hash(st.st_size, st.st_mtim.tv_sec * 1000000000ull +
-						  st.st_mtim.tv_nsec);
-	o = htab__get(&py->objects, key, st.st_ino);
-	if (!o && (o = calloc(1, sizeof(*o)))) {
+	/* Rewritten in place (another size or time): look again. */
+	mtime = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
+	o = htab__get(&py->objects, st.st_dev, st.st_ino);
+	if (o && (o->size != (__u64)st.st_size || o->mtime != mtime)) {
 		scan_file(fd, v->path, v->path_len, o);
-		if (htab__put(&py->objects, key, st.st_ino, o)) {
+		o->size = st.st_size;
+		o->mtime = mtime;
+	} else if (!o && (o = calloc(1, sizeof(*o)))) {
+		scan_file(fd, v->path, v->path_len, o);
+		o->size = st.st_size;
+		o->mtime = mtime;
+		if (htab__put(&py->objects, st.st_dev, st.st_ino, o)) {
 			free(o);
 			o = NULL;
 		}
@@ -347,15 +372,23 @@ static __u16 frame_read(const struct py_offsets *o)
 	return end;
 }
 
-static void free_proc(struct pyproc *p)
+static void free_code(struct pycode_ent *c)
+{
+	pycode__free(&c->code);
+	free(c);
+}
+
+/* Called locked, or at the end: give back what p's code objects held. */
+static void free_proc(struct python *py, struct pyproc *p)
 {
 	struct hent *e;
 
 	for (size_t pos = 0; (e = htab__next(&p->codes, &pos));) {
 		struct pycode_ent *c = e->val;
 
-		pycode__free(&c->code);
-		free(c);
+		py->bytes -= c->bytes;
+		p->user->bytes -= c->bytes;
+		free_code(c);
 	}
 	htab__free(&p->codes);
 	free(p);
@@ -368,6 +401,9 @@ static void unpublish(struct python *py, struct pyproc *p)
 		return;
 	p->dead = true;
 	p->dead_at = py->reports;
+	/* python__free() gave up on us: the maps may be gone. */
+	if (py->stop)
+		return;
 	/* The exec or exit program may have deleted it first: count it gone. */
 	bpf_map_delete_elem(py->maps.procs_fd, &p->pid);
 	if (py->in_map)
@@ -403,7 +439,10 @@ static bool fsbase_ready(struct python *py)
 			strerror(-err));
 		return false;
 	}
-	*py->maps.fsbase_off = off;
+	pthread_mutex_lock(&py->lock);
+	if (!py->stop)
+		*py->maps.fsbase_off = off;
+	pthread_mutex_unlock(&py->lock);
 	return true;
 }
 
@@ -423,18 +462,36 @@ static void note_unsupported(struct python *py, const char *path, size_t len,
 }
 
 /* Write what the walker needs to know of pid; called locked. */
-static int publish(struct python *py, __u32 pid, const struct pyobj *o, __u64 bias,
-		   const struct py_layout *l, bool again)
+/* Called locked: the budget of user uid, made on first use. */
+static struct pyuser *get_user(struct python *py, __u32 uid)
+{
+	struct pyuser *u = htab__get(&py->users, uid, 0);
+
+	if (u)
+		return u;
+	u = calloc(1, sizeof(*u));
+	if (u && htab__put(&py->users, uid, 0, u)) {
+		free(u);
+		u = NULL;
+	}
+	return u;
+}
+
+static int publish(struct python *py, __u32 pid, __u32 uid, const struct pyobj *o,
+		   __u64 bias, const struct py_layout *l, bool again)
 {
 	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
 			      .version = l->version, .frame_read = frame_read(&l->bpf) };
 	struct pyproc *p;
 
-	if (!fsbase_ready(py))
-		return -ENOENT;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->user = get_user(py, uid);
+	if (!p->user) {
+		free(p);
+		return -ENOMEM;
+	}
 	p->pid = pid;
 	p->layout = *l;
 	p->types = (struct pytypes){ .code = o->code_type ? bias + o->code_type : 0,
@@ -443,6 +500,11 @@ static int publish(struct python *py, __u32 pid, const struct pyobj *o, __u64 bi
 	if (htab__put(&py->procs, pid, 0, p)) {
 		free(p);
 		return -ENOMEM;
+	}
+	/* python__free() gave up on us: the maps may be gone. */
+	if (py->stop) {
+		p->dead = true;
+		return -ECANCELED;
 	}
 	if (bpf_map_update_elem(py->maps.procs_fd, &pid, &pp, BPF_ANY)) {
 		p->dead = true;
@@ -457,6 +519,7 @@ static int publish(struct python *py, __u32 pid, const struct pyobj *o, __u64 bi
 /* Look for CPython in pid; exec: even if it was found before. */
 static void detect(struct python *py, __u32 pid, bool exec)
 {
+	struct procfs_status status;
 	struct scan *s;
 	int dirfd = -1;
 	__u64 t0 = now_ns();
@@ -472,6 +535,9 @@ static void detect(struct python *py, __u32 pid, bool exec)
 	s = calloc(1, sizeof(*s));
 	dirfd = procfs__open_pid(pid);
 	if (dirfd < 0 || !s)
+		goto out;
+	/* Whose it is: each user's processes share one budget of names. */
+	if (procfs__status(dirfd, &status))
 		goto out;
 	s->have_exe = !fstatat(dirfd, "exe", &s->exe, 0);
 	if (procmaps__read_at(dirfd, add_candidate, s) < 0)
@@ -489,12 +555,14 @@ static void detect(struct python *py, __u32 pid, bool exec)
 		if (!o || !o->python)
 			continue;
 		bias = v->start - o->vaddr0;
-		/* Reads of the process, never under the lock (see get_code()). */
+		/* Reads of the process and the kernel's BTF: never under the lock. */
 		err = find_layout(o, bias, &mem, &l, &major, &minor);
+		if (!err && !fsbase_ready(py))
+			break;
 		pthread_mutex_lock(&py->lock);
 		if (err)
 			note_unsupported(py, v->path, v->path_len, major, minor);
-		else if (!publish(py, pid, o, bias, &l, again))
+		else if (!publish(py, pid, status.euid, o, bias, &l, again))
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		pthread_mutex_unlock(&py->lock);
@@ -548,12 +616,6 @@ static int code_identity(const struct pyproc *p, __u64 addr, __u64 *name_obj, __
 	return err;
 }
 
-static void free_code(struct pycode_ent *c)
-{
-	pycode__free(&c->code);
-	free(c);
-}
-
 /* The code object at addr read from the process, unlocked; NULL if it is not one. */
 static struct pycode_ent *read_code(const struct pyproc *p, __u64 addr, __u64 name_obj)
 {
@@ -586,9 +648,11 @@ static int keep_code(struct python *py, struct pyproc *p, __u64 addr, struct pyc
 		return -ENOMEM;
 	if (old) {
 		py->bytes -= old->bytes;
+		p->user->bytes -= old->bytes;
 		free_code(old);
 	}
 	py->bytes += c->bytes;
+	p->user->bytes += c->bytes;
 	py->stats.codes++;
 	return 0;
 }
@@ -614,7 +678,9 @@ static void learn_code(struct python *py, struct pyproc *p, __u64 addr)
 		known_obj = c->name_obj;
 		known_line = c->code.firstlineno;
 	}
-	over = py->bytes >= PYTHON_MEM_MAX;
+	/* Names are never freed: they count for good against the whole. */
+	over = py->bytes + strpool__bytes(&py->names) >= PYTHON_MEM_MAX ||
+	       p->user->bytes >= PYTHON_USER_MEM_MAX;
 	pthread_mutex_unlock(&py->lock);
 	if (code_identity(p, addr, &name_obj, &line) ||
 	    (known && name_obj == known_obj && line == known_line))
@@ -630,23 +696,20 @@ static void learn_code(struct python *py, struct pyproc *p, __u64 addr)
 	pthread_mutex_unlock(&py->lock);
 }
 
-/* Read the new code objects of a stack the sampler stored. */
+/*
+ * Read the new code objects of a stack the sampler stored.  p stays in
+ * py->procs while we read unlocked: only this thread retires processes,
+ * and python__reap() frees only retired ones.
+ */
 static void read_note(struct python *py, const struct request *r)
 {
 	struct pyproc *p;
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, r->pid, 0);
-	if (p)
-		p->users++;	/* not freed under us by python__reap() */
 	pthread_mutex_unlock(&py->lock);
-	if (!p)
-		return;
-	for (__u32 i = 0; i + 1 < r->nr && !p->dead; i += 2)
+	for (__u32 i = 0; p && i + 1 < r->nr; i += 2)
 		learn_code(py, p, r->words[i]);
-	pthread_mutex_lock(&py->lock);
-	p->users--;
-	pthread_mutex_unlock(&py->lock);
 }
 
 /*
@@ -663,8 +726,11 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, pid, 0);
 	c = p ? htab__get(&p->codes, f->addr, 0) : NULL;
-	/* Exited, or a process before this one with the pid: newest first. */
-	for (struct pyproc *g = py->gone; !c && g; g = g->next_gone) {
+	/*
+	 * Exited: the newest process that had the pid.  Not when one lives
+	 * with it now: a code object it has not named is not an older one's.
+	 */
+	for (struct pyproc *g = p ? NULL : py->gone; !c && g; g = g->next_gone) {
 		c = g->pid == pid ? htab__get(&g->codes, f->addr, 0) : NULL;
 		p = g;
 	}
@@ -739,7 +805,12 @@ static void request(struct python *py, enum req_op op, __u32 pid, const __u64 *w
 		return;
 	r = malloc(sizeof(*r) + nr * sizeof(r->words[0]));
 	pthread_mutex_lock(&py->lock);
-	if (!r || py->queued >= QUEUE_MAX) {
+	/*
+	 * Only notes are dropped when the reader falls behind: the others are
+	 * as many as processes come and go, and a lost one would leave a
+	 * process unwalked, or walked after its pid went to another.
+	 */
+	if (!r || (op == REQ_NOTE && py->queued >= QUEUE_MAX)) {
 		py->stats.dropped++;
 		pthread_mutex_unlock(&py->lock);
 		free(r);
@@ -771,17 +842,30 @@ void python__exec(struct python *py, __u32 pid)
 
 void python__forget(struct python *py, __u32 pid)
 {
-	request(py, REQ_FORGET, pid, NULL, 0);
+	bool known;
+
+	if (!py)
+		return;
+	/* Every exit on the host comes here: queue only those we know. */
+	pthread_mutex_lock(&py->lock);
+	known = htab__get(&py->procs, pid, 0) != NULL;
+	pthread_mutex_unlock(&py->lock);
+	if (known)
+		request(py, REQ_FORGET, pid, NULL, 0);
 }
 
 void python__note(struct python *py, const void *data, size_t len)
 {
+	const size_t head = offsetof(struct py_stack_note, st.ips);
 	const struct py_stack_note *n = data;
 	__u32 nr;
 
-	if (!py || len < sizeof(*n) || n->magic != PY_NOTE_MAGIC)
+	/* The sampler sends a note up to its last frame. */
+	if (!py || len < head || n->magic != PY_NOTE_MAGIC)
 		return;
 	nr = n->st.nr < 2 * PY_MAX_FRAMES ? n->st.nr : 2 * PY_MAX_FRAMES;
+	if (nr > (len - head) / sizeof(n->st.ips[0]))
+		nr = (len - head) / sizeof(n->st.ips[0]);
 	pthread_mutex_lock(&py->lock);
 	py->stats.notes++;
 	pthread_mutex_unlock(&py->lock);
@@ -820,9 +904,9 @@ void python__reap(struct python *py)
 	for (pp = &py->gone; *pp;) {
 		struct pyproc *p = *pp;
 
-		if (p->dead_at + 1 < py->reports && !p->users) {
+		if (p->dead_at + 1 < py->reports) {
 			*pp = p->next_gone;
-			free_proc(p);
+			free_proc(py, p);
 		} else {
 			pp = &p->next_gone;
 		}
@@ -883,15 +967,18 @@ void python__free(struct python *py)
 		free(r);
 	}
 	for (size_t pos = 0; (e = htab__next(&py->procs, &pos));)
-		free_proc(e->val);
+		free_proc(py, e->val);
 	while (py->gone) {
 		struct pyproc *p = py->gone;
 
 		py->gone = p->next_gone;
-		free_proc(p);
+		free_proc(py, p);
 	}
 	for (size_t pos = 0; (e = htab__next(&py->objects, &pos));)
 		free(e->val);
+	for (size_t pos = 0; (e = htab__next(&py->users, &pos));)
+		free(e->val);
+	htab__free(&py->users);
 	htab__free(&py->procs);
 	htab__free(&py->objects);
 	strpool__free(&py->names);

@@ -38,8 +38,13 @@ struct python_stats {
 	char unsupported_first[96];	/* "PATH: VERSION" of the first one */
 };
 
-/* Bytes kept of names and line tables for all processes together. */
+/*
+ * Bytes kept of names and line tables: for all processes together, and
+ * for the processes of one user, so that one user's processes cannot take
+ * all of it from everyone else's.
+ */
 #define PYTHON_MEM_MAX (64ull << 20)
+#define PYTHON_USER_MEM_MAX (16ull << 20)
 
 struct python *python__new(const struct python_maps *maps, bool lines);
 void python__free(struct python *py);

@@ -300,9 +300,10 @@ static int configure_unwind(struct profile_bpf *skel, const struct session_confi
 		err = bpf_map__set_max_entries(skel->maps.uw_procs, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.uw_execs, 1);
-	if (!err)
+	/* The Python walker needs them too: a pid's entry must go at once. */
+	if (!err && !c->python)
 		err = bpf_program__set_autoload(skel->progs.uw_exec, false);
-	if (!err)
+	if (!err && !c->python)
 		err = bpf_program__set_autoload(skel->progs.uw_exit, false);
 	return err;
 }
@@ -445,19 +446,22 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 	return 0;
 }
 
-/* Exec and exit drop a process's mappings in the kernel at once. */
+/*
+ * Exec and exit drop a process's mappings and Python entry in the kernel
+ * at once.
+ */
 static int attach_unwind(struct session *s)
 {
 	struct bpf_program *progs[2] = { s->skel->progs.uw_exec, s->skel->progs.uw_exit };
 
-	if (!s->cfg.unwind)
+	if (!s->cfg.unwind && !s->cfg.python)
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		s->uw_links[i] = bpf_program__attach(progs[i]);
 		if (!s->uw_links[i]) {
 			int err = -errno;
 
-			pr_err("cannot attach to %s: %s; try --unwind=fp",
+			pr_err("cannot attach to %s: %s; try --unwind=fp --python=off",
 			       bpf_program__section_name(progs[i]), strerror(-err));
 			return err;
 		}
@@ -685,7 +689,8 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
  */
 /*
  * A Python stack: two words a frame (bpf/pyframe.h), innermost first,
- * after a marker when the thread did not hold the GIL.
+ * after a marker when the thread did not hold the GIL, and before one when
+ * the walk stopped at its depth.  At most PY_MAX_FRAMES + 2 frames.
  */
 static int read_interp(const __u64 *ips, int n, __u32 end, struct trace_frame *frames)
 {
@@ -696,6 +701,9 @@ static int read_interp(const __u64 *ips, int n, __u32 end, struct trace_frame *f
 	for (int i = 0; i + 1 < n; i += 2)
 		frames[nr++] = (struct trace_frame){ .addr = ips[i], .aux = (__u32)ips[i + 1],
 						     .kind = FRAME_INTERP };
+	/* Deeper than the walk goes: say so where the frames are missing. */
+	if (((end - 1) & (PY_END_NO_GIL - 1)) == PY_END_DEPTH)
+		frames[nr++] = (struct trace_frame){ .kind = FRAME_NONE, .flags = FRAME_PY_CUT };
 	return nr;
 }
 

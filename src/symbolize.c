@@ -149,6 +149,8 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 		f->name = unwind_end_label(c, tf->addr);
 	else if (tf->flags & FRAME_NO_GIL)
 		f->name = "[GIL released]";
+	else if (tf->flags & FRAME_PY_CUT)
+		f->name = "[python: more frames]";
 	else if (res && res->resolve)
 		res->resolve(res->ctx, pid, f);
 	htab__fill(h, s, tf->addr, k2, f);

@@ -151,6 +151,9 @@ static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 	if ((r->prot & PROT_EXEC) && r->filename[0] == '/' && r->filename[1] != '/' &&
 	    unwind__knows(t->uw, r->pid))
 		unwind__sync(t->uw, r->pid);
+	/* An embedded interpreter, loaded after the first sample. */
+	if ((r->prot & PROT_EXEC) && strstr(r->filename, "/libpython3."))
+		python__detect(t->py, r->pid);
 }
 
 static void on_comm(struct tracker *t, const struct rec_comm *c)
@@ -203,7 +206,7 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 	    r->size < sizeof(pid))
 		return;
 	/* The sampler's other note: a new Python stack. */
-	if (r->size >= sizeof(struct py_stack_note)) {
+	if (r->size >= offsetof(struct py_stack_note, st.ips)) {
 		python__note(t->py, r->data, r->size);
 		return;
 	}

@@ -531,6 +531,7 @@ TEST(python_frames_in_place_of_the_loop)
 		py_sample(1, STACK_HASHED, 4),	/* more loops; no GIL */
 		py_sample(1, STACK_HASHED, 0),	/* no Python frames: native as is */
 		py_sample(1, STACK_MISSED, 2),	/* a lost user stack stays lost */
+		py_sample(1, STACK_HASHED, 2),	/* the first pair again */
 	};
 	const struct trace_view user = { .parts = { [PART_USER] = true } };
 	struct records rs;
@@ -538,7 +539,7 @@ TEST(python_frames_in_place_of_the_loop)
 	char buf[512];
 
 	py_fixture(&fx);
-	CHECK_INT(records__build(&rs, &fx.sym, s, 5), 0);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 6), 0);
 	path(&rs.recs[0], &user, buf, sizeof(buf));
 	CHECK_STR(buf, "u7_104f;py_c (main.py);u7_102f;py_b (main.py);py_a (main.py);u7_1010");
 	path(&rs.recs[1], &user, buf, sizeof(buf));
@@ -549,9 +550,10 @@ TEST(python_frames_in_place_of_the_loop)
 	CHECK_STR(buf, "u7_104f;_PyEval_EvalFrameDefault;u7_102f;_PyEval_EvalFrameDefault;u7_1010");
 	CHECK_INT(rs.recs[4].parts[PART_USER].state, PART_MISSED);
 	/* The Python part is never a part of its own. */
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		CHECK_INT(rs.recs[i].parts[PART_INTERP].state, PART_ABSENT);
-	/* The same pair of stacks is folded once. */
+	/* The same pair of stacks is folded once, another pair apart. */
+	CHECK(rs.recs[0].parts[PART_USER].stack == rs.recs[5].parts[PART_USER].stack);
 	CHECK(rs.recs[0].parts[PART_USER].stack != rs.recs[2].parts[PART_USER].stack);
 	records__free(&rs);
 }
