@@ -313,6 +313,41 @@ t_exiting() {
 	at_least $named 95 "samples with a Python frame (%)"
 }
 
+# Children of fork() share their parent's code object addresses: each must
+# be named from its own memory, the second child started after the first
+# had stored every stack the two have in common.
+t_forked() {
+	local prof rc=0
+	"$PROFILE" -F 999 -f 5 >fork.folded 2>fork.err &
+	prof=$!
+	wait_attached $prof
+	bg $PY "$PYWL/forked.py" 5 pyforked >fork.out
+	wait $prof || rc=$?
+	[ $rc = 0 ] || { cat fork.err; fail "profile exited with status $rc"; }
+	grep -q "^forked: running" fork.out || fail "forked.py did not start its children"
+	pystats -c pyforked --count parent="main \(forked\.py\);parent_burn \(forked\.py\)" \
+		--count one="start \(forked\.py\);child_one \(forked\.py\)" \
+		--count two="start \(forked\.py\);child_two \(forked\.py\)" fork.folded
+	at_least $parent 1000 "samples in parent_burn"
+	at_least $one 1000 "samples in child_one"
+	at_least $two 1000 "samples in child_two (forked 1 s later)"
+	at_least $named 99 "samples with a Python frame (%)"
+}
+
+# Deeper than the walk goes: the 63 innermost Python frames, then a
+# marker where the rest would be; nothing after it is a Python frame.
+t_depth() {
+	local pid
+	bg $PY "$PYWL/deep.py" 6 100 >depth.out
+	pid=$!
+	sleep 0.5
+	profiled depth.folded -F 499 -f -p $pid 3
+	pystats --count cut="PyEval_EvalCode;\[python: more frames\](;down \(deep\.py\)){62};burn \(deep\.py\)(;[^;()]+)*\$" \
+		--count whole="<module> \(deep\.py\)" depth.folded
+	at_least $cut $((samples * 95 / 100)) "stacks: PyEval_EvalCode, the marker, 62 down, burn"
+	at_most $whole 0 "stacks that reach <module> 100 frames up"
+}
+
 t_lines() {
 	local loop ca cb ma mb mo
 	loop=$(hot_line loop) ca=$(hot_line call-a) cb=$(hot_line call-b)
@@ -581,6 +616,8 @@ test_expect_success PY311,ROOT_BPF 'GIL released (hashing): [GIL released] with 
 test_expect_success PY311,ROOT_BPF,unshare 'Python in a private mount namespace, hot.py on a tmpfs: named' t_mntns
 test_expect_success PY311,ROOT_BPF,unshare 'python3.11 itself on the private tmpfs too: named' t_mntns_binary
 test_expect_success PY311,ROOT_BPF 'a Python that exits before the profile ends: named, its last function too' t_exiting
+test_expect_success PY311,ROOT_BPF 'forked children, one forked after the first stored every stack: each named' t_forked
+test_expect_success PY311,ROOT_BPF 'deeper than 63 frames: the innermost 63, then [python: more frames]' t_depth
 test_expect_success PY311,ROOT_BPF '--py-lines: the lines of the loop, the calls and main' t_lines
 test_expect_success ROOT_BPF,CAPS,nm 'fakepy (_PyRuntime, no version; also as python3.11), by nobody: native only, on time' t_fakepy
 test_expect_success ROOT_BPF,CAPS,nm 'fakepy-v (3.11.2) with hostile _PyRuntime, by nobody: native only, on time' t_fakepy_hostile
