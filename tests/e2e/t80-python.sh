@@ -326,11 +326,10 @@ t_forked() {
 	[ $rc = 0 ] || { cat fork.err; fail "profile exited with status $rc"; }
 	grep -q "^forked: running" fork.out || fail "forked.py did not start its children"
 	pystats -c pyforked --count parent="main \(forked\.py\);parent_burn \(forked\.py\)" \
-		--count one="start \(forked\.py\);child_one \(forked\.py\)" \
-		--count two="start \(forked\.py\);child_two \(forked\.py\)" fork.folded
+		--count kids="start \(forked\.py\);child_work \(forked\.py\)" fork.folded
 	at_least $parent 1000 "samples in parent_burn"
-	at_least $one 1000 "samples in child_one"
-	at_least $two 1000 "samples in child_two (forked 1 s later)"
+	# The second child is a third of the samples: unnamed, it fails this.
+	at_least $kids 2000 "samples in child_work, two children"
 	at_least $named 99 "samples with a Python frame (%)"
 }
 

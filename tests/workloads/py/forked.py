@@ -4,9 +4,10 @@ function.
     forked.py SECONDS NAME
 
 The parent names itself NAME (prctl PR_SET_NAME; the children inherit
-it), forks child_one at once and child_two a second later, and runs
-parent_burn; each runs for SECONDS of wall time from its start.  Children
-of fork() run the parent's code objects at the parent's addresses: a
+it), forks a child at once and another a second later, both running
+child_work, and runs parent_burn; each runs until SECONDS after the
+parent's start.  Children of fork() run the parent's code objects at the
+parent's addresses, and the second child's stacks are all the first's: a
 profiler that learns code objects per process must learn them for each
 child too (prefork servers, multiprocessing with fork).  It prints
 "forked: running" when both children run.
@@ -29,11 +30,7 @@ def parent_burn(seconds):
     return spin_until(time.time() + seconds)
 
 
-def child_one(seconds):
-    return spin_until(time.time() + seconds)
-
-
-def child_two(seconds):
+def child_work(seconds):
     return spin_until(time.time() + seconds)
 
 
@@ -48,9 +45,9 @@ def start(work, seconds):
 def main(seconds, name):
     libc = ctypes.CDLL(None)
     libc.prctl(15, name.encode()[:15], 0, 0, 0)     # PR_SET_NAME
-    kids = [start(child_one, seconds)]
+    kids = [start(child_work, seconds)]
     time.sleep(1)
-    kids.append(start(child_two, seconds - 1))
+    kids.append(start(child_work, seconds - 1))
     print("forked: running", flush=True)
     parent_burn(seconds - 1)
     for pid in kids:
