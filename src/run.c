@@ -273,8 +273,9 @@ static void warn_python(const struct run *r)
 		pr_warn("python: %s is not a version profile can read (%llu processes); their stacks show native frames only",
 			st.unsupported_first, (unsigned long long)st.unsupported);
 	if (st.over_budget)
-		pr_warn("%llu Python code objects were not named: the names of %llu MiB are kept at most",
-			(unsigned long long)st.over_budget, PYTHON_MEM_MAX >> 20);
+		pr_warn("%llu Python code objects were not named: names are kept up to %llu MiB for one user's processes and %llu MiB in all",
+			(unsigned long long)st.over_budget, PYTHON_USER_MEM_MAX >> 20,
+			PYTHON_MEM_MAX >> 20);
 }
 
 static void report_counters(const struct run *r, const __u64 *c)
