@@ -50,6 +50,9 @@ struct py_offsets {
 	__u16 interp_threads_head;	/* PyInterpreterState.threads.head */
 	__u16 ts_next;			/* PyThreadState.next */
 	__u16 ts_thread_id;		/* PyThreadState.thread_id: pthread_self() */
+	__u16 ts_native_id;		/* PyThreadState.native_thread_id: the
+					 * thread's id in its pid namespace
+					 * (3.11+), or PY_NO_OFF */
 	__u16 ts_frame;			/* PyThreadState: cframe (3.11, 3.12),
 					 * current_frame (3.13), frame (<= 3.10) */
 	__u16 cframe_current_frame;	/* _PyCFrame.current_frame, or PY_NO_OFF
@@ -64,12 +67,12 @@ struct py_offsets {
 	__u8 instr_kind;		/* enum py_instr */
 	__u8 owner_cstack;		/* owner of a C-stack shim frame (3.12+),
 					 * or 0xff */
-	__u16 pad;
 };
 
 /* What the walker knows of a CPython process: py_procs, keyed by pid. */
 struct py_proc {
 	__u64 runtime;			/* address of _PyRuntime */
+	__u64 pidns_dev, pidns_ino;	/* the process's pid namespace (nsfs) */
 	struct py_offsets off;
 	__u32 version;			/* major << 8 | minor: 0x030b is 3.11 */
 	__u16 frame_read;		/* bytes of a frame to read: its fields' end */

@@ -5,8 +5,9 @@
  * The loader writes what it found of each CPython process into py_procs:
  * where _PyRuntime is and the layout's offsets (bpf/pyframe.h).  For a
  * sample of such a process this finds the sampled thread's PyThreadState
- * (the GIL holder's, else the interpreter's list of them, matched by
- * pthread_self(), which on x86-64 is the thread's fs base), then follows
+ * (the one it had last time, the GIL holder's, else the interpreter's list
+ * of them, matched by the thread's id in its pid namespace, or before 3.11
+ * by pthread_self(), which on x86-64 is the thread's fs base), then follows
  * its frame chain innermost first, one frame per bpf_loop() step, and
  * records each frame's code object and instruction (two words) into a
  * stack stored by content like any other.  Every read is
@@ -26,7 +27,9 @@ struct {
 /*
  * Written by the loader: how many processes py_procs holds (0: a sample
  * skips the lookup, so that a host without Python pays nothing), and the
- * offset of the fs base in struct task_struct, from the kernel's BTF.
+ * offset of the fs base in struct task_struct, from the kernel's BTF, only
+ * once a CPython older than 3.11 (no native_thread_id) is found: reading
+ * the kernel's BTF costs the loader 10 MiB and 20 ms.
  */
 __u32 py_nr_procs = 0;
 __u32 py_fsbase_off = 0;
@@ -46,11 +49,12 @@ struct {
 
 struct py_state {
 	__u64 runtime;
-	__u64 fsbase;
+	__u64 me;		/* the thread, as its thread state names it */
 	__u64 tstate;		/* the thread state being looked at */
 	__u64 frame;		/* the next frame to step */
 	__u32 nr;		/* frames recorded */
 	__u32 end;		/* enum py_end */
+	__u32 id_off;		/* the thread state's field that is me */
 	struct py_proc proc;
 	__u8 win[PY_FRAME_WINDOW];
 	struct py_stack_note note;
@@ -99,6 +103,30 @@ struct py_loop {
 	struct py_state *s;
 };
 
+/*
+ * How the sampled thread's thread state names it: its id in the process's
+ * pid namespace (native_thread_id, 3.11+), else pthread_self(), which on
+ * x86-64 is the thread's fs base.  False if neither can be known.
+ */
+static __always_inline bool py_whoami(struct py_state *s, void *task)
+{
+	struct pidns_ids ids;
+
+	if (s->proc.off.ts_native_id != PY_NO_OFF) {
+		if (bpf_get_ns_current_pid_tgid(s->proc.pidns_dev, s->proc.pidns_ino,
+						(void *)&ids, sizeof(ids)))
+			return false;
+		s->me = ids.pid;
+		s->id_off = s->proc.off.ts_native_id;
+		return true;
+	}
+	if (!py_fsbase_off ||
+	    bpf_probe_read_kernel(&s->me, sizeof(s->me), task + py_fsbase_off))
+		return false;
+	s->id_off = s->proc.off.ts_thread_id;
+	return true;
+}
+
 /* One thread state of the list: is it the sampled thread's? */
 static long py_find_step(__u64 i, void *data)
 {
@@ -107,9 +135,9 @@ static long py_find_step(__u64 i, void *data)
 
 	if (!s->tstate)
 		return py_end(s, PY_END_NO_THREAD);
-	if (py_read_ptr(&id, s->tstate, s->proc.off.ts_thread_id))
+	if (py_read_ptr(&id, s->tstate, s->id_off))
 		return py_end(s, PY_END_UNREADABLE);
-	if (id == s->fsbase)
+	if (id == s->me)
 		return py_end(s, PY_END_ROOT);	/* found: the walk starts */
 	if (py_read_ptr(&s->tstate, s->tstate, s->proc.off.ts_next))
 		return py_end(s, PY_END_UNREADABLE);
@@ -133,14 +161,14 @@ static __always_inline void py_find_thread(struct py_state *s, __u32 tid, bool *
 		holder = 0;
 	/* Found before: one read to check it is still this thread's. */
 	cached = bpf_map_lookup_elem(&py_threads, &tid);
-	if (cached && *cached && !py_read_ptr(&id, *cached, o->ts_thread_id) &&
-	    id == s->fsbase) {
+	if (cached && *cached && !py_read_ptr(&id, *cached, s->id_off) &&
+	    id == s->me) {
 		s->tstate = *cached;
 		s->end = PY_END_ROOT;
 		*no_gil = has_holder && holder != s->tstate;
 		return;
 	}
-	if (holder && !py_read_ptr(&id, holder, o->ts_thread_id) && id == s->fsbase) {
+	if (holder && !py_read_ptr(&id, holder, s->id_off) && id == s->me) {
 		s->tstate = holder;
 		s->end = PY_END_ROOT;
 	} else if (py_read_ptr(&interp, s->runtime, o->rt_interp_head) || !interp ||
@@ -284,7 +312,7 @@ static __always_inline struct py_state *py_walk(__u32 pid, __u64 *cnt)
 	struct py_state *s;
 	__u32 zero = 0;
 
-	if (!py_nr_procs || !py_fsbase_off)
+	if (!py_nr_procs)
 		return NULL;
 	proc = bpf_map_lookup_elem(&py_procs, &pid);
 	s = proc ? bpf_map_lookup_elem(&py_scratch, &zero) : NULL;
@@ -294,7 +322,7 @@ static __always_inline struct py_state *py_walk(__u32 pid, __u64 *cnt)
 	s->proc = *proc;
 	s->runtime = proc->runtime;
 	s->nr = 0;
-	if (bpf_probe_read_kernel(&s->fsbase, sizeof(s->fsbase), task + py_fsbase_off)) {
+	if (!py_whoami(s, task)) {
 		s->end = PY_END_NO_THREAD;
 		goto out;
 	}

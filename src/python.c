@@ -477,10 +477,11 @@ static struct pyuser *get_user(struct python *py, __u32 uid)
 	return u;
 }
 
-static int publish(struct python *py, __u32 pid, __u32 uid, const struct pyobj *o,
-		   __u64 bias, const struct py_layout *l, bool again)
+static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *pidns,
+		   const struct pyobj *o, __u64 bias, const struct py_layout *l, bool again)
 {
 	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
+			      .pidns_dev = pidns->st_dev, .pidns_ino = pidns->st_ino,
 			      .version = l->version, .frame_read = frame_read(&l->bpf) };
 	struct pyproc *p;
 
@@ -520,6 +521,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, const struct pyobj *
 static void detect(struct python *py, __u32 pid, bool exec)
 {
 	struct procfs_status status;
+	struct stat pidns;
 	struct scan *s;
 	int dirfd = -1;
 	__u64 t0 = now_ns();
@@ -537,7 +539,7 @@ static void detect(struct python *py, __u32 pid, bool exec)
 	if (dirfd < 0 || !s)
 		goto out;
 	/* Whose it is: each user's processes share one budget of names. */
-	if (procfs__status(dirfd, &status))
+	if (procfs__status(dirfd, &status) || fstatat(dirfd, "ns/pid", &pidns, 0))
 		goto out;
 	s->have_exe = !fstatat(dirfd, "exe", &s->exe, 0);
 	if (procmaps__read_at(dirfd, add_candidate, s) < 0)
@@ -557,12 +559,13 @@ static void detect(struct python *py, __u32 pid, bool exec)
 		bias = v->start - o->vaddr0;
 		/* Reads of the process and the kernel's BTF: never under the lock. */
 		err = find_layout(o, bias, &mem, &l, &major, &minor);
-		if (!err && !fsbase_ready(py))
+		/* Before 3.11 a thread is known by its fs base: the BTF says where. */
+		if (!err && l.bpf.ts_native_id == PY_NO_OFF && !fsbase_ready(py))
 			break;
 		pthread_mutex_lock(&py->lock);
 		if (err)
 			note_unsupported(py, v->path, v->path_len, major, minor);
-		else if (!publish(py, pid, status.euid, o, bias, &l, again))
+		else if (!publish(py, pid, status.euid, &pidns, o, bias, &l, again))
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		pthread_mutex_unlock(&py->lock);

@@ -32,6 +32,7 @@
 	.interp_threads_head = 8,	/* tstate_head */		\
 	.ts_next = 8,							\
 	.ts_thread_id = 176,						\
+	.ts_native_id = PY_NO_OFF,					\
 	.ts_frame = 24,			/* frame */			\
 	.cframe_current_frame = PY_NO_OFF,				\
 	.fr_code = 32,			/* f_code */			\
@@ -130,6 +131,7 @@ static const struct py_layout layouts[] = {
 			.interp_threads_head = 16,	/* threads.head */
 			.ts_next = 8,
 			.ts_thread_id = 152,
+			.ts_native_id = 160,
 			.ts_frame = 56,			/* cframe */
 			.cframe_current_frame = 8,
 			.fr_code = 32,			/* f_code */
@@ -170,6 +172,7 @@ static const struct py_layout layouts[] = {
 			.interp_threads_head = 72,	/* threads.head */
 			.ts_next = 8,
 			.ts_thread_id = 136,
+			.ts_native_id = 144,
 			.ts_frame = 56,			/* cframe */
 			.cframe_current_frame = 0,
 			.fr_code = 0,			/* f_code */
@@ -209,6 +212,7 @@ static const struct py_layout layouts[] = {
 			.interp_threads_head = 7344,	/* threads.head */
 			.ts_next = 8,
 			.ts_thread_id = 152,
+			.ts_native_id = 160,
 			.ts_frame = 72,			/* current_frame */
 			.cframe_current_frame = PY_NO_OFF,
 			.fr_code = 0,			/* f_executable */
@@ -435,6 +439,7 @@ static int debug_offsets__check(const struct py313_debug_offsets *d)
 	    !field_ok(d->interpreter_state.size, d->interpreter_state.threads_head, 8) ||
 	    !field_ok(d->thread_state.size, d->thread_state.next, 8) ||
 	    !field_ok(d->thread_state.size, d->thread_state.thread_id, 8) ||
+	    !field_ok(d->thread_state.size, d->thread_state.native_thread_id, 8) ||
 	    !field_ok(d->thread_state.size, d->thread_state.current_frame, 8))
 		return -EINVAL;
 
@@ -491,6 +496,7 @@ int pyversions__from_debug_offsets(const void *buf, size_t len, struct py_layout
 	l.bpf.interp_threads_head = (__u16)d.interpreter_state.threads_head;
 	l.bpf.ts_next = (__u16)d.thread_state.next;
 	l.bpf.ts_thread_id = (__u16)d.thread_state.thread_id;
+	l.bpf.ts_native_id = (__u16)d.thread_state.native_thread_id;
 	l.bpf.ts_frame = (__u16)d.thread_state.current_frame;
 	l.bpf.cframe_current_frame = PY_NO_OFF;
 	l.bpf.fr_code = (__u16)d.interpreter_frame.executable;

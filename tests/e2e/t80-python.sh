@@ -313,6 +313,22 @@ t_exiting() {
 	at_least $named 95 "samples with a Python frame (%)"
 }
 
+# A container's Python: its thread states name its threads by their ids in
+# its own pid namespace, not the ones the kernel samples them by.
+t_pidns() {
+	local prof rc=0
+	"$PROFILE" -F 999 -f 5 >pidns.folded 2>pidns.err &
+	prof=$!
+	wait_attached $prof
+	unshare -pf --mount-proc $PY "$PYWL/hot.py" 3 pyhot-pidns >pidns.out || fail "hot.py in a pid namespace failed"
+	wait $prof || rc=$?
+	[ $rc = 0 ] || { cat pidns.err; fail "profile exited with status $rc"; }
+	pystats -c pyhot-pidns --share hot="$HOT_LEAF" pidns.folded
+	at_least $samples 1000 "samples of pyhot-pidns"
+	at_least $named 99 "samples with a Python frame (%)"
+	at_least $hot 90 "samples in main;hot_a|b;spin (%)"
+}
+
 # Children of fork() share their parent's code object addresses: each must
 # be named from its own memory, the second child started after the first
 # had stored every stack the two have in common.
@@ -615,6 +631,7 @@ test_expect_success PY311,ROOT_BPF 'GIL released (hashing): [GIL released] with 
 test_expect_success PY311,ROOT_BPF,unshare 'Python in a private mount namespace, hot.py on a tmpfs: named' t_mntns
 test_expect_success PY311,ROOT_BPF,unshare 'python3.11 itself on the private tmpfs too: named' t_mntns_binary
 test_expect_success PY311,ROOT_BPF 'a Python that exits before the profile ends: named, its last function too' t_exiting
+test_expect_success PY311,ROOT_BPF,unshare 'Python in its own pid namespace: named' t_pidns
 test_expect_success PY311,ROOT_BPF 'forked children, one forked after the first stored every stack: each named' t_forked
 test_expect_success PY311,ROOT_BPF 'deeper than 63 frames: the innermost 63, then [python: more frames]' t_depth
 test_expect_success PY311,ROOT_BPF '--py-lines: the lines of the loop, the calls and main' t_lines

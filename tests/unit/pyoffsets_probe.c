@@ -57,6 +57,11 @@ int main(void)
 #endif
 	put("ts_next", offsetof(PyThreadState, next));
 	put("ts_thread_id", offsetof(PyThreadState, thread_id));
+#if PY_VERSION_HEX < 0x030b0000
+	put("ts_native_id", NO_OFF);
+#else
+	put("ts_native_id", offsetof(PyThreadState, native_thread_id));
+#endif
 
 	/* The thread's innermost frame, and the frame's fields. */
 #if PY_VERSION_HEX < 0x030b0000

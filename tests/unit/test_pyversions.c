@@ -42,6 +42,7 @@ static const struct field fields[] = {
 	FIELD("interp_threads_head", bpf.interp_threads_head),
 	FIELD("ts_next", bpf.ts_next),
 	FIELD("ts_thread_id", bpf.ts_thread_id),
+	FIELD("ts_native_id", bpf.ts_native_id),
 	FIELD("ts_frame", bpf.ts_frame),
 	FIELD("cframe_current_frame", bpf.cframe_current_frame),
 	FIELD("fr_code", bpf.fr_code),
