@@ -799,7 +799,8 @@ static void *python_thread(void *arg)
 	return NULL;
 }
 
-static void request(struct python *py, enum req_op op, __u32 pid, const __u64 *words,
+/* words: nr 8-byte words, at any alignment. */
+static void request(struct python *py, enum req_op op, __u32 pid, const void *words,
 		    __u32 nr)
 {
 	struct request *r;
@@ -860,19 +861,25 @@ void python__forget(struct python *py, __u32 pid)
 void python__note(struct python *py, const void *data, size_t len)
 {
 	const size_t head = offsetof(struct py_stack_note, st.ips);
-	const struct py_stack_note *n = data;
+	struct py_stack_note n;
 	__u32 nr;
 
-	/* The sampler sends a note up to its last frame. */
-	if (!py || len < head || n->magic != PY_NOTE_MAGIC)
+	/*
+	 * The sampler sends a note up to its last frame; a perf record's raw
+	 * data is 4 bytes off 8-byte alignment: copy before reading.
+	 */
+	if (!py || len < head)
 		return;
-	nr = n->st.nr < 2 * PY_MAX_FRAMES ? n->st.nr : 2 * PY_MAX_FRAMES;
-	if (nr > (len - head) / sizeof(n->st.ips[0]))
-		nr = (len - head) / sizeof(n->st.ips[0]);
+	memcpy(&n, data, head);
+	if (n.magic != PY_NOTE_MAGIC)
+		return;
+	nr = n.st.nr < 2 * PY_MAX_FRAMES ? n.st.nr : 2 * PY_MAX_FRAMES;
+	if (nr > (len - head) / sizeof(n.st.ips[0]))
+		nr = (len - head) / sizeof(n.st.ips[0]);
 	pthread_mutex_lock(&py->lock);
 	py->stats.notes++;
 	pthread_mutex_unlock(&py->lock);
-	request(py, REQ_NOTE, n->pid, n->st.ips, nr);
+	request(py, REQ_NOTE, n.pid, (const char *)data + head, nr);
 }
 
 void python__settle(struct python *py, unsigned int timeout_ms)
