@@ -30,7 +30,7 @@ PKGS := libbpf libelf zlib liblzma
 ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DPROFILE_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT) -Ibpf -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -llzma) -liberty -pthread
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -llzma) -liberty -ldl -pthread
 LDFLAGS ?=
 
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \

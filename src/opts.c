@@ -18,6 +18,7 @@
 #include <linux/magic.h>
 
 #include "opts.h"
+#include "debuginfod.h"
 #include "profile.h"
 #include "log.h"
 #include "util.h"
@@ -46,6 +47,8 @@ enum {
 	OPT_UNWIND_DEBUG,
 	OPT_PYTHON,
 	OPT_PY_LINES,
+	OPT_DEBUGINFOD,
+	OPT_DEBUGINFOD_WAIT,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +89,8 @@ static const struct option long_opts[] = {
 	{ "unwind-debug", no_argument, NULL, OPT_UNWIND_DEBUG },
 	{ "python", required_argument, NULL, OPT_PYTHON },
 	{ "py-lines", no_argument, NULL, OPT_PY_LINES },
+	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -138,6 +143,9 @@ void options__usage(FILE *out)
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
 "      --no-demangle           print C++ and Rust names as they are in the binary\n"
+"      --debuginfod MODE       fetch the debug files of stripped binaries from the\n"
+"                              servers in DEBUGINFOD_URLS: auto (default), off\n"
+"      --debuginfod-wait SECS  wait at most SECS for each of those (default %d)\n"
 "      --kallsyms              name kernel frames from /proc/kallsyms, as perf does\n"
 "      --per-cpu               break stacks down by CPU (folded: cpu_N;...)\n"
 "      --per-thread            break stacks down by thread (folded: comm-PID/TID;...)\n"
@@ -146,7 +154,7 @@ void options__usage(FILE *out)
 "  -V, --version               show the version and exit\n"
 "  duration                    seconds to profile (default: until Ctrl-C)\n",
 		DEFAULT_FREQ, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
-		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20);
+		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20, DEBUGINFOD_WAIT_S);
 }
 
 /* Parse a decimal number in [min, max]: no sign, no spaces, no trailing text. */
@@ -446,6 +454,18 @@ static int parse_one(struct options *o, int c, const char *arg)
 			return usage_error("--python '%s' is not one of auto, off", arg);
 		break;
 	case OPT_PY_LINES: o->py_lines = true; break;
+	case OPT_DEBUGINFOD:
+		if (!strcmp(arg, "auto"))
+			o->debuginfod = true;
+		else if (!strcmp(arg, "off"))
+			o->debuginfod = false;
+		else
+			return usage_error("--debuginfod '%s' is not one of auto, off", arg);
+		break;
+	case OPT_DEBUGINFOD_WAIT:
+		err = parse_num_opt("--debuginfod-wait", arg, 0, 3600,
+				    &o->debuginfod_wait);
+		break;
 	case 'v': o->verbose++; break;
 	case 'h': o->help = true; break;
 	case 'V': o->version = true; break;
@@ -523,6 +543,8 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->hash_storage = DEFAULT_HASH_STORAGE;
 	o->unwind_mem = UNWIND_MEM_DEFAULT;
 	o->python = true;
+	o->debuginfod = true;
+	o->debuginfod_wait = DEBUGINFOD_WAIT_S;
 	o->max_stack_depth = MAX_STACK_DEPTH;
 	o->min_width = 0.1;
 	event__parse(DEFAULT_EVENT, &o->event);

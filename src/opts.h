@@ -69,6 +69,8 @@ struct options {
 	bool unwind_debug;		/* --unwind-debug */
 	bool python;			/* --python: auto (true) or off */
 	bool py_lines;			/* --py-lines */
+	bool debuginfod;		/* --debuginfod: auto (true) or off */
+	__u64 debuginfod_wait;		/* --debuginfod-wait, seconds */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */

@@ -27,6 +27,7 @@
 #include "completeness.h"
 #include "unwind.h"
 #include "python.h"
+#include "debuginfod.h"
 #include "log.h"
 
 struct run {
@@ -38,6 +39,7 @@ struct run {
 	struct tracker *tracker;	/* NULL: processes are read at the end only */
 	struct unwind *uw;		/* NULL: user stacks by frame pointer only */
 	struct python *py;		/* NULL: no Python frames */
+	struct debuginfod *dfd;		/* NULL: no debuginfod servers */
 	struct completeness complete;
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
 	struct writer w;
@@ -54,10 +56,26 @@ struct run {
 	struct timespec interval_start;	/* wall clock */
 };
 
-static struct usyms *new_usyms(const struct options *o,
+/* The debuginfod client, if DEBUGINFOD_URLS names servers. */
+static struct debuginfod *new_debuginfod(const struct options *o)
+{
+	struct debuginfod_opts dopts = {
+		.urls = getenv("DEBUGINFOD_URLS"),
+		.wait = (double)o->debuginfod_wait,
+		.progress = isatty(STDERR_FILENO),
+	};
+
+	if (!o->debuginfod || o->kernel_only)
+		return NULL;
+	return debuginfod__new(&dopts);
+}
+
+static struct usyms *new_usyms(const struct options *o, struct debuginfod *dfd,
 			       volatile sig_atomic_t *stop)
 {
-	struct usyms_opts uo = { .no_demangle = o->no_demangle, .stop = stop };
+	struct usyms_opts uo = {
+		.no_demangle = o->no_demangle, .stop = stop, .debuginfod = dfd,
+	};
 	struct usyms *us = usyms__new_opts(&uo);
 
 	if (!us)
@@ -131,10 +149,11 @@ static void report_symbol_stats(const struct run *r)
 		(unsigned long long)ts.skipped);
 	pr_info("recovery from lost records: %llu rounds, %llu processes' maps read again",
 		(unsigned long long)ts.recoveries, (unsigned long long)ts.recovered);
-	pr_info("files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu perf maps, %llu perf maps refused; vdso images: %llu, %llu pruned",
+	pr_info("files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu from debuginfod, %llu perf maps, %llu perf maps refused; vdso images: %llu, %llu pruned",
 		(unsigned long long)us.files, (unsigned long long)us.files_parsed,
 		(unsigned long long)us.files_pruned,
 		(unsigned long long)us.debug_files, (unsigned long long)us.minidebug,
+		(unsigned long long)us.debuginfod_files,
 		(unsigned long long)us.perfmaps, (unsigned long long)us.perfmaps_refused,
 		(unsigned long long)us.vdsos, (unsigned long long)us.vdsos_pruned);
 	if (r->us)
@@ -278,6 +297,20 @@ static void warn_python(const struct run *r)
 			PYTHON_MEM_MAX >> 20);
 }
 
+static void report_debuginfod(const struct run *r)
+{
+	struct debuginfod_stats ds;
+
+	if (!r->dfd)
+		return;
+	debuginfod__stats(r->dfd, &ds);
+	pr_info("debuginfod: %llu lookups, %llu fetched, %llu not found, %llu failed, %llu still under way, %llu over the bound; %.1f MiB of debug files; reports waited %.1f s",
+		(unsigned long long)ds.lookups, (unsigned long long)ds.fetched,
+		(unsigned long long)ds.not_found, (unsigned long long)ds.failed,
+		(unsigned long long)ds.pending, (unsigned long long)ds.refused,
+		(double)ds.bytes / (1 << 20), ds.waited);
+}
+
 static void report_counters(const struct run *r, const __u64 *c)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
@@ -293,9 +326,11 @@ static void report_counters(const struct run *r, const __u64 *c)
 	warn_unwind_budget(r);
 	warn_incomplete(r);
 	warn_python(r);
+	debuginfod__warn(r->dfd);
 	if (log__verbosity() < 1)
 		return;
 	report_symbol_stats(r);
+	report_debuginfod(r);
 	pr_info("samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)",
 		(unsigned long long)c[CNT_TAKEN], (unsigned long long)r->counted,
 		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL]);
@@ -375,7 +410,12 @@ static int report_set(struct run *r, bool clear)
 	t1 = now_ms();
 	rss1 = peak_rss_kb();
 	python__settle(r->py, PYTHON_SETTLE_MS);
+	/* Not after Ctrl-C: it ends the run at once. */
+	debuginfod__wait(r->dfd, r->stop);
 	init_symbolizer(r, &sym);
+	/* Frames named before their debug file came are named again. */
+	if (r->us && usyms__take_fetched(r->us))
+		symbolizer__rename(&sym);
 	err = records__build(&recs, &sym, samples, nr);
 	if (err) {
 		pr_err("cannot symbolize: %s", strerror(-err));
@@ -704,7 +744,8 @@ static int start(struct run *r, const struct limits *lim)
 		pr_err("out of memory");
 		return -ENOMEM;
 	}
-	r->us = new_usyms(o, r->stop);
+	r->dfd = new_debuginfod(o);
+	r->us = new_usyms(o, r->dfd, r->stop);
 	err = writer__open(&r->w, o, r->us);
 	if (err)
 		return err;
@@ -756,6 +797,7 @@ out:
 	sym_cache__free(r.cache);
 	python__free(r.py);
 	usyms__free(r.us);
+	debuginfod__free(r.dfd);
 	knames__free(r.kn);
 	session__destroy(r.s);
 	free(r.target_gone);

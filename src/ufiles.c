@@ -13,6 +13,7 @@
 
 #include "caps.h"
 #include "debuginfo.h"
+#include "debuginfod.h"
 #include "elf_file.h"
 #include "htab.h"
 #include "procfs.h"
@@ -27,6 +28,7 @@ struct ufiles {
 	struct htab files;	/* (dev, inode) -> struct ufile */
 	struct htab vdsos;	/* (hash of the bytes, length) -> struct ufile */
 	char *debug_dir;
+	struct debuginfod *debuginfod;	/* NULL: no servers */
 	const volatile sig_atomic_t *stop;
 	struct caps *caps;
 	struct ufiles_stats stats;
@@ -48,28 +50,68 @@ static void free_ufile(struct ufile *f)
 	free(f);
 }
 
+/* Whether a debug file (dbg) would name more of elf than it names now. */
+static bool wants_names(const struct elf_file *elf)
+{
+	enum elf_sym_source src = elf_file__sym_source(elf);
+
+	return src == ELF_SYMS_DYNSYM || src == ELF_SYMS_NONE;
+}
+
+static int merge_fetched(struct ufiles *u, struct elf_file *elf,
+			 const struct elf_file *dbg)
+{
+	int err = elf_file__merge_symbols(elf, dbg, ELF_SYMS_DEBUGFILE);
+
+	if (!err)
+		u->stats.debuginfod_files++;
+	return err;
+}
+
+/*
+ * A file no local debug file names: ask the debuginfod servers, in the
+ * background.  Named at once if fetched before in this run.
+ */
+static void ask_debuginfod(struct ufiles *u, struct elf_file *elf,
+			   const struct vma *vma)
+{
+	char path[4096];
+	size_t n = vma->path_len < sizeof(path) - 1 ? vma->path_len : sizeof(path) - 1;
+	const struct elf_file *dbg;
+
+	if (!u->debuginfod || !elf_file__build_id(elf))
+		return;
+	memcpy(path, vma->path, n);
+	path[n] = '\0';
+	dbg = debuginfod__get(u->debuginfod, elf_file__build_id(elf), path);
+	if (dbg)
+		merge_fetched(u, elf, dbg);
+}
+
 /*
  * A stripped file: look for its debug file in the process's root too, one
- * that reader (the process's owner) could read.  The caps it hit.
+ * that reader (the process's owner) could read, then on the debuginfod
+ * servers.  The caps it hit.
  */
 static unsigned int load_debuginfo(struct ufiles *u, struct elf_file *elf,
 				   int dirfd, const struct vma *vma,
 				   __s64 reader)
 {
-	enum elf_sym_source src = elf_file__sym_source(elf);
 	struct debuginfo_opts o = {
 		.debug_dir = u->debug_dir, .stop = u->stop, .reader = reader,
 	};
 	int rootfd = -1;
 
-	if (src == ELF_SYMS_MINIDEBUG)
+	if (elf_file__sym_source(elf) == ELF_SYMS_MINIDEBUG)
 		u->stats.minidebug++;
-	if (src != ELF_SYMS_DYNSYM && src != ELF_SYMS_NONE)
+	if (!wants_names(elf))
 		return 0;
 	if (dirfd >= 0)
 		rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (!debuginfo__load(elf, vma->path, vma->path_len, rootfd, &o))
 		u->stats.debug_files++;
+	else
+		ask_debuginfod(u, elf, vma);
 	if (rootfd >= 0)
 		close(rootfd);
 	return o.capped;
@@ -212,13 +254,14 @@ struct ufile *ufiles__get(struct ufiles *u, int proc_dirfd,
 	return NULL;
 }
 
-struct ufiles *ufiles__new(const char *debug_dir,
+struct ufiles *ufiles__new(const char *debug_dir, struct debuginfod *debuginfod,
 			  const volatile sig_atomic_t *stop, struct caps *caps)
 {
 	struct ufiles *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
+	u->debuginfod = debuginfod;
 	u->stop = stop;
 	u->caps = caps;
 	if (debug_dir) {
@@ -270,6 +313,27 @@ static size_t sweep(struct htab *h)
 		n++;
 	}
 	htab__compact(h);
+	return n;
+}
+
+size_t ufiles__take_fetched(struct ufiles *u)
+{
+	const struct elf_file *dbg;
+	const char *id, *have;
+	struct ufile *f;
+	struct hent *e;
+	size_t n = 0;
+
+	while ((dbg = debuginfod__next(u->debuginfod, &id))) {
+		for (size_t pos = 0; (e = htab__next(&u->files, &pos));) {
+			f = e->val;
+			if (!f->elf || !wants_names(f->elf))
+				continue;
+			have = elf_file__build_id(f->elf);
+			if (have && !strcmp(have, id) && !merge_fetched(u, f->elf, dbg))
+				n++;
+		}
+	}
 	return n;
 }
 

@@ -16,6 +16,7 @@
 struct vma;
 struct elf_file;
 struct caps;
+struct debuginfod;
 
 struct ufiles;
 
@@ -34,14 +35,16 @@ struct ufiles_stats {
 	__u64 vdsos_pruned;	/* ... freed by ufiles__sweep() */
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
+	__u64 debuginfod_files;	/* ... through a debuginfod server */
 };
 
 /*
- * debug_dir: NULL for /usr/lib/debug.  stop: NULL, or a flag that, once
+ * debug_dir: NULL for /usr/lib/debug.  debuginfod: NULL, or the client
+ * that files no local debug file names are looked up with.  stop: NULL, or a flag that, once
  * set, cuts long reads short.  caps: where the caps (caps.h) that files
  * hit are counted.  NULL + errno on failure.
  */
-struct ufiles *ufiles__new(const char *debug_dir,
+struct ufiles *ufiles__new(const char *debug_dir, struct debuginfod *debuginfod,
 			   const volatile sig_atomic_t *stop, struct caps *caps);
 void ufiles__free(struct ufiles *uf);
 
@@ -56,6 +59,12 @@ void ufiles__free(struct ufiles *uf);
  */
 struct ufile *ufiles__get(struct ufiles *uf, int proc_dirfd,
 			  const struct vma *vma, __s64 reader);
+
+/*
+ * Name the files that debug files fetched since the last call belong to
+ * (debuginfod__next()).  Returns how many files were named.
+ */
+size_t ufiles__take_fetched(struct ufiles *uf);
 
 /*
  * Pruning, by mark and sweep: the caller marks with ufiles__keep() every

@@ -683,6 +683,11 @@ void usyms__reap(struct usyms *u, bool keep)
 	u->nr_now = 0;
 }
 
+size_t usyms__take_fetched(struct usyms *u)
+{
+	return ufiles__take_fetched(u->files);
+}
+
 bool usyms__knows(const struct usyms *u, __u32 pid)
 {
 	return htab__get(&u->procs, pid, 0) != NULL;
@@ -978,7 +983,8 @@ struct usyms *usyms__new_opts(const struct usyms_opts *opts)
 		return NULL;
 	u->demangle = !(opts && opts->no_demangle);
 	u->stop = opts ? opts->stop : NULL;
-	u->files = ufiles__new(opts ? opts->debug_dir : NULL, u->stop, &u->caps);
+	u->files = ufiles__new(opts ? opts->debug_dir : NULL,
+			       opts ? opts->debuginfod : NULL, u->stop, &u->caps);
 	if (!u->files) {
 		free(u);
 		return NULL;
@@ -1022,6 +1028,7 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 	st->vdsos = fs.vdsos;
 	st->debug_files = fs.debug_files;
 	st->minidebug = fs.minidebug;
+	st->debuginfod_files = fs.debuginfod_files;
 	st->str_bytes = strpool__bytes(&u->strs);
 	st->names = u->names.nr;
 	st->vdsos_pruned = fs.vdsos_pruned;

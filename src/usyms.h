@@ -67,6 +67,7 @@ struct usyms_stats {
 	__u64 vdsos_pruned;	/* ... freed, as no process we know maps them */
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
+	__u64 debuginfod_files;	/* ... through a debuginfod server */
 	__u64 mappings;		/* usyms__add_mapping() calls that added one */
 	__u64 perfmaps;		/* perf map files read */
 	__u64 perfmaps_refused;	/* ... refused: owner, age or file type */
@@ -78,6 +79,8 @@ struct usyms_stats {
 struct usyms_opts {
 	bool no_demangle;	/* keep C++/Rust names as in the symbol table */
 	const char *debug_dir;	/* NULL: /usr/lib/debug */
+	/* NULL, or the client that debug files are fetched with (debuginfod.h) */
+	struct debuginfod *debuginfod;
 	/* NULL, or the run's stop flag: once set, long reads are cut short. */
 	const volatile sig_atomic_t *stop;
 };
@@ -179,6 +182,13 @@ void usyms__reap(struct usyms *u, bool keep);
  * number of processes read.
  */
 size_t usyms__recover(struct usyms *u);
+
+/*
+ * Name the files that the debug files fetched since the last call belong
+ * to: addresses resolved after this get their names.  Returns how many
+ * files were named.
+ */
+size_t usyms__take_fetched(struct usyms *u);
 
 /* Whether pid is known here, alive or exited (not yet forgotten). */
 bool usyms__knows(const struct usyms *u, __u32 pid);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Debug files fetched by GNU build-id from the servers in DEBUGINFOD_URLS,
+ * through libdebuginfod, elfutils' client: its cache
+ * (DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client), its timeout
+ * (DEBUGINFOD_TIMEOUT), retries, size and time limits and verbosity
+ * (DEBUGINFOD_VERBOSE) are the user's, as for perf, gdb and valgrind.
+ *
+ * Lookups run in a few background threads from the moment an object is
+ * first seen, so sampling never waits for them.  A report waits for each
+ * at most `wait` seconds from when it was asked (debuginfod__wait()).
+ * The library is loaded with dlopen() only when a client is made: a run
+ * without DEBUGINFOD_URLS neither loads libcurl nor touches the network.
+ *
+ * A fetched file is trusted no more than any other input: it is parsed
+ * with the same checked reader, used only if it is an ELF file with a
+ * symbol table and the object's build-id, and removed from the cache
+ * otherwise.  A lookup cut short (by our wait, Ctrl-C, or the size cap)
+ * leaves nothing in the cache that a later run would take for an answer.
+ *
+ * debuginfod__*() is this module; debuginfod_*() (one underscore) is the
+ * library's.  Not thread-safe: one caller thread, the run's.
+ */
+#ifndef DEBUGINFOD_H
+#define DEBUGINFOD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct elf_file;
+struct debuginfod;
+
+/* Debug files larger than this are not fetched (a hostile server). */
+#define DEBUGINFOD_MAX_BYTES	(2ull << 30)
+/* Objects looked up in one run, at most; more are left unnamed. */
+#define DEBUGINFOD_MAX_LOOKUPS	4096
+/* Seconds a report waits for a lookup, by default (--debuginfod-wait). */
+#define DEBUGINFOD_WAIT_S	10
+
+struct debuginfod_opts {
+	const char *urls;	/* DEBUGINFOD_URLS: servers, space-separated */
+	double wait;		/* seconds a report waits for a lookup */
+	bool progress;		/* show progress on stderr while waiting */
+};
+
+struct debuginfod_stats {
+	__u64 lookups;		/* objects asked for */
+	__u64 fetched;		/* ... whose debug file was used */
+	__u64 not_found;	/* ... that no server has */
+	__u64 failed;		/* ... that failed: see the warnings */
+	__u64 refused;		/* ... over DEBUGINFOD_MAX_LOOKUPS, not asked */
+	__u64 pending;		/* ... not answered yet */
+	__u64 bytes;		/* debug files' sizes, or as far as downloaded */
+	double waited;		/* seconds reports waited for lookups */
+};
+
+/*
+ * A client for o->urls, its threads started, or NULL: no servers (urls
+ * NULL or blank: errno 0), or the library could not be loaded or the
+ * threads started (errno set; a warning was printed).
+ */
+struct debuginfod *debuginfod__new(const struct debuginfod_opts *o);
+
+/* Cancel the lookups under way, join the threads, free all. */
+void debuginfod__free(struct debuginfod *d);
+
+/*
+ * Ask for the debug file of the object with build-id id (lowercase hex),
+ * for object (its path: messages only).  Returns the parsed debug file if
+ * it was fetched before in this run (owned by d, valid until
+ * debuginfod__free()), else NULL: the lookup is queued, or was made
+ * before and failed.  Cheap; never blocks on the network.
+ */
+const struct elf_file *debuginfod__get(struct debuginfod *d, const char *id,
+				       const char *object);
+
+/*
+ * Wait until every lookup has ended or is older than the wait, or until
+ * *stop is set.  With progress on, a line on stderr tells how it goes
+ * once the wait has lasted a moment.
+ */
+void debuginfod__wait(struct debuginfod *d, const volatile sig_atomic_t *stop);
+
+/*
+ * The debug files fetched since the last call, one per call: its build-id
+ * in *id and the file (owned by d) as the result; NULL when none is left.
+ */
+const struct elf_file *debuginfod__next(struct debuginfod *d, const char **id);
+
+/* One warning line per server and kind of failure, naming an object. */
+void debuginfod__warn(struct debuginfod *d);
+
+void debuginfod__stats(struct debuginfod *d, struct debuginfod_stats *st);
+
+#endif /* DEBUGINFOD_H */
