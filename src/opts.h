@@ -69,6 +69,7 @@ struct options {
 	bool unwind_debug;		/* --unwind-debug */
 	bool python;			/* --python: auto (true) or off */
 	bool py_lines;			/* --py-lines */
+	bool unknown_module;		/* --unknown=module: [gzip], not [unknown] */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */
