@@ -86,7 +86,8 @@ function frameOf(el) {
 
 Array.prototype.forEach.call(frames.children, function (g) {
 	var t = g.querySelector('title').textContent;
-	var f = { g: g, title: t, name: t.slice(0, t.lastIndexOf(' (')),
+	var n = g.getAttribute('data-n');
+	var f = { g: g, title: t, name: n !== null ? n : t.slice(0, t.lastIndexOf(' (')),
 		x: Number(g.getAttribute('data-x')),
 		w: Number(g.getAttribute('data-w')),
 		d: Number(g.getAttribute('data-d')),

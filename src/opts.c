@@ -47,8 +47,12 @@ enum {
 	OPT_UNWIND_DEBUG,
 	OPT_PYTHON,
 	OPT_PY_LINES,
+<<<<<<< HEAD
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_WAIT,
+=======
+	OPT_UNKNOWN,
+>>>>>>> wip-unknown
 };
 
 static const struct option long_opts[] = {
@@ -89,8 +93,12 @@ static const struct option long_opts[] = {
 	{ "unwind-debug", no_argument, NULL, OPT_UNWIND_DEBUG },
 	{ "python", required_argument, NULL, OPT_PYTHON },
 	{ "py-lines", no_argument, NULL, OPT_PY_LINES },
+<<<<<<< HEAD
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
+=======
+	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
+>>>>>>> wip-unknown
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -118,6 +126,8 @@ void options__usage(FILE *out)
 "  -I, --include-idle          include CPU idle stacks\n"
 "  -f, --folded                output folded format, one line per stack\n"
 "      --format FMT            output format: plain, folded, svg, pprof or report\n"
+"      --unknown STYLE         folded and plain: an unnamed frame is bcc's [unknown]\n"
+"                              (bcc, the default) or its module, [libc.so.6] (module)\n"
 "      --report                print a perf-report-style table of the hottest functions\n"
 "      --limit N               report: print the first N lines only\n"
 "      --top                   live view of the hottest functions, refreshed every\n"
@@ -454,6 +464,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 			return usage_error("--python '%s' is not one of auto, off", arg);
 		break;
 	case OPT_PY_LINES: o->py_lines = true; break;
+<<<<<<< HEAD
 	case OPT_DEBUGINFOD:
 		if (!strcmp(arg, "auto"))
 			o->debuginfod = true;
@@ -465,6 +476,15 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_DEBUGINFOD_WAIT:
 		err = parse_num_opt("--debuginfod-wait", arg, 0, 3600,
 				    &o->debuginfod_wait);
+=======
+	case OPT_UNKNOWN:
+		if (!strcmp(arg, "bcc"))
+			o->unknown_module = false;
+		else if (!strcmp(arg, "module"))
+			o->unknown_module = true;
+		else
+			return usage_error("--unknown '%s' is not one of bcc, module", arg);
+>>>>>>> wip-unknown
 		break;
 	case 'v': o->verbose++; break;
 	case 'h': o->help = true; break;

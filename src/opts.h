@@ -71,6 +71,7 @@ struct options {
 	bool py_lines;			/* --py-lines */
 	bool debuginfod;		/* --debuginfod: auto (true) or off */
 	__u64 debuginfod_wait;		/* --debuginfod-wait, seconds */
+	bool unknown_module;		/* --unknown=module: [gzip], not [unknown] */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */

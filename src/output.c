@@ -39,21 +39,44 @@ static void put_text(struct strbuf *sb, const char *s, const char *from, char to
 			*c = to;
 }
 
-/* A frame's name; a marker's is what it stands for. */
+/*
+ * A frame's name; a marker's is what it stands for.  Unnamed: bcc's
+ * "[unknown]", or the label of its module with --unknown=module and -v.
+ */
 static void put_name(struct strbuf *sb, const struct frame *f,
 		     const struct output_opts *o)
 {
+	char buf[FRAME_LABEL_MAX];
+	const char *name = f->name;
+
 	if (f->flags & FRAME_DELIMITER) {
 		strbuf__puts(sb, o->folded ? "-" : "--");
 		return;
 	}
+	if (!name)
+		name = o->module_labels || (o->verbose && !o->folded) ?
+		       frame__label(f, buf, sizeof(buf)) : "[unknown]";
 	/* Folded: "a;b" would be two frames; FlameGraph writes "a:b". */
-	put_text(sb, f->name ? f->name : "[unknown]", o->folded ? ";" : NULL, ':');
+	put_text(sb, name, o->folded ? ";" : NULL, ':');
 	if (f->kind == FRAME_KERNEL && o->annotations && !frame__is_marker(f))
 		strbuf__puts(sb, "_[k]");
 }
 
-/* "    ffffffff81001234 name+0x1f [module]" */
+/* " [module]"; one already in brackets ("[vdso]") as it is. */
+static void put_module(struct strbuf *sb, const char *module)
+{
+	bool bracketed = trace__is_bracketed(module);
+
+	strbuf__puts(sb, bracketed ? " " : " [");
+	put_text(sb, module, NULL, 0);
+	if (!bracketed)
+		strbuf__putc(sb, ']');
+}
+
+/*
+ * "    ffffffff81001234 name+0x1f [module]"; unnamed, the offset is in the
+ * module's file: "    55d0c0a01a2b [gzip]+0x1a2b [/usr/bin/gzip]".
+ */
 static void put_verbose(struct strbuf *sb, const struct frame *f,
 			const struct output_opts *o)
 {
@@ -76,15 +99,12 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 	strbuf__hex(sb, f->addr);
 	strbuf__putc(sb, ' ');
 	put_name(sb, f, o);
-	if (f->name) {
+	if (f->name || frame__has_file_offset(f)) {
 		strbuf__puts(sb, "+0x");
 		strbuf__hex(sb, f->offset);
 	}
-	if (f->module || f->kind == FRAME_KERNEL) {
-		strbuf__puts(sb, " [");
-		put_text(sb, f->module ? f->module : "kernel.kallsyms", NULL, 0);
-		strbuf__putc(sb, ']');
-	}
+	if (f->module || f->kind == FRAME_KERNEL)
+		put_module(sb, f->module ? f->module : "kernel.kallsyms");
 }
 
 /*

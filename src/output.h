@@ -14,6 +14,11 @@ struct output_opts {
 	bool verbose;		/* addresses, offsets and modules */
 	bool per_cpu;		/* records carry a CPU: cpu_N root frame */
 	bool per_thread;	/* records carry a TID: comm-PID/TID */
+	/*
+	 * --unknown=module: an unnamed frame is the label of its module
+	 * ("[gzip]", trace.h's frame__label()), not bcc's "[unknown]".
+	 */
+	bool module_labels;
 };
 
 /*

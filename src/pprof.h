@@ -30,8 +30,10 @@ struct pprof_meta {
  * comm (str) and, when non-zero, tid (num).  Kernel frames sit in one
  * "[kernel.kallsyms]" mapping; user frames in the mapping usyms__resolve()
  * reports for them (us may be NULL: then by the frame's module alone).  A
- * frame whose name is unknown is a Location with an address but no Line,
- * which pprof shows as the address.  [Missed ... Stack] is a function of
+ * frame whose name is unknown is a Location with an address and its
+ * mapping but no Line (and the mapping has no has_functions): pprof shows
+ * it as [BASENAME] of the mapping, and -symbolize=local names it from a
+ * copy of the file with symbols.  [Missed ... Stack] is a function of
  * that name.  oo says which stacks to include (want_user, want_kernel); the
  * comm root and the "-" delimiter of folded output are not frames here.
  *

@@ -13,7 +13,7 @@
 struct entry {
 	const char *comm;	/* points into a record */
 	const char *module;	/* "[kernel]", a DSO basename, or "[unknown]" */
-	const char *symbol;
+	const char *symbol;	/* a name, or frame__label()'s "[gzip]" */
 	__u64 self, total;
 	__u64 stamp;		/* last record counted in total, for "once" */
 };
@@ -22,6 +22,7 @@ struct table {
 	struct entry *ents;	/* in the order first seen */
 	size_t nr, cap;
 	struct htab index;	/* hash of (comm, module, symbol) -> id in ents */
+	struct strpool labels;	/* the labels of unnamed frames */
 };
 
 /* What entry_eq() compares a table's entry with. */
@@ -42,13 +43,16 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static void frame_keys(const struct frame *f, const char **module, const char **symbol)
+/* -ENOMEM when an unnamed frame's label cannot be kept. */
+static int frame_keys(struct table *t, const struct frame *f, const char **module,
+		      const char **symbol)
 {
-	*symbol = f->name ? f->name : "[unknown]";
+	*symbol = frame__label_kept(f, &t->labels);
 	if (f->kind == FRAME_KERNEL)
 		*module = "[kernel]";
 	else
 		*module = f->module ? basename_of(f->module) : "[unknown]";
+	return *symbol ? 0 : -ENOMEM;
 }
 
 static bool entry_eq(const void *val, const void *ctx)
@@ -88,7 +92,8 @@ static int count_frame(struct table *t, const struct record *r, const struct fra
 	const char *module, *symbol;
 	struct entry *e;
 
-	frame_keys(f, &module, &symbol);
+	if (frame_keys(t, f, &module, &symbol))
+		return -ENOMEM;
 	e = lookup(t, r->comm, module, symbol);
 	if (!e)
 		return -ENOMEM;
@@ -210,5 +215,6 @@ int report__write(FILE *out, const struct records *p, const struct output_opts *
 out:
 	free(t.ents);
 	htab__free(&t.index);
+	strpool__free(&t.labels);
 	return err;
 }

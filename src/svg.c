@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "htab.h"
 #include "output.h"
 #include "strbuf.h"
 #include "text.h"
@@ -57,9 +58,19 @@ struct item {
 	struct trace_iter it;
 };
 
+/*
+ * Unnamed frames with the same label merge: one box may then stand for
+ * several places (file offsets, or addresses where there is none) or
+ * several modules of one base name, and its tooltip says so.
+ */
+struct places {
+	bool addrs, modules;
+};
+
 struct open_frame {
 	struct elem el;
 	__u64 start;
+	struct places several;
 };
 
 /* A frame to draw. */
@@ -67,6 +78,13 @@ struct node {
 	struct elem el;
 	__u32 depth;		/* 0: the root, "all" */
 	__u64 start, width;	/* in samples */
+	struct places several;
+};
+
+/* What paths are compared with: the options, the labels of unnamed frames. */
+struct paths {
+	const struct output_opts *oo;
+	struct strpool *labels;		/* the flame's: its nodes point there */
 };
 
 struct flame {
@@ -75,6 +93,7 @@ struct flame {
 	__u64 total;
 	double min_samples;	/* narrower frames are not drawn */
 	__u32 max_depth;
+	struct strpool labels;	/* of unnamed frames: "[gzip]" */
 	int err;
 };
 
@@ -118,8 +137,36 @@ static __u32 path_len(const struct item *it)
 	return 1 + it->it.len;
 }
 
+/* Keep the label of every unnamed frame, so that path_elem() finds it. */
+static int keep_labels(struct paths *ps, const struct item *items, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		for (__u32 j = 0; j < items[i].it.len; j++) {
+			const struct frame *f = trace_iter__frame(&items[i].it, j);
+
+			if (!f->name && !frame__label_kept(f, ps->labels))
+				return -ENOMEM;
+		}
+	return 0;
+}
+
+/* A frame's name, or the label keep_labels() kept for it. */
+static const char *frame_name(const struct paths *ps, const struct frame *f)
+{
+	char buf[FRAME_LABEL_MAX];
+	const char *label;
+
+	if (f->name)
+		return f->name;
+	label = frame__label(f, buf, sizeof(buf));
+	if (label != buf)
+		return label;
+	label = strpool__find(ps->labels, buf, strlen(buf));
+	return label ? label : "[unknown]";
+}
+
 /* comm, then the record's frames root first, as in folded output */
-static struct elem path_elem(const struct item *it, __u32 i, const struct output_opts *oo)
+static struct elem path_elem(const struct item *it, __u32 i, const struct paths *ps)
 {
 	const struct frame *f;
 
@@ -127,9 +174,9 @@ static struct elem path_elem(const struct item *it, __u32 i, const struct output
 		return (struct elem){ .name = it->r->comm, .kind = KIND_OTHER };
 	f = trace_iter__frame(&it->it, i - 1);
 	return (struct elem){
-		.name = f->name ? f->name : "[unknown]",
+		.name = frame_name(ps, f),
 		.f = f,
-		.suffix = f->kind == FRAME_KERNEL && oo->annotations && !frame__is_marker(f),
+		.suffix = f->kind == FRAME_KERNEL && ps->oo->annotations && !frame__is_marker(f),
 	};
 }
 
@@ -156,13 +203,13 @@ static int cmp_elem(const struct elem *a, const struct elem *b)
 }
 
 static __u32 common_prefix(const struct item *a, const struct item *b,
-			   const struct output_opts *oo)
+			   const struct paths *ps)
 {
 	__u32 la = path_len(a), lb = path_len(b);
 	__u32 n = la < lb ? la : lb, i;
 
 	for (i = 0; i < n; i++) {
-		struct elem ea = path_elem(a, i, oo), eb = path_elem(b, i, oo);
+		struct elem ea = path_elem(a, i, ps), eb = path_elem(b, i, ps);
 
 		if (cmp_elem(&ea, &eb))
 			break;
@@ -173,22 +220,22 @@ static __u32 common_prefix(const struct item *a, const struct item *b,
 static int by_path(const void *pa, const void *pb, void *ctx)
 {
 	const struct item *a = pa, *b = pb;
-	const struct output_opts *oo = ctx;
+	const struct paths *ps = ctx;
 	__u32 la = path_len(a), lb = path_len(b);
-	__u32 i = common_prefix(a, b, oo);
+	__u32 i = common_prefix(a, b, ps);
 	struct elem ea, eb;
 
 	if (i == la || i == lb)
 		return la < lb ? -1 : la > lb;
-	ea = path_elem(a, i, oo);
-	eb = path_elem(b, i, oo);
+	ea = path_elem(a, i, ps);
+	eb = path_elem(b, i, ps);
 	return cmp_elem(&ea, &eb);
 }
 
 /* ---- frames: merging and elision ---- */
 
 static void add_node(struct flame *fl, const struct elem *el, __u32 depth,
-		     __u64 start, __u64 width)
+		     __u64 start, __u64 width, const struct places *several)
 {
 	if (fl->err || !width || (double)width < fl->min_samples)
 		return;
@@ -197,7 +244,8 @@ static void add_node(struct flame *fl, const struct elem *el, __u32 depth,
 		return;
 	}
 	fl->nodes[fl->nr++] = (struct node){ .el = *el, .depth = depth,
-					     .start = start, .width = width };
+					     .start = start, .width = width,
+					     .several = *several };
 	if (depth > fl->max_depth)
 		fl->max_depth = depth;
 }
@@ -207,36 +255,68 @@ static void close_frames(struct flame *fl, const struct open_frame *open,
 			 __u32 from, __u32 to, __u64 x)
 {
 	for (__u32 d = from; d > to; d--)
-		add_node(fl, &open[d].el, d, open[d].start, x - open[d].start);
+		add_node(fl, &open[d].el, d, open[d].start, x - open[d].start,
+			 &open[d].several);
+}
+
+static bool same_module(const struct frame *a, const struct frame *b)
+{
+	return a->module == b->module ||
+	       (a->module && b->module && !strcmp(a->module, b->module));
+}
+
+/* Where in its module a frame is: its file offset, else its address. */
+static __u64 place_of(const struct frame *f)
+{
+	return frame__has_file_offset(f) ? f->offset : f->addr;
+}
+
+/* An unnamed open frame merges f: note a place or a module it adds. */
+static void merge_place(struct open_frame *o, const struct frame *f)
+{
+	const struct frame *first = o->el.f;
+
+	if (!first || first->name || first == f)
+		return;
+	if (!same_module(first, f))
+		o->several.modules = true;
+	else if (place_of(first) != place_of(f))
+		o->several.addrs = true;
 }
 
 /* items must be sorted by_path; open has room for the longest path + 1. */
 static void walk(struct flame *fl, const struct item *items, size_t nr,
-		 struct open_frame *open, const struct output_opts *oo)
+		 struct open_frame *open, const struct paths *ps)
 {
 	static const struct elem root = { .name = "all", .kind = KIND_OTHER };
+	static const struct places one = {};
 	__u32 prev_len = 0;
 	__u64 x = 0;
 
 	for (size_t i = 0; i < nr; i++) {
 		__u32 len = path_len(&items[i]);
-		__u32 c = i ? common_prefix(&items[i - 1], &items[i], oo) : 0;
+		__u32 c = i ? common_prefix(&items[i - 1], &items[i], ps) : 0;
 
 		close_frames(fl, open, prev_len, c, x);
+		/* Path element d is open[d + 1]; element 0 is the comm. */
+		for (__u32 d = 1; d < c; d++)
+			merge_place(&open[d + 1], trace_iter__frame(&items[i].it, d - 1));
 		for (__u32 d = c; d < len; d++) {
-			open[d + 1].el = path_elem(&items[i], d, oo);
+			open[d + 1].el = path_elem(&items[i], d, ps);
 			open[d + 1].start = x;
+			open[d + 1].several = one;
 		}
 		x += items[i].r->count;
 		prev_len = len;
 	}
 	close_frames(fl, open, prev_len, 0, x);
-	add_node(fl, &root, 0, 0, x);
+	add_node(fl, &root, 0, 0, x, &one);
 }
 
 static int build_flame(struct flame *fl, const struct records *p,
 		       const struct output_opts *oo, double min_width)
 {
+	struct paths ps = { .oo = oo, .labels = &fl->labels };
 	struct open_frame *open = NULL;
 	struct item *items;
 	__u32 max_len = 0;
@@ -257,12 +337,12 @@ static int build_flame(struct flame *fl, const struct records *p,
 	}
 	fl->min_samples = min_width > 0 ? fl->total * min_width / 100.0 : 0;
 	open = calloc(max_len + 1, sizeof(*open));
-	if (!open) {
+	if (!open || keep_labels(&ps, items, nr)) {
 		fl->err = -ENOMEM;
 		goto cleanup;
 	}
-	qsort_r(items, nr, sizeof(*items), by_path, (void *)oo);
-	walk(fl, items, nr, open, oo);
+	qsort_r(items, nr, sizeof(*items), by_path, &ps);
+	walk(fl, items, nr, open, &ps);
 cleanup:
 	free(open);
 	free(items);
@@ -397,10 +477,45 @@ static double frame_y(const struct layout *lo, __u32 depth)
 	return lo->height - lo->bottom - (double)(depth + 1) * FRAME_HEIGHT;
 }
 
+/* An unnamed frame: what the label stands for. */
+static bool is_unnamed(const struct elem *el)
+{
+	return el->f && !el->f->name;
+}
+
+/*
+ * Where an unnamed frame is: "/usr/bin/gzip+0x1a2b" (its module and the
+ * offset in the file), or its address when it has no file; "several
+ * addresses" or "several modules" for a box that merged such frames.
+ */
+static void put_place(struct strbuf *sb, const struct node *n)
+{
+	const struct frame *f = n->el.f;
+
+	strbuf__putc(sb, ' ');
+	if (n->several.modules) {
+		strbuf__puts(sb, "several modules");
+		return;
+	}
+	if (frame__has_file_offset(f)) {
+		put_xml(sb, f->module, SIZE_MAX);
+		if (n->several.addrs)
+			strbuf__puts(sb, ", several addresses");
+		else
+			put_fmt(sb, "+0x%llx", (unsigned long long)f->offset);
+		return;
+	}
+	if (n->several.addrs)
+		strbuf__puts(sb, "several addresses");
+	else
+		put_fmt(sb, "0x%llx", (unsigned long long)f->addr);
+}
+
 /*
  * data-x/-w are in samples and data-d is the depth: what the script zooms
  * by.  The <title> is the tooltip, and "name (...)" is how the script
- * gets the full name back.
+ * gets the full name back, unless data-n gives it: an unnamed frame's
+ * tooltip says where it is, "[gzip] /usr/bin/gzip+0x1a2b (...)".
  */
 static void put_frame(struct strbuf *sb, const struct node *n,
 		      const struct layout *lo, __u64 total)
@@ -408,9 +523,17 @@ static void put_frame(struct strbuf *sb, const struct node *n,
 	double x = XPAD + n->start * lo->scale, w = n->width * lo->scale;
 	double y = frame_y(lo, n->depth);
 
-	put_fmt(sb, "<g data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\"><title>",
+	put_fmt(sb, "<g data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\"",
 		(unsigned long long)n->start, (unsigned long long)n->width, n->depth);
+	if (is_unnamed(&n->el)) {
+		strbuf__puts(sb, " data-n=\"");
+		put_name(sb, &n->el);
+		strbuf__putc(sb, '"');
+	}
+	strbuf__puts(sb, "><title>");
 	put_name(sb, &n->el);
+	if (is_unnamed(&n->el))
+		put_place(sb, n);
 	put_fmt(sb, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)n->width,
 		n->width == 1 ? "" : "s", 100.0 * n->width / total);
 	put_fmt(sb, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"",
@@ -522,5 +645,6 @@ int svg__write(FILE *out, const struct records *p, const struct output_opts *oo,
 		err = errno ? -errno : -EIO;
 	strbuf__free(&sb);
 	free(fl.nodes);
+	strpool__free(&fl.labels);
 	return err;
 }

@@ -33,14 +33,19 @@ struct svg_opts {
  * kernel when oo->delimited, then kernel frames, leaf on top; oo's
  * want_user, want_kernel and annotations apply as in folded output.  Frames
  * with the same name under the same parent are merged, and siblings are
- * ordered by name.  Hovering shows a frame's name, samples and percentage;
+ * ordered by name.  An unnamed frame is its module's label (trace.h's
+ * frame__label(): "[gzip]"), and its tooltip says where it is: the module
+ * and the offset in its file ("/usr/bin/gzip+0x1a2b"), or the address
+ * when it has no file; a box that merged unnamed frames at several places
+ * says "several addresses" (or "several modules": two files of one base
+ * name).  Hovering shows a frame's name, samples and percentage;
  * clicking zooms into it; Ctrl-F or "Search" highlights the frames whose
  * name matches a regular expression and shows the share of samples they
  * cover (also given as ?s=REGEX in the file's URL).  so may be NULL.
  *
  * Colours tell kernel (orange), user native (red), JIT (green: module
  * "[anon]", a perf map, or a named user frame with no module), and
- * [unknown]/[Missed ...] (grey) apart; a name always gets the same shade.
+ * unnamed frames and [Missed ...] (grey) apart; a name always gets the same shade.
  *
  * Returns 0 or a negative errno (-ENOMEM, or a failed write's errno).
  */

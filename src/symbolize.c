@@ -67,8 +67,11 @@ static void native_resolve(void *ctx, __u32 pid, struct frame *f)
 		return;
 	f->name = sym.name;
 	f->module = sym.module;
-	if (!sym.name)
+	/* Unnamed: where it is in its module's file, for -v and the SVG. */
+	if (!sym.name) {
+		f->offset = sym.file_offset + (f->addr - pc);
 		return;
+	}
 	f->offset = sym.offset + (f->addr - pc);
 	if (is_jit_module(sym.module))
 		f->kind = FRAME_JIT;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The root-first view of a record's trace that every writer reads. */
+#include <string.h>
+
 #include "trace.h"
+#include "htab.h"
 
 static const struct frame missed_frames[NR_PARTS] = {
 	[PART_KERNEL] = { .name = "[Missed Kernel Stack]", .kind = FRAME_KERNEL,
@@ -57,6 +60,57 @@ const struct frame *trace_iter__frame(const struct trace_iter *it, __u32 i)
 		i -= seg->len;
 	}
 	return NULL;
+}
+
+bool trace__is_bracketed(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 2 && s[0] == '[' && s[n - 1] == ']';
+}
+
+/* "[" base "]" in buf, base cut at a character boundary to fit. */
+static const char *bracket(const char *base, char *buf, size_t size)
+{
+	size_t len = strlen(base);
+
+	if (size < 4)
+		return "[unknown]";
+	if (len > size - 3) {
+		len = size - 3;
+		while (len && ((unsigned char)base[len] & 0xc0) == 0x80)
+			len--;
+	}
+	buf[0] = '[';
+	memcpy(buf + 1, base, len);
+	buf[len + 1] = ']';
+	buf[len + 2] = '\0';
+	return buf;
+}
+
+const char *frame__label(const struct frame *f, char *buf, size_t size)
+{
+	const char *base;
+
+	if (f->name)
+		return f->name;
+	if (f->kind == FRAME_INTERP)
+		return "[unknown]";
+	if (!f->module || !*f->module)
+		return f->kind == FRAME_KERNEL ? "[kernel]" : "[unknown]";
+	if (trace__is_bracketed(f->module))
+		return f->module;
+	base = strrchr(f->module, '/');
+	base = base ? base + 1 : f->module;
+	return *base ? bracket(base, buf, size) : "[unknown]";
+}
+
+const char *frame__label_kept(const struct frame *f, struct strpool *pool)
+{
+	char buf[FRAME_LABEL_MAX];
+	const char *label = frame__label(f, buf, sizeof(buf));
+
+	return label == buf ? strpool__intern(pool, buf, strlen(buf)) : label;
 }
 
 __u64 records__total(const struct records *rs)

@@ -25,10 +25,14 @@
 #define FRAME_DELIMITER (1 << 7)
 
 struct frame {
-	const char *name;	/* NULL: [unknown] */
+	const char *name;	/* NULL: unnamed, shown by frame__label() */
 	const char *module;	/* kernel module, DSO path, or NULL */
 	__u64 addr;		/* as sampled (return addresses not adjusted) */
-	__u64 offset;		/* from the symbol's start */
+	/*
+	 * From the symbol's start; for an unnamed user frame with a module,
+	 * from the start of the module's file (frame__has_file_offset()).
+	 */
+	__u64 offset;
 	const char *func;	/* FRAME_INTERP: the function, without its file */
 	__u32 aux;		/* FRAME_INTERP: the instruction, as recorded */
 	__u32 line;		/* FRAME_INTERP: its source line, 0 if unknown */
@@ -47,6 +51,37 @@ static inline bool frame__is_marker(const struct frame *f)
 {
 	return f->flags & (FRAME_MISSED | FRAME_DELIMITER);
 }
+
+/* An unnamed native or JIT frame in a module: offset is in its file. */
+static inline bool frame__has_file_offset(const struct frame *f)
+{
+	return !f->name && f->module && !frame__is_marker(f) &&
+	       (f->kind == FRAME_NATIVE || f->kind == FRAME_JIT);
+}
+
+/* Room for any label frame__label() makes: "[", a file name, "]", NUL. */
+#define FRAME_LABEL_MAX 260
+
+/*
+ * What a frame is shown as: its name; or, unnamed, the base name of its
+ * module in brackets, FlameGraph's and perf's way ("[gzip]",
+ * "[libc.so.6]"); a module already in brackets as it is ("[vdso]",
+ * "[anon]"); "[kernel]" for a kernel frame with no module; "[unknown]"
+ * when there is no module at all.  Returns the name, the module or a
+ * constant, or buf (size bytes, FRAME_LABEL_MAX is enough) with the label
+ * made there.  Not made safe to print: writers do that.
+ */
+const char *frame__label(const struct frame *f, char *buf, size_t size);
+
+/*
+ * frame__label() that outlives the call: one made is kept in pool
+ * (htab.h), once per distinct label.  NULL when out of memory.
+ */
+struct strpool;
+const char *frame__label_kept(const struct frame *f, struct strpool *pool);
+
+/* Whether s is "[...]", as pseudo-modules are ("[vdso]", "[anon]"). */
+bool trace__is_bracketed(const char *s);
 
 /*
  * Frames are symbolized once per distinct (process, address) and shared by

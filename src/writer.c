@@ -116,6 +116,7 @@ int writer__open(struct writer *w, const struct options *o, struct usyms *us)
 		.folded = o->format == FMT_FOLDED,
 		.annotations = o->annotations, .verbose = o->verbose > 0,
 		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
+		.module_labels = o->unknown_module,
 	};
 	w->per_interval = o->output && o->interval && strchr(o->output, '%');
 	if (w->per_interval)

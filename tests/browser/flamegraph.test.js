@@ -55,7 +55,7 @@ function frames(page) {
 		const box = r.getBoundingClientRect();
 		return {
 			i,
-			name: t.slice(0, t.lastIndexOf(' (')),
+			name: g.getAttribute('data-n') ?? t.slice(0, t.lastIndexOf(' (')),
 			title: t,
 			x: Number(r.getAttribute('x')),
 			w: Number(r.getAttribute('width')),

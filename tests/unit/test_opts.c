@@ -161,6 +161,28 @@ TEST(usage_errors)
 	}
 }
 
+/* --unknown: bcc's [unknown] by default, the module's label with "module". */
+TEST(unknown_style)
+{
+	struct options o;
+
+	CHECK_INT(parse(&o, "-f"), 0);
+	CHECK(!o.unknown_module);
+	options__free(&o);
+	CHECK_INT(parse(&o, "-f --unknown=module"), 0);
+	CHECK(o.unknown_module);
+	options__free(&o);
+	CHECK_INT(parse(&o, "--unknown module --unknown bcc"), 0);
+	CHECK(!o.unknown_module);
+	options__free(&o);
+	CHECK_INT(parse(&o, "--unknown=kernel"), -EINVAL);
+	CHECK_STR(msg, "profile: --unknown 'kernel' is not one of bcc, module (see --help)\n");
+	options__free(&o);
+	CHECK_INT(parse(&o, "--unknown"), -EINVAL);
+	CHECK_STR(msg, "profile: option '--unknown' needs a value (see --help)\n");
+	options__free(&o);
+}
+
 TEST(number_parser)
 {
 	__u64 v;
@@ -220,6 +242,7 @@ int main(void)
 	RUN(defaults);
 	RUN(bcc_options);
 	RUN(usage_errors);
+	RUN(unknown_style);
 	RUN(number_parser);
 	RUN(cpu_list);
 	RUN(system_checks);

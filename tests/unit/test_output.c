@@ -202,9 +202,84 @@ TEST(unsafe_names)
 	free(out);
 }
 
+/* Unnamed frames of every kind, leaf first: a library, the vdso, JIT, none. */
+static STACK(unnamed, 5);
+static STACK(kunnamed, 1);
+
+static void setup_unnamed(void)
+{
+	unnamed.frames[0] = (struct frame){ .addr = 0x7f1000, .offset = 0x1a2b,
+					    .module = "/usr/lib/libx.so.1" };
+	unnamed.frames[1] = (struct frame){ .addr = 0x7ffd00, .offset = 0x9a0, .module = "[vdso]" };
+	unnamed.frames[2] = (struct frame){ .addr = 0x500000, .offset = 0x40, .module = "[anon]",
+					    .kind = FRAME_JIT };
+	unnamed.frames[3] = (struct frame){ .addr = 0x600000 };
+	unnamed.frames[4] = (struct frame){ .name = "main", .addr = 0x402000, .offset = 8,
+					    .module = "/bin/burn" };
+	kunnamed.frames[0] = (struct frame){ .addr = 0xffffffff81000010, .kind = FRAME_KERNEL };
+}
+
+/* bcc's [unknown] by default; --unknown=module: the module's label. */
+TEST(folded_unknown_styles)
+{
+	struct output_opts o = { .folded = true, .annotations = true,
+				 .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	struct record r[] = { rec("burn", 1, 2, &unnamed, PART_OK, &kunnamed, PART_OK) };
+	char *out = render(r, 1, &o);
+
+	CHECK_STR(out, "burn;main;[unknown];[unknown];[unknown];[unknown];[unknown]_[k] 2\n");
+	free(out);
+	o.module_labels = true;
+	out = render(r, 1, &o);
+	CHECK_STR(out, "burn;main;[unknown];[anon];[vdso];[libx.so.1];[kernel]_[k] 2\n");
+	free(out);
+	o.folded = false;
+	o.annotations = false;
+	out = render(r, 1, &o);
+	CHECK_STR(out, "    [kernel]\n    [libx.so.1]\n    [vdso]\n    [anon]\n    [unknown]\n"
+		       "    main\n    -                burn (1)\n        2\n\n");
+	free(out);
+}
+
+/* A module's name is one frame too: ';' becomes ':', controls '?'. */
+TEST(folded_unknown_module_sanitized)
+{
+	struct output_opts o = { .folded = true, .module_labels = true, .view.parts[PART_USER] = true };
+	STACK(evil, 1);
+	struct record r[1];
+	char *out;
+
+	evil.frames[0] = (struct frame){ .addr = 0x401000, .module = "/tmp/a;b\nc 1" };
+	r[0] = rec("x", 1, 3, &evil, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 1, &o);
+	CHECK_STR(out, "x;[a:b?c 1] 3\n");
+	free(out);
+}
+
+/* -v: the label and the offset in the module's file, with or without --unknown. */
+TEST(plain_verbose_unnamed)
+{
+	struct output_opts o = { .verbose = true, .view.parts[PART_USER] = true,
+				 .view.parts[PART_KERNEL] = true };
+	struct record r[] = { rec("burn", 1, 2, &unnamed, PART_OK, &kunnamed, PART_OK) };
+	char *out = render(r, 1, &o);
+
+	CHECK_STR(out,
+		  "    ffffffff81000010 [kernel] [kernel.kallsyms]\n"
+		  "    7f1000 [libx.so.1]+0x1a2b [/usr/lib/libx.so.1]\n"
+		  "    7ffd00 [vdso]+0x9a0 [vdso]\n"
+		  "    500000 [anon]+0x40 [anon]\n"
+		  "    600000 [unknown]\n"
+		  "    402000 main+0x8 [/bin/burn]\n"
+		  "    -                burn (1)\n"
+		  "        2\n\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
+	setup_unnamed();
 	RUN(folded_basic);
 	RUN(folded_delimiter_annotations);
 	RUN(folded_user_only);
@@ -214,5 +289,8 @@ int main(void)
 	RUN(write_error_reported);
 	RUN(per_cpu_per_thread);
 	RUN(unsafe_names);
+	RUN(folded_unknown_styles);
+	RUN(folded_unknown_module_sanitized);
+	RUN(plain_verbose_unnamed);
 	return unit_summary();
 }

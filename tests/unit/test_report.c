@@ -159,6 +159,41 @@ TEST(unsafe_names)
 	free(out);
 }
 
+/*
+ * Unnamed frames are their module's label, [gzip], and two addresses in
+ * one module are one line; a kernel frame without a name is [kernel].
+ */
+TEST(unnamed_frames_by_module)
+{
+	struct output_opts o = { .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	STACK(u1, 2);
+	STACK(u2, 2);
+	STACK(uv, 2);
+	STACK(k, 1);
+	struct record r[3];
+	char *out;
+
+	u1.frames[0] = (struct frame){ .addr = 0x5000, .module = "/usr/bin/gzip" };
+	u1.frames[1] = (struct frame){ .name = "main", .addr = 0x4000, .module = "/usr/bin/gzip" };
+	u2.frames[0] = u1.frames[0];
+	u2.frames[0].addr = 0x6000;
+	u2.frames[1] = u1.frames[1];
+	uv.frames[0] = (struct frame){ .addr = 0x7000, .module = "[vdso]" };
+	uv.frames[1] = u1.frames[1];
+	k.frames[0] = (struct frame){ .addr = 0xffffffff81000010, .kind = FRAME_KERNEL };
+	r[0] = rec("gzip", 3, &u1, PART_OK, NULL, PART_ABSENT);
+	r[1] = rec("gzip", 1, &u2, PART_OK, &k, PART_OK);
+	r[2] = rec("gzip", 2, &uv, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 3, &o, 0);
+	CHECK_STR(out,
+		  "# Samples: 6\n" HEADER
+		  "   50.00%    66.67%          3  gzip             gzip                     [gzip]\n"
+		  "   33.33%    33.33%          2  gzip             [vdso]                   [vdso]\n"
+		  "   16.67%    16.67%          1  gzip             [kernel]                 [kernel]\n"
+		  "    0.00%   100.00%          0  gzip             gzip                     main\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -168,5 +203,6 @@ int main(void)
 	RUN(empty);
 	RUN(many_functions);
 	RUN(unsafe_names);
+	RUN(unnamed_frames_by_module);
 	return unit_summary();
 }

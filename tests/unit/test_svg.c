@@ -356,7 +356,7 @@ TEST(colours_by_kind_and_name)
 	CHECK(frame(svg, "func_a", 1, &a2));
 	CHECK(frame(svg, "kleaf", 0, &k));
 	CHECK(frame(svg, "Interpreter::run", 0, &jit));
-	CHECK(frame(svg, "[unknown]", 0, &unk));
+	CHECK(frame(svg, "[x.so] /lib/x.so+0x0", 0, &unk));
 	CHECK(a.r == a2.r && a.g == a2.g && a.b == a2.b);	/* same name */
 	CHECK(a.r >= 200 && a.g <= 110 && a.b <= 100);		/* red */
 	CHECK(k.r >= 225 && k.g >= 125 && k.g <= 185 && k.b <= 60);	/* orange */
@@ -396,6 +396,89 @@ TEST(empty_and_errors)
 		CHECK_INT(svg__write(f, &p, &both, NULL), -ENOSPC);
 		fclose(f);
 	}
+}
+
+/* An unnamed user frame: its file offset, the leaf of a stack under main. */
+static void unnamed_at(void *st, const char *module, __u64 addr, __u64 offset)
+{
+	struct { __u32 nr; struct frame frames[2]; } *s = st;
+
+	s->frames[0] = (struct frame){ .addr = addr, .offset = offset, .module = module };
+	s->frames[1] = (struct frame){ .name = "main", .module = "/usr/bin/gzip" };
+}
+
+/*
+ * Unnamed frames are labelled by their module, and the tooltip says
+ * where: the module and the offset in its file, or the address without
+ * one; a box that merged several places or modules says so.
+ */
+TEST(unnamed_labels_and_places)
+{
+	STACK(a, 2); STACK(b1, 2); STACK(b2, 2); STACK(c1, 2); STACK(c2, 2);
+	STACK(d1, 2); STACK(d2, 2); STACK(e, 2); STACK(f, 2);
+	STACK(k, 1);
+	struct record r[9];
+	struct fr fr;
+	char *svg;
+
+	unnamed_at(&a, "/usr/bin/gzip", 0x55001a2b, 0x1a2b);
+	/* One place in two processes' address spaces: one file offset. */
+	unnamed_at(&b1, "/usr/bin/gzip", 0x56001a2b, 0x1a2b);
+	unnamed_at(&b2, "/usr/bin/gzip", 0x57001a2b, 0x1a2b);
+	unnamed_at(&c1, "/usr/bin/gzip", 0x55000100, 0x100);
+	unnamed_at(&c2, "/usr/bin/gzip", 0x55000200, 0x200);
+	unnamed_at(&d1, "/usr/bin/gzip", 0x55000100, 0x100);
+	unnamed_at(&d2, "/opt/gzip", 0x55000100, 0x100);
+	unnamed_at(&e, NULL, 0x600000, 0);
+	unnamed_at(&f, "[vdso]", 0x7ffd09a0, 0x9a0);
+	k.frames[0] = (struct frame){ .addr = 0xffffffff81000010, .kind = FRAME_KERNEL };
+	r[0] = rec("a", 1, 10, &a, PART_OK, NULL, PART_ABSENT);
+	r[1] = rec("b", 2, 1, &b1, PART_OK, NULL, PART_ABSENT);
+	r[2] = rec("b", 3, 1, &b2, PART_OK, NULL, PART_ABSENT);
+	r[3] = rec("c", 4, 2, &c1, PART_OK, NULL, PART_ABSENT);
+	r[4] = rec("c", 4, 3, &c2, PART_OK, NULL, PART_ABSENT);
+	r[5] = rec("d", 5, 4, &d1, PART_OK, NULL, PART_ABSENT);
+	r[6] = rec("d", 5, 5, &d2, PART_OK, NULL, PART_ABSENT);
+	r[7] = rec("e", 6, 6, &e, PART_OK, &k, PART_OK);
+	r[8] = rec("f", 7, 7, &f, PART_OK, NULL, PART_ABSENT);
+	svg = render(r, 9, &both, NULL);
+
+	CHECK(frame(svg, "[gzip] /usr/bin/gzip+0x1a2b", 0, &fr));
+	CHECK_INT(fr.samples, 10);
+	CHECK(frame(svg, "[gzip] /usr/bin/gzip+0x1a2b", 1, &fr));
+	CHECK_INT(fr.samples, 2);
+	CHECK(frame(svg, "[gzip] /usr/bin/gzip, several addresses", 0, &fr));
+	CHECK_INT(fr.samples, 5);
+	CHECK(frame(svg, "[gzip] several modules", 0, &fr));
+	CHECK_INT(fr.samples, 9);
+	CHECK(frame(svg, "[unknown] 0x600000", 0, &fr));
+	CHECK(frame(svg, "[kernel] 0xffffffff81000010", 0, &fr));
+	CHECK_INT(fr.samples, 6);
+	CHECK(frame(svg, "[vdso] [vdso]+0x9a0", 0, &fr));
+	CHECK_INT(fr.samples, 7);
+	/* The script's name for the box: the label alone. */
+	CHECK_INT(count(svg, "data-n=\"[gzip]\"><title>[gzip] "), 4);
+	CHECK_INT(count(svg, "data-n=\"[vdso]\"><title>"), 1);
+	CHECK_INT(count(svg, "data-n="), 7);
+	CHECK(strstr(svg, "[[") == NULL);
+	CHECK(strstr(svg, ">[gzip]</text>") != NULL);
+	free(svg);
+}
+
+/* Names that need escaping in a module path stay escaped in the tooltip. */
+TEST(unnamed_module_escaped)
+{
+	STACK(u, 2);
+	struct record r[1];
+	struct fr fr;
+	char *svg;
+
+	unnamed_at(&u, "/tmp/<a&b>", 0x1000, 0x10);
+	r[0] = rec("x", 1, 1, &u, PART_OK, NULL, PART_ABSENT);
+	svg = render(r, 1, &both, NULL);
+	CHECK(frame(svg, "[&lt;a&amp;b&gt;] /tmp/&lt;a&amp;b&gt;+0x10", 0, &fr));
+	CHECK(strstr(svg, "data-n=\"[&lt;a&amp;b&gt;]\"") != NULL);
+	free(svg);
 }
 
 /* The browser test's input: known shape, some of every kind of frame. */
@@ -439,6 +522,8 @@ int main(void)
 	RUN(colours_by_kind_and_name);
 	RUN(self_contained);
 	RUN(empty_and_errors);
+	RUN(unnamed_labels_and_places);
+	RUN(unnamed_module_escaped);
 	if (getenv("PROFILE_TEST_OUTPUT"))
 		RUN(browser_fixture);
 	return unit_summary();
