@@ -47,12 +47,9 @@ enum {
 	OPT_UNWIND_DEBUG,
 	OPT_PYTHON,
 	OPT_PY_LINES,
-<<<<<<< HEAD
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_WAIT,
-=======
 	OPT_UNKNOWN,
->>>>>>> wip-unknown
 };
 
 static const struct option long_opts[] = {
@@ -93,12 +90,9 @@ static const struct option long_opts[] = {
 	{ "unwind-debug", no_argument, NULL, OPT_UNWIND_DEBUG },
 	{ "python", required_argument, NULL, OPT_PYTHON },
 	{ "py-lines", no_argument, NULL, OPT_PY_LINES },
-<<<<<<< HEAD
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
-=======
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
->>>>>>> wip-unknown
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -302,6 +296,18 @@ static int parse_percent(const char *name, const char *arg, double *out)
 	return 0;
 }
 
+/* A two-way switch: *out is true for `yes`, false for `no`. */
+static int parse_choice(const char *name, const char *arg, const char *yes,
+			const char *no, bool *out)
+{
+	if (strcmp(arg, yes) && strcmp(arg, no)) {
+		pr_err("%s '%s' is not one of %s, %s (see --help)", name, arg, yes, no);
+		return -EINVAL;
+	}
+	*out = !strcmp(arg, yes);
+	return 0;
+}
+
 static const char *const format_names[] = {
 	[FMT_PLAIN] = "plain",
 	[FMT_FOLDED] = "folded",
@@ -366,6 +372,7 @@ static int settle_format(struct options *o)
 static int parse_one(struct options *o, int c, const char *arg)
 {
 	__u64 v;
+	bool bcc = true;
 	int err = 0;
 
 	switch (c) {
@@ -456,35 +463,17 @@ static int parse_one(struct options *o, int c, const char *arg)
 		break;
 	case OPT_UNWIND_DEBUG: o->unwind_debug = true; break;
 	case OPT_PYTHON:
-		if (!strcmp(arg, "auto"))
-			o->python = true;
-		else if (!strcmp(arg, "off"))
-			o->python = false;
-		else
-			return usage_error("--python '%s' is not one of auto, off", arg);
-		break;
+		return parse_choice("--python", arg, "auto", "off", &o->python);
 	case OPT_PY_LINES: o->py_lines = true; break;
-<<<<<<< HEAD
 	case OPT_DEBUGINFOD:
-		if (!strcmp(arg, "auto"))
-			o->debuginfod = true;
-		else if (!strcmp(arg, "off"))
-			o->debuginfod = false;
-		else
-			return usage_error("--debuginfod '%s' is not one of auto, off", arg);
-		break;
+		return parse_choice("--debuginfod", arg, "auto", "off", &o->debuginfod);
 	case OPT_DEBUGINFOD_WAIT:
 		err = parse_num_opt("--debuginfod-wait", arg, 0, 3600,
 				    &o->debuginfod_wait);
-=======
+		break;
 	case OPT_UNKNOWN:
-		if (!strcmp(arg, "bcc"))
-			o->unknown_module = false;
-		else if (!strcmp(arg, "module"))
-			o->unknown_module = true;
-		else
-			return usage_error("--unknown '%s' is not one of bcc, module", arg);
->>>>>>> wip-unknown
+		err = parse_choice("--unknown", arg, "bcc", "module", &bcc);
+		o->unknown_module = !bcc;
 		break;
 	case 'v': o->verbose++; break;
 	case 'h': o->help = true; break;
