@@ -19,9 +19,12 @@ is 404) as MODE says:
     truncated FILE  the first half of FILE, with a Content-Length of that
                     half: a complete HTTP answer of a cut file
     huge [RATE]     a Content-Length of 8 GiB, then an ELF magic and zero
-                    bytes at RATE bytes a second (default 2000: faster
-                    than libcurl's low-speed limit, so that only the size
-                    can stop it), never all of them
+                    bytes at RATE bytes a second (default 2000), never all
+                    of them.  libdebuginfod 0.188 gives up on a transfer
+                    slower than 100 KiB/s over DEBUGINFOD_TIMEOUT seconds
+                    (CURLOPT_LOW_SPEED_*), so by default a client that
+                    ignores the size still ends at its timeout; a RATE
+                    over 102400 leaves only the size to stop it
 
 It runs until killed (SIGTERM ends it at once).  Python 3 standard library
 only.
