@@ -268,6 +268,21 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY 'an 8 GiB answer: one warning, the pr
 	fault huge "$REASON_HUGE" huge
 '
 
+test_expect_success ROOT_BPF,LOOPBACK_ONLY 'not found (404): no warning, the profile, unnamed, nothing cached' '
+	mkdir -p emptydir &&
+	fake ok "$TRASH/emptydir" &&
+	new_cache &&
+	start_burn -d 6 &&
+	DEBUGINFOD_URLS=$URL DEBUGINFOD_TIMEOUT=$TIMEOUT run notfound 2 --debuginfod-wait=$WAIT &&
+	cat requests &&
+	{ grep -q "^GET /buildid/$ID/debuginfo$" requests || fail "the server was never asked"; } &&
+	{ [ "$(fsum notfound.folded "^$OBJECT;")" -ge 1000 ] || fail "too few samples"; } &&
+	{ [ -z "$(warnings notfound.err)" ] || fail "a 404 is not worth a warning"; } &&
+	{ [ "$WALL_MS" -le $((2000 + SLACK_MS)) ] || fail "the run took $WALL_MS ms"; } &&
+	{ ! grep -E -q ";func_a( |;)" notfound.folded || fail "func_a named"; } &&
+	cache_holds_nothing
+'
+
 test_expect_success ROOT_BPF,LOOPBACK_ONLY,strace 'no DEBUGINFOD_URLS, unset or empty: no inet socket connected' '
 	new_cache &&
 	strace -f -e trace=connect -o control.log python3 -c "
