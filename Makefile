@@ -56,7 +56,7 @@ WL_DIR := $(OUTPUT)/workloads
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
-	fakepy fakepy-v)
+	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped)
 
 ifeq ($(V),1)
 Q =
@@ -177,6 +177,23 @@ $(WL_DIR)/fakepy: tests/workloads/fakepy.c | $(WL_DIR)
 $(WL_DIR)/fakepy-v: tests/workloads/fakepy.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -rdynamic -pthread -DFAKEPY_VERSION=0x030b02f0 -o $@ $<
+
+# burn with a build-id and its names only in a separate debug file, for
+# the debuginfod tests (t90): burn-dbg.full as linked, burn-dbg.debug its
+# debug file, burn-stripped without .symtab and without a .gnu_debuglink,
+# so that nothing on this machine names func_a and func_b, and only a
+# debuginfod server can.
+$(WL_DIR)/burn-dbg.full: tests/workloads/burn.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -Wl,--build-id -o $@ $<
+
+$(WL_DIR)/burn-dbg.debug: $(WL_DIR)/burn-dbg.full
+	$(call msg,OBJCOPY,$@)
+	$(Q)objcopy --only-keep-debug $< $@
+
+$(WL_DIR)/burn-stripped: $(WL_DIR)/burn-dbg.full
+	$(call msg,OBJCOPY,$@)
+	$(Q)objcopy --strip-all $< $@
 
 $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
 	$(call msg,CC,$@)

@@ -31,6 +31,13 @@ Cases (issue 5), all at the same frequency and duration for every tool:
             and with Python frames, beside another burn-nofp, and beside a
             deep.py: the cost per Python frame, and whether others pay
             for it
+  debuginfod  debug files fetched through libdebuginfod (issue 17), ours
+            only, burn-stripped (no .symtab) -t 1, interleaved rounds:
+            samples and lost-sample counters while a lookup hangs against
+            none; the extra wall time a hanging server costs; tool CPU
+            with the debug file in a warm debuginfod cache against the
+            same file in /usr/lib/debug/.build-id; the share of frames
+            named with a server up against the unstripped build
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -46,6 +53,7 @@ import signal
 import statistics
 import subprocess as sp
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,6 +69,12 @@ PY_DEPTH = 20
 TOOLS = ("ours", "perf", "bpftrace")
 BIG_MAP_KEYS = 65536
 STRACE_SYSCALLS = "trace=execve,ioctl,exit_group"
+FAKE_DEBUGINFOD = os.path.join(ROOT, "tests", "e2e", "helpers", "fakedebuginfod.py")
+# DEBUGINFOD_TIMEOUT of the hanging server's runs, seconds
+DEBUGINFOD_T = 2
+# cleared for every debuginfod run, then set as the condition says
+DEBUGINFOD_ENV = ("DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH", "DEBUGINFOD_TIMEOUT",
+                  "DEBUGINFOD_RETRY_LIMIT", "DEBUGINFOD_MAXSIZE", "DEBUGINFOD_PROGRESS")
 
 METHODS = {
     "cpu": "user+sys of every process of the tool's pipeline, from wait4() "
@@ -121,6 +135,23 @@ METHODS = {
                    "pinned to CPU 1, and with deep.py there instead, each "
                    "given to -p too (followed, never sampled); medians over "
                    "interleaved rounds",
+    "debuginfod": "ours only, F Hz, S s a run, interleaved rounds (order "
+                  "rotated), each run on a fresh burn-stripped -t 1 (one CPU "
+                  "left to the tool and the servers, so that a lost sample is "
+                  "not hidden by the tool's own CPU use); servers are "
+                  "tests/e2e/helpers/fakedebuginfod.py on 127.0.0.1.  none: "
+                  "no DEBUGINFOD_URLS; hang: a server that never answers, "
+                  "DEBUGINFOD_TIMEOUT=T, default --debuginfod-wait; samples "
+                  "= the workload's in the folded output, lost = -v's dropped "
+                  "samples and lost records; extra wall = median wall (bench/"
+                  "rusage) of hang - of none.  cache: a server that answers, "
+                  "the cache warmed by one run before the rounds; local: no "
+                  "DEBUGINFOD_URLS and burn-dbg.debug in /usr/lib/debug/"
+                  ".build-id/ for that run only; CPU = user+sys of profile.  "
+                  "fetch: the server that answers and a fresh cache each run; "
+                  "full: burn-dbg.full (the same build, unstripped), no server; "
+                  "named = share of the workload's user frames, weighted by "
+                  "samples, that are not [unknown]",
     "throughput": "burn -t 2 -d B calls per second, medians over interleaved "
                   "rounds (condition order rotated each round); not a valid "
                   "overhead measure on this VM (it is inverted), reported only",
@@ -682,6 +713,137 @@ class Bench:
         out["burn_on_vs_off"] = ratio(ns["burn-on"], ns["burn-off"])
         self.res["python"] = out
 
+    # ----- debuginfod ---------------------------------------------------------
+    def fake_server(self, name, *args):
+        """tests/e2e/helpers/fakedebuginfod.py MODE ARGS on 127.0.0.1:
+        (process, URL, its request log)."""
+        port, log_ = os.path.join(self.out, f"fake-{name}.port"), os.path.join(self.out, f"fake-{name}.log")
+        for f in (port, log_):
+            if os.path.exists(f):
+                os.unlink(f)
+        p = sp.Popen([sys.executable, FAKE_DEBUGINFOD, port, log_, *args])
+        _live.append(p)
+        for _ in range(100):
+            if os.path.exists(port):
+                break
+            time.sleep(0.05)
+        with open(port) as f:
+            return p, f"http://127.0.0.1:{int(f.read())}", log_
+
+    def debuginfod_run(self, cond, secs, srv, local_debug):
+        """One run of condition cond on a fresh burn-stripped (burn-dbg.full
+        for full)."""
+        exe = "burn-dbg.full" if cond == "full" else "burn-stripped"
+        burn = sp.Popen([os.path.join(self.wl, exe), "-d", f"{secs + 3:g}"], stdout=sp.DEVNULL)
+        _live.append(burn)
+        time.sleep(0.3)
+        env = {"DEBUGINFOD_CACHE_PATH": tempfile.mkdtemp(prefix="cache-", dir=self.tmp)}
+        if cond == "hang":
+            env.update(DEBUGINFOD_URLS=srv["hang"], DEBUGINFOD_TIMEOUT=str(DEBUGINFOD_T))
+        elif cond in ("cache", "fetch"):
+            env["DEBUGINFOD_URLS"] = srv["ok"]
+        if cond == "cache":
+            env["DEBUGINFOD_CACHE_PATH"] = srv["warm_cache"]
+        installed = False
+        if cond == "local":
+            os.makedirs(os.path.dirname(local_debug), exist_ok=True)
+            shutil.copyfile(os.path.join(self.wl, "burn-dbg.debug"), local_debug)
+            installed = True
+        saved = {k: os.environ.get(k) for k in DEBUGINFOD_ENV}
+        try:
+            for k in DEBUGINFOD_ENV:
+                os.environ.pop(k, None)
+            os.environ.update(env)
+            r = self.run_tool("ours", self.a.freq, secs, f"debuginfod-{cond}", pid=burn.pid)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+            if installed:
+                os.unlink(local_debug)
+            burn.terminate()
+            burn.wait()
+        r["env"] = env
+        r["named"] = named_frames(r["folded_path"], exe[:15])
+        try:	# the whole of -v: stderr_tail may have cut its first lines
+            with open(r["folded_path"][:-len(".folded")] + ".err", errors="replace") as f:
+                m = re.search(r"records: [^\n]*?(\d+) lost", f.read())
+        except OSError:
+            m = None
+        r["lost_records"] = int(m[1]) if m else None
+        return r
+
+    def case_debuginfod(self):
+        """Each condition in turn, the order rotated each round (see
+        METHODS debuginfod)."""
+        secs, rounds = self.a.debuginfod_secs, self.a.rounds
+        bid = build_id(os.path.join(self.wl, "burn-stripped"))
+        local_debug = f"/usr/lib/debug/.build-id/{bid[:2]}/{bid[2:]}.debug" if bid else None
+        if not bid or os.path.exists(local_debug):
+            why = "burn-stripped has no build-id" if not bid else f"{local_debug} exists already"
+            log(f"debuginfod: {why}; case skipped")
+            self.res["debuginfod"] = {"skipped": why}
+            return
+        conds = ("none", "hang", "cache", "local", "fetch", "full")
+        log(f"debuginfod: burn-stripped -t 1, {self.a.freq} Hz, {secs} s, {rounds} interleaved "
+            f"rounds: {', '.join(conds)}")
+        okdir = os.path.join(self.out, "debuginfod-ok")
+        os.makedirs(okdir, exist_ok=True)
+        shutil.copyfile(os.path.join(self.wl, "burn-dbg.debug"), os.path.join(okdir, bid + ".debug"))
+        procs = []
+        try:
+            p, hang_url, hang_log = self.fake_server("hang", "hang")
+            procs.append(p)
+            p, ok_url, ok_log = self.fake_server("ok", "ok", okdir)
+            procs.append(p)
+            srv = {"hang": hang_url, "ok": ok_url,
+                   "warm_cache": os.path.join(self.out, "debuginfod-warm-cache")}
+            shutil.rmtree(srv["warm_cache"], ignore_errors=True)
+            os.makedirs(srv["warm_cache"])
+            warm = self.debuginfod_run("cache", 1, srv, local_debug)
+            warmed = os.path.getsize(os.path.join(srv["warm_cache"], bid, "debuginfo")) \
+                if os.path.exists(os.path.join(srv["warm_cache"], bid, "debuginfo")) else 0
+            log(f"  warm-up: {warmed} bytes in the cache")
+            runs = {c: [] for c in conds}
+            for rnd in range(rounds):
+                for c in rotate(conds, rnd):
+                    before = count_lines(ok_log)
+                    r = self.debuginfod_run(c, secs, srv, local_debug)
+                    r["ok_requests"] = count_lines(ok_log) - before
+                    runs[c].append(slim(r))
+                    nm = r["named"] or {}
+                    log(f"  {c}: {nm.get('samples')} samples, named {fmt(nm.get('share'), 2, pct=True)}, "
+                        f"wall {fmt(r.get('wall'), 3)} s, cpu {fmt(r.get('cpu'), 3)} s, dropped "
+                        f"{r.get('dropped')}, lost records {r.get('lost_records')}, "
+                        f"requests to the ok server {r['ok_requests']}")
+        finally:
+            for p in procs:
+                p.terminate()
+                p.wait()
+        out = {"warm_cache_bytes": warmed, "warm_run": slim(warm),
+               "hang_requests": count_lines(hang_log), "timeout": DEBUGINFOD_T}
+        for c in conds:
+            rs = [r for r in runs[c] if not r.get("failed")]
+            out[c] = {
+                "samples": median([(r["named"] or {}).get("samples") for r in rs]),
+                "named": median([(r["named"] or {}).get("share") for r in rs]),
+                "wall": median([r.get("wall") for r in rs]),
+                "cpu": median([r.get("cpu") for r in rs]),
+                "dropped": max([r.get("dropped") or 0 for r in rs], default=None),
+                "lost_records": max([r.get("lost_records") or 0 for r in rs], default=None),
+                "accounted": all(r.get("accounted") for r in rs) if rs else None,
+                "ok_requests": sum(r.get("ok_requests") or 0 for r in rs),
+                "failed": [r["failed"] for r in runs[c] if r.get("failed")],
+                "runs": runs[c]}
+        out["samples_hang_vs_none"] = ratio(out["hang"]["samples"], out["none"]["samples"])
+        if None not in (out["hang"]["wall"], out["none"]["wall"]):
+            out["extra_wall_hang"] = out["hang"]["wall"] - out["none"]["wall"]
+        out["cpu_cache_vs_local"] = ratio(out["cache"]["cpu"], out["local"]["cpu"])
+        out["named_fetch_vs_full"] = ratio(out["fetch"]["named"], out["full"]["named"])
+        self.res["debuginfod"] = out
+
     # ----- report ----------------------------------------------------------------
     def meta(self):
         def cmd_out(cmd):
@@ -701,12 +863,49 @@ class Bench:
             "burn_secs": self.a.burn_secs, "accuracy_secs": self.a.accuracy_secs,
             "unwind_secs": self.a.unwind_secs, "unwind_freq": self.a.unwind_freq,
             "python_secs": self.a.python_secs, "python": PYTHON, "python_depth": PY_DEPTH,
+            "debuginfod_secs": self.a.debuginfod_secs,
             "quick": self.a.quick,
             "perf_collapse": ("perf script report stackcollapse" if self.collapse == "report"
                               else "perf script | awk -f bench/stackcollapse.awk "
                                    f"({self.collapse_why})"),
             "host_at_start": host_load(),
         }
+
+
+def build_id(path):
+    """The GNU build-id of an ELF file in hex (readelf -n), or None."""
+    p = sp.run(["readelf", "-n", path], capture_output=True, text=True)
+    m = re.search(r"Build ID: ([0-9a-f]+)", p.stdout)
+    return m[1] if m else None
+
+
+def count_lines(path):
+    try:
+        with open(path) as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+
+def named_frames(path, comm):
+    """samples (comm's, in a folded file) and share: of comm's user frames,
+    each weighted by its line's count, those not [unknown]."""
+    n = frames = named = 0
+    try:
+        f = open(path, errors="replace")
+    except OSError:
+        return None
+    with f:
+        for line in f:
+            stack, _, c = line.rstrip("\n").rpartition(" ")
+            parts = stack.split(";")
+            if parts[0] != comm or not c.isdigit():
+                continue
+            c = int(c)
+            n += c
+            frames += c * (len(parts) - 1)
+            named += c * sum(1 for x in parts[1:] if x != "[unknown]")
+    return {"samples": n, "share": ratio(named, frames)}
 
 
 def stackstats(path, perf=False, ratio=None):
@@ -1012,10 +1211,15 @@ def report(res):
     if py:
         targets += report_python(py, m, w)
 
+    dd = res.get("debuginfod")
+    if dd:
+        targets += report_debuginfod(dd, m, w)
+
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
     w("")
-    w("Targets (issue 5" + ("; unwinding: issue 15)" if uw else ")"))
+    w("Targets (issue 5" + ("; unwinding: issue 15" if uw else "") +
+      ("; debuginfod: issue 17" if dd and not dd.get("skipped") else "") + ")")
     for label, val, ok in targets:
         w(f"  {'PASS' if ok else 'MISS'}  {label:44} {val}")
     res["targets"] = [{"target": l, "measured": v, "pass": bool(ok)} for l, v, ok in targets]
@@ -1125,6 +1329,58 @@ def report_python(py, m, w):
     return targets
 
 
+def report_debuginfod(dd, m, w):
+    """Section 7 and the targets of issue 17."""
+    w("")
+    if dd.get("skipped"):
+        w(f"7. debuginfod: skipped ({dd['skipped']})")
+        return []
+    w(f"7. debuginfod: burn-stripped -t 1, {m['freq']} Hz, {m.get('debuginfod_secs')} s a run, "
+      f"{m['rounds']} interleaved rounds (medians); servers on 127.0.0.1")
+    w(f"{'':44} {'samples':>8} {'named':>8} {'wall s':>7} {'CPU ms':>7} {'dropped':>8} "
+      f"{'lost rec':>8} {'ok reqs':>8}")
+    labels = (("none", "no DEBUGINFOD_URLS"),
+              ("hang", f"a server that never answers, TIMEOUT={dd.get('timeout')}"),
+              ("cache", "warm debuginfod cache (server up)"),
+              ("local", "burn-dbg.debug in /usr/lib/debug/.build-id"),
+              ("fetch", "fetched: server up, empty cache"),
+              ("full", "burn-dbg.full (unstripped), no server"))
+    for key, label in labels:
+        x = dd.get(key) or {}
+        w(f"{label:44} {fmt(x.get('samples'), 0):>8} {fmt(x.get('named'), 2, pct=True):>8} "
+          f"{fmt(x.get('wall'), 3):>7} "
+          f"{fmt(x['cpu'] * 1e3 if x.get('cpu') is not None else None, 0):>7} "
+          f"{fmt(x.get('dropped'), 0):>8} {fmt(x.get('lost_records'), 0):>8} "
+          f"{fmt(x.get('ok_requests'), 0):>8}"
+          + (f"  FAILED: {'; '.join(x['failed'])}" if x.get("failed") else ""))
+    w(f"  (warm-up put {dd.get('warm_cache_bytes')} bytes in the cache; the hanging server got "
+      f"{dd.get('hang_requests')} requests; ok reqs: requests to the answering server, summed)")
+    targets = []
+    # A figure about a lookup counts only if the lookup happened: the
+    # hanging server was asked, the warm cache named the frames.
+    h, c, lo = dd.get("hang") or {}, dd.get("cache") or {}, dd.get("local") or {}
+    asked = (dd.get("hang_requests") or 0) > 0
+    no_ask = "" if asked else ", the server was never asked"
+    sv = dd.get("samples_hang_vs_none")
+    lost = None if h.get("dropped") is None else (h.get("dropped") or 0) + (h.get("lost_records") or 0)
+    targets.append(("debuginfod: samples, hanging >= 0.99x none, 0 lost",
+                    f"{fmt(sv, 3)}x, {fmt(lost, 0)} lost" +
+                    ("" if h.get("accounted") else ", NOT accounted") + no_ask,
+                    asked and sv is not None and sv >= 0.99 and lost == 0 and bool(h.get("accounted"))))
+    ex, t = dd.get("extra_wall_hang"), dd.get("timeout")
+    targets.append((f"debuginfod: hanging server costs <= {t} + 1 s", f"{fmt(ex, 2)} s" + no_ask,
+                    asked and ex is not None and ex <= t + 1))
+    cv = dd.get("cpu_cache_vs_local")
+    same = None not in (c.get("named"), lo.get("named")) and c["named"] >= lo["named"] - 0.001
+    targets.append(("debuginfod: CPU, warm cache <= 1.1x local file", f"{fmt(cv, 3)}x" +
+                    ("" if same else ", the cache did not name the frames"),
+                    same and cv is not None and cv <= 1.10))
+    nv = dd.get("named_fetch_vs_full")
+    targets.append(("debuginfod: frames named, fetched = unstripped", fmt(nv, 2, pct=True),
+                    nv is not None and nv >= 0.999))
+    return targets
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1137,7 +1393,7 @@ def main():
                     help="bench/rusage.c, built")
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
-    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,debuginfod")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1148,6 +1404,7 @@ def main():
     ap.add_argument("--unwind-secs", type=int, default=5)
     ap.add_argument("--unwind-freq", type=int, default=499)
     ap.add_argument("--python-secs", type=int, default=5)
+    ap.add_argument("--debuginfod-secs", type=int, default=5)
     ap.add_argument("--keep", action="store_true", help="keep perf.data files")
     ap.add_argument("--perf-collapse", choices=("report", "awk"),
                     help="how to fold perf's samples (default: report if perf has it)")
@@ -1157,7 +1414,7 @@ def main():
     a.freqs = [int(x) for x in a.freqs.split(",")]
     if a.quick:
         a.scale_dur, a.rounds, a.startup_rounds, a.burn_secs = 3, 1, 1, 2
-        a.accuracy_secs = a.unwind_secs = a.python_secs = 2
+        a.accuracy_secs = a.unwind_secs = a.python_secs = a.debuginfod_secs = 2
     cases = a.cases.split(",")
     b = Bench(a)
     b.meta()
@@ -1175,7 +1432,7 @@ def main():
     t0 = time.monotonic()
     b.res["meta"]["case_secs"] = {}
     try:
-        for case in ("startup", "scale", "accuracy", "overhead", "unwind", "python"):
+        for case in ("startup", "scale", "accuracy", "overhead", "unwind", "python", "debuginfod"):
             if case in cases:
                 t = time.monotonic()
                 getattr(b, "case_" + case)()

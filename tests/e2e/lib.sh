@@ -118,6 +118,16 @@ prereq_missing() {
 	PY311_HEADERS)
 		[ -r /usr/include/python3.11/internal/pycore_frame.h ] ||
 			echo "CPython 3.11's internal headers (libpython3.11-dev, scripts/install-deps)" ;;
+	# A network namespace of its own where only loopback exists, up: a
+	# server started there (t90's debuginfod) is reachable from nowhere
+	# else, and nothing but 127.0.0.1 is reachable from it.
+	LOOPBACK_ONLY)
+		if ! command -v ip >/dev/null; then
+			echo "ip (iproute2, scripts/install-deps)"
+		elif [ "$(ip -o link show | awk -F': ' '{ print $2 }')" != lo ] ||
+		     ! ip -o link show lo | grep -q '[<,]UP[,>]'; then
+			echo "a network namespace with only loopback, up (unshare --net; ip link set lo up)"
+		fi ;;
 	# A command by its name: strace, groff, mandoc...
 	[a-z]*) command -v "$1" >/dev/null || echo "the command $1 (scripts/install-deps)" ;;
 	*) echo "a prerequisite tests/e2e/lib.sh does not know" ;;
