@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -55,7 +56,9 @@ enum fault {
 	FAULT_TIMEOUT,		/* DEBUGINFOD_TIMEOUT or _MAXTIME ran out */
 	FAULT_TOO_BIG,		/* over DEBUGINFOD_MAX_BYTES or _MAXSIZE */
 	FAULT_OTHER_ID,		/* an ELF file of another build-id */
-	FAULT_NOT_ELF,		/* not an ELF file with a symbol table */
+	FAULT_NOT_ELF,		/* not an ELF file */
+	FAULT_BAD_ELF,		/* an ELF file cut short, or corrupt */
+	FAULT_NO_SYMTAB,	/* an ELF file without a symbol table */
 	FAULT_ERRNO,		/* the library's error: err */
 	NR_FAULTS,
 };
@@ -269,16 +272,23 @@ static enum fault take_file(int fd, const char *id, struct elf_file **dbg,
 {
 	struct elf_file *ef;
 	const char *got;
+	Elf64_Ehdr eh;
 	struct stat st;
 
 	*dbg = NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
 		return FAULT_NOT_ELF;
 	if ((__u64)st.st_size > DEBUGINFOD_MAX_BYTES)
 		return FAULT_TOO_BIG;
+	/* Cut short: its section headers, at the end, are past it. */
+	if (eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_shoff + (__u64)eh.e_shnum * eh.e_shentsize > (__u64)st.st_size)
+		return FAULT_BAD_ELF;
 	ef = elf_file__open_fd(fd);
 	if (!ef)
-		return FAULT_NOT_ELF;
+		return FAULT_BAD_ELF;
 	got = elf_file__build_id(ef);
 	if (!got || strcmp(got, id)) {
 		elf_file__free(ef);
@@ -286,11 +296,22 @@ static enum fault take_file(int fd, const char *id, struct elf_file **dbg,
 	}
 	if (elf_file__sym_source(ef) != ELF_SYMS_SYMTAB) {
 		elf_file__free(ef);
-		return FAULT_NOT_ELF;
+		return FAULT_NO_SYMTAB;
 	}
 	*dbg = ef;
 	*bytes = st.st_size;
 	return FAULT_NONE;
+}
+
+/* The server of a file's URL: up to its "/buildid/", sanitized. */
+static char *server_url(const char *url)
+{
+	const char *end = strstr(url, "/buildid/");
+	char *s = strndup(url, end ? (size_t)(end - url) : strlen(url));
+
+	if (s)
+		text__sanitize_str(s);
+	return s;
 }
 
 /* Ask the servers for lk's debug file, without the lock. */
@@ -335,7 +356,7 @@ static void run_lookup(struct worker *w, debuginfod_client *c,
 	if (dbg)
 		__atomic_store_n(&lk->bytes, size, __ATOMIC_RELAXED);
 	if (url && !lk->server)
-		lk->server = strdup(url);
+		lk->server = server_url(url);
 	pthread_cond_broadcast(&d->done);
 	pthread_mutex_unlock(&d->lock);
 	free(path);
@@ -658,14 +679,20 @@ static const char *fault_text(enum fault f, int err, double wait,
 		snprintf(buf, len, "timed out (DEBUGINFOD_TIMEOUT)");
 		break;
 	case FAULT_TOO_BIG:
-		snprintf(buf, len, "debug file over %llu MiB",
+		snprintf(buf, len, "file too large (over %llu MiB, or DEBUGINFOD_MAXSIZE)",
 			 DEBUGINFOD_MAX_BYTES >> 20);
 		break;
 	case FAULT_OTHER_ID:
 		snprintf(buf, len, "sent a file with another build-id");
 		break;
 	case FAULT_NOT_ELF:
-		snprintf(buf, len, "sent a file that is not an ELF debug file with symbols");
+		snprintf(buf, len, "sent a file that is not ELF");
+		break;
+	case FAULT_BAD_ELF:
+		snprintf(buf, len, "sent a truncated or corrupt ELF file");
+		break;
+	case FAULT_NO_SYMTAB:
+		snprintf(buf, len, "sent an ELF file without a symbol table");
 		break;
 	default:
 		snprintf(buf, len, "%s", strerror(err));

@@ -31,7 +31,7 @@ REASON_DOWN='connection refused'	# nothing listens on the port
 REASON_HANG='timed out'			# connected, never answered
 REASON_WRONGID='build-id'		# an ELF file with another build-id
 REASON_TRUNCATED='truncated'		# the first half of the debug file
-REASON_HUGE='too large'			# Content-Length: 8 GiB, sent slowly
+REASON_HUGE='file too large'			# Content-Length: 8 GiB, sent slowly
 # -v: the line of debuginfod counters, and how it reads after one lookup
 # that fetched one file (ERE).
 VERBOSE_LINE='^(profile: )?debuginfod: '
