@@ -131,14 +131,21 @@ warnings() { awk -v w="$WARN" 'index($0, w) == 1' "$1"; }
 # has LINE TEXT WHAT: LINE contains TEXT (any case), or fail saying WHAT.
 has() { printf '%s\n' "$1" | grep -q -i -F -- "$2" || fail "the warning does not give $3 ($2): $1"; }
 
-# Nothing in the cache that a later run would trust for ID: no
-# ID/debuginfo, or only an empty one (libdebuginfod 0.188 writes an empty
-# file there after a 404, a negative entry it trusts for cache_miss_s,
-# 600 s).  Prints what the cache holds.
+# Nothing in the cache for ID that a later run would trust: after a fault,
+# no entry at all (no answer, no temporary file, and not the empty
+# "debuginfo" that libdebuginfod 0.188 writes when a lookup is cut short,
+# which it would take for "not found" for cache_miss_s, 600 s).  With
+# "404", the library's own empty entry for a real "not found" may stay.
+# Prints what the cache holds.
 cache_holds_nothing() {
-	local f=$DEBUGINFOD_CACHE_PATH/$ID/debuginfo
+	local f=$DEBUGINFOD_CACHE_PATH/$ID/debuginfo left
 	echo "cache:" && (cd "$DEBUGINFOD_CACHE_PATH" && find . -type f -printf '  %p %s bytes\n')
-	[ ! -s "$f" ] || fail "the cache kept $f ($(stat -c %s "$f") bytes): a later run would use it"
+	if [ "${1:-}" = 404 ]; then
+		[ ! -s "$f" ] || fail "the cache kept $f ($(stat -c %s "$f") bytes): a later run would use it"
+		return
+	fi
+	left=$(find "$DEBUGINFOD_CACHE_PATH" -path "*/$ID*" -print)
+	[ -z "$left" ] || fail "the fault left in the cache: $left"
 }
 
 # fault NAME REASON FAKE-ARGS...: a FAULT_SECS profile of burn-stripped
@@ -280,7 +287,7 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY 'not found (404): no warning, the pro
 	{ [ -z "$(warnings notfound.err)" ] || fail "a 404 is not worth a warning"; } &&
 	{ [ "$WALL_MS" -le $((2000 + SLACK_MS)) ] || fail "the run took $WALL_MS ms"; } &&
 	{ ! grep -E -q ";func_a( |;)" notfound.folded || fail "func_a named"; } &&
-	cache_holds_nothing
+	cache_holds_nothing 404
 '
 
 test_expect_success ROOT_BPF,LOOPBACK_ONLY,strace 'no DEBUGINFOD_URLS, unset or empty: no inet socket connected' '
@@ -337,6 +344,34 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY 'Ctrl-C while a lookup hangs: profile
 	{ [ "$rc" -eq 0 ] || fail "exit status $rc"; } &&
 	{ [ "$ms" -le 1500 ] || fail "$ms ms to end after SIGINT"; } &&
 	{ [ "$all" -ge 500 ] || fail "the samples so far were not printed"; }
+'
+
+test_expect_success ROOT_BPF,LOOPBACK_ONLY 'a run shorter than the wait waits for a silent server until the wait, no longer' '
+	fake hang &&
+	new_cache &&
+	start_burn -d 10 &&
+	DEBUGINFOD_URLS=$URL DEBUGINFOD_TIMEOUT=30 run short 1 --debuginfod-wait=3 &&
+	w=$(warnings short.err) &&
+	{ [ "$(printf "%s" "$w" | grep -c .)" -eq 1 ] || fail "want one warning line, got: [$w]"; } &&
+	has "$w" "no answer within 3 s" "the reason" &&
+	echo "1 s run, wait 3 s: $WALL_MS ms" &&
+	{ [ "$WALL_MS" -ge 2500 ] || fail "did not wait for the lookup"; } &&
+	{ [ "$WALL_MS" -le $((3000 + 1000 + SLACK_MS)) ] || fail "waited past the wait + 1 s"; } &&
+	cache_holds_nothing
+'
+
+test_expect_success ROOT_BPF,LOOPBACK_ONLY,script 'on a terminal, the wait shows files, MiB and seconds; not without one' '
+	fake hang &&
+	new_cache &&
+	start_burn -d 10 &&
+	DEBUGINFOD_URLS=$URL DEBUGINFOD_TIMEOUT=30 script -q -e -c \
+		"$PROFILE -F 99 -f -U -p $BURN_PID --debuginfod-wait=2 1 >tty.folded" tty.log >/dev/null &&
+	tr "\r" "\n" <tty.log | grep "debuginfod: " | tail -3 &&
+	{ tr "\r" "\n" <tty.log | grep -E -q "^profile: debuginfod: 0 of 1 debug files, 0\.0 MiB, [0-9.]+ s" ||
+		fail "no progress line on the terminal"; } &&
+	new_cache &&
+	DEBUGINFOD_URLS=$URL DEBUGINFOD_TIMEOUT=30 run notty 1 --debuginfod-wait=2 &&
+	{ ! grep -q "debug files, " notty.err || fail "progress without a terminal"; }
 '
 
 test_expect_success ROOT_BPF,LOOPBACK_ONLY 'a lookup that hangs costs no samples: within the noise of two runs without' '
