@@ -100,18 +100,19 @@ fake() {
 
 requests() { if [ -f requests ]; then wc -l <requests; else echo 0; fi; }
 
-# start_debuginfod DIR: Debian's debuginfod on DI_PORT, serving the ELF files
-# in DIR (-F), no rescans, no grooming; returns once it has indexed them.
-# Its HTTP server answers at once, 404 until the scan is done (about 1 s
-# here): the /metrics page says when, scanned_files_total counting the
-# files scanned and thread_work_pending{role="scan"} the files still to go.
-start_debuginfod() {
+# start_debuginfod_dir DIR: Debian's debuginfod on DI_PORT, serving the
+# ELF files in DIR (-F), no rescans, no grooming; returns once it has
+# indexed them.  Its HTTP server answers at once, 404 until the scan is
+# done (about 1 s here): the /metrics page says when, scanned_files_total
+# counting the files scanned and thread_work_pending{role="scan"} the
+# files still to go.
+start_debuginfod_dir() {
 	local n
 	n=$(find "$1" -type f | wc -l)
 	bg debuginfod -F -p $DI_PORT -d "$(mktemp -u "$TRASH/di.XXXXXX.sqlite")" \
 		-t 0 -g 0 -c 1 "$1" >>"$TRASH/debuginfod.log" 2>&1
 	DI_PID=$!
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		curl -s "http://127.0.0.1:$DI_PORT/metrics" >metrics 2>/dev/null &&
 			grep -q -x "scanned_files_total{source=\"file\"} $n" metrics &&
 			grep -q -x 'thread_work_pending{role="scan"} 0' metrics &&
@@ -119,7 +120,12 @@ start_debuginfod() {
 		sleep 0.05
 	done
 	grep -q -x "scanned_files_total{source=\"file\"} $n" metrics ||
-		{ fail "debuginfod did not index $1 in 10 s"; return 1; }
+		{ fail "debuginfod did not index $1 in 30 s"; return 1; }
+}
+
+# start_debuginfod DIR: the same, and it serves burn-dbg.debug for ID.
+start_debuginfod() {
+	start_debuginfod_dir "$1" &&
 	curl -s -o served "http://127.0.0.1:$DI_PORT/buildid/$ID/debuginfo" &&
 		cmp served "$WORKLOADS/burn-dbg.debug" ||
 		fail "debuginfod does not serve burn-dbg.debug for $ID"
@@ -372,6 +378,47 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY,script 'on a terminal, the wait shows
 	new_cache &&
 	DEBUGINFOD_URLS=$URL DEBUGINFOD_TIMEOUT=30 run notty 1 --debuginfod-wait=2 &&
 	{ ! grep -q "debug files, " notty.err || fail "progress without a terminal"; }
+'
+
+# named_share FILE: the share of the user frames of FILE (folded, -U)
+# that have a name, weighted by samples, in percent.
+named_share() {
+	awk '{ n = $NF; $NF = ""; k = split($0, f, ";")
+	       for (i = 2; i <= k; i++) { all += n; if (f[i] != "[unknown] " && f[i] != "[unknown]") named += n } }
+	     END { printf "%.1f\n", all ? 100 * named / all : 0 }' "$1"
+}
+
+# Debian's own binaries: python3.11 and the libraries it maps (libc,
+# libcrypto, its extension modules) have their debug files in Debian's
+# python3.11-dbg and libc6-dbg (scripts/install-deps), under
+# /usr/lib/debug.  Hidden by a mount in a private mount namespace, they are
+# served by Debian's debuginfod instead: the frames named must be as many.
+test_expect_success ROOT_BPF,LOOPBACK_ONLY,PY311D,debuginfod,curl 'Debian'"'"'s python3.11: as many frames named through debuginfod as with /usr/lib/debug' '
+	cp -rL /usr/lib/debug/.build-id debugsrv &&
+	cat >deb.sh <<-\EOF &&
+	set -eu
+	mode=$1 out=$2
+	/usr/bin/python3.11 "$PROFILE_TOP/tests/workloads/py/mixed.py" 6 >/dev/null &
+	py=$!
+	sleep 0.5
+	[ "$mode" = local ] || mount -t tmpfs none /usr/lib/debug
+	"$PROFILE" -F 499 -f -U --python=off -p $py 3 >"$out" 2>"$out.err"
+	kill $py 2>/dev/null || :
+	wait $py 2>/dev/null || :
+	EOF
+	bash deb.sh local deb-local.folded &&
+	unshare -m -- bash deb.sh none deb-none.folded &&
+	start_debuginfod_dir debugsrv &&
+	new_cache &&
+	DEBUGINFOD_URLS=http://127.0.0.1:$DI_PORT unshare -m -- bash deb.sh fetched deb-fetched.folded &&
+	kill "$DI_PID" && wait "$DI_PID" 2>/dev/null;
+	l=$(named_share deb-local.folded) && n=$(named_share deb-none.folded) &&
+	f=$(named_share deb-fetched.folded) &&
+	echo "python3.11 user frames named: local debug files $l%, none $n%, through debuginfod $f%" &&
+	cat deb-fetched.folded.err &&
+	{ [ -z "$(warnings deb-fetched.folded.err)" ] || fail "a warning"; } &&
+	{ in_range "$n" 0 "$(awk -v l="$l" "BEGIN { print l - 20 }")" || fail "hiding /usr/lib/debug named as many: the test proves nothing"; } &&
+	{ in_range "$f" "$(awk -v l="$l" "BEGIN { print l - 2 }")" 100 || fail "$f% named through debuginfod, against $l% with the local files"; }
 '
 
 test_expect_success ROOT_BPF,LOOPBACK_ONLY 'a lookup that hangs costs no samples: within the noise of two runs without' '
