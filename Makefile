@@ -56,7 +56,8 @@ WL_DIR := $(OUTPUT)/workloads
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
-	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped)
+	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
+	manystacks-dyn.debug manystacks-dyn-stripped)
 
 ifeq ($(V),1)
 Q =
@@ -187,11 +188,21 @@ $(WL_DIR)/burn-dbg.full: tests/workloads/burn.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -Wl,--build-id -o $@ $<
 
-$(WL_DIR)/burn-dbg.debug: $(WL_DIR)/burn-dbg.full
+# manystacks the same way, linked -rdynamic: stripped, its .dynsym still
+# names f0..f7, so that frames have names before the debug file comes.
+$(WL_DIR)/manystacks-dyn.full: tests/workloads/manystacks.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -rdynamic -Wl,--build-id -o $@ $<
+
+$(WL_DIR)/%.debug: $(WL_DIR)/%.full
 	$(call msg,OBJCOPY,$@)
 	$(Q)objcopy --only-keep-debug $< $@
 
 $(WL_DIR)/burn-stripped: $(WL_DIR)/burn-dbg.full
+	$(call msg,OBJCOPY,$@)
+	$(Q)objcopy --strip-all $< $@
+
+$(WL_DIR)/manystacks-dyn-stripped: $(WL_DIR)/manystacks-dyn.full
 	$(call msg,OBJCOPY,$@)
 	$(Q)objcopy --strip-all $< $@
 

@@ -72,8 +72,9 @@ struct lookup {
 	int err;		/* FAULT_ERRNO: the library's errno */
 	char *server;		/* the server that answered, if known */
 	long bytes;		/* downloaded so far */
-	struct elf_file *dbg;	/* LK_FOUND */
-	bool taken;		/* handed out by debuginfod__next() */
+	struct elf_file *dbg;	/* LK_FOUND, until debuginfod__next() */
+	bool taken;		/* dbg was handed out by debuginfod__next() */
+	__s64 uid;		/* of the first process that mapped the object */
 };
 
 struct worker {
@@ -107,9 +108,9 @@ struct debuginfod {
 	volatile sig_atomic_t quit;
 	struct lookup **v;
 	size_t nr, cap;
-	size_t next_taken;	/* debuginfod__next()'s cursor */
 	struct worker workers[NR_WORKERS];
 	__u64 refused;
+	__s64 refused_uid;	/* the first user refused */
 	double waited;
 };
 
@@ -148,7 +149,8 @@ static int load_api(struct dfd_api *a)
 /*
  * The library's cache directory, found as it finds it:
  * DEBUGINFOD_CACHE_PATH, else an existing ~/.debuginfod_client_cache, else
- * $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client.
+ * $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client, with
+ * / for ~ when HOME is unset.
  */
 static char *cache_dir(void)
 {
@@ -160,7 +162,7 @@ static char *cache_dir(void)
 	if (env && *env)
 		return strdup(env);
 	if (!home || !*home)
-		return NULL;
+		home = "/";
 	snprintf(path, sizeof(path), "%s/.debuginfod_client_cache", home);
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return strdup(path);
@@ -191,7 +193,9 @@ static int on_progress(debuginfod_client *c, long done, long total)
 	(void)c;
 	if (!w || !w->lk)
 		return 0;
-	__atomic_store_n(&w->lk->bytes, done, __ATOMIC_RELAXED);
+	/* Before a server answers, done counts the library's loops. */
+	if (total > 0)
+		__atomic_store_n(&w->lk->bytes, done, __ATOMIC_RELAXED);
 	if ((unsigned long)done > DEBUGINFOD_MAX_BYTES ||
 	    (unsigned long)total > DEBUGINFOD_MAX_BYTES)
 		w->too_big = true;
@@ -539,16 +543,37 @@ static struct lookup *find(const struct debuginfod *d, const char *id)
 	return NULL;
 }
 
+static size_t lookups_of(const struct debuginfod *d, __s64 uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nr; i++)
+		n += d->v[i]->uid == uid;
+	return n;
+}
+
+/*
+ * Whether uid may have one more lookup: the run's bound, and a share of
+ * it per user, so that one user's processes cannot use it all up.
+ */
+static bool may_ask(struct debuginfod *d, __s64 uid)
+{
+	if (d->nr < DEBUGINFOD_MAX_LOOKUPS &&
+	    lookups_of(d, uid) < DEBUGINFOD_MAX_USER_LOOKUPS)
+		return true;
+	if (!d->refused++)
+		d->refused_uid = uid;
+	return false;
+}
+
 /* A new queued lookup, or NULL (out of memory, or over the bound). */
 static struct lookup *add(struct debuginfod *d, const char *id,
-			  const char *object)
+			  const char *object, __s64 uid)
 {
 	struct lookup *lk;
 
-	if (d->nr >= DEBUGINFOD_MAX_LOOKUPS) {
-		d->refused++;
+	if (!may_ask(d, uid))
 		return NULL;
-	}
 	if (util__grow_array((void **)&d->v, &d->cap, d->nr + 1, sizeof(*d->v)))
 		return NULL;
 	lk = calloc(1, sizeof(*lk));
@@ -560,33 +585,41 @@ static struct lookup *add(struct debuginfod *d, const char *id,
 		return NULL;
 	}
 	strcpy(lk->id, id);
+	lk->uid = uid;
 	lk->asked = now_s();
 	d->v[d->nr++] = lk;
 	pthread_cond_signal(&d->work);
 	return lk;
 }
 
-const struct elf_file *debuginfod__get(struct debuginfod *d, const char *id,
-				       const char *object)
+/* Its debug file was handed out and freed: read it again (the cache). */
+static void requeue(struct debuginfod *d, struct lookup *lk)
 {
-	const struct elf_file *dbg = NULL;
+	lk->state = LK_QUEUED;
+	lk->taken = false;
+	lk->asked = now_s();
+	pthread_cond_signal(&d->work);
+}
+
+void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
+		     __s64 uid)
+{
 	struct lookup *lk;
 
 	if (!d || !id || !valid_id(id))
-		return NULL;
+		return;
 	pthread_mutex_lock(&d->lock);
 	lk = find(d, id);
 	if (!lk)
-		add(d, id, object);
-	else if (lk->state == LK_FOUND)
-		dbg = lk->dbg;
+		add(d, id, object, uid);
+	else if (lk->state == LK_FOUND && lk->taken)
+		requeue(d, lk);
 	pthread_mutex_unlock(&d->lock);
-	return dbg;
 }
 
-const struct elf_file *debuginfod__next(struct debuginfod *d, const char **id)
+struct elf_file *debuginfod__next(struct debuginfod *d, char *id, size_t len)
 {
-	const struct elf_file *dbg = NULL;
+	struct elf_file *dbg = NULL;
 
 	if (!d)
 		return NULL;
@@ -596,8 +629,9 @@ const struct elf_file *debuginfod__next(struct debuginfod *d, const char **id)
 
 		if (lk->state == LK_FOUND && !lk->taken) {
 			lk->taken = true;
-			*id = lk->id;
+			snprintf(id, len, "%s", lk->id);
 			dbg = lk->dbg;
+			lk->dbg = NULL;
 		}
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -762,8 +796,9 @@ void debuginfod__warn(struct debuginfod *d)
 				lk->object, server_of(d, lk), why);
 	}
 	if (d->refused)
-		pr_warn("debuginfod: more than %d objects to look up; %llu left unnamed",
-			DEBUGINFOD_MAX_LOOKUPS, (unsigned long long)d->refused);
+		pr_warn("debuginfod: %llu objects not looked up, over the bound of %d a run and %d per user (user %lld's processes were first); their frames stay unnamed",
+			(unsigned long long)d->refused, DEBUGINFOD_MAX_LOOKUPS,
+			DEBUGINFOD_MAX_USER_LOOKUPS, (long long)d->refused_uid);
 	pthread_mutex_unlock(&d->lock);
 }
 

@@ -7,8 +7,9 @@
  * (DEBUGINFOD_VERBOSE) are the user's, as for perf, gdb and valgrind.
  *
  * Lookups run in a few background threads from the moment an object is
- * first seen, so sampling never waits for them.  A report waits for each
- * at most `wait` seconds from when it was asked (debuginfod__wait()).
+ * first seen, so sampling never waits for them.  The run's last report
+ * waits for each at most `wait` seconds from when it was asked
+ * (debuginfod__wait()).
  * The library is loaded with dlopen() only when a client is made: a run
  * without DEBUGINFOD_URLS neither loads libcurl nor touches the network.
  *
@@ -34,8 +35,12 @@ struct debuginfod;
 
 /* Debug files larger than this are not fetched (a hostile server). */
 #define DEBUGINFOD_MAX_BYTES	(2ull << 30)
-/* Objects looked up in one run, at most; more are left unnamed. */
-#define DEBUGINFOD_MAX_LOOKUPS	4096
+/*
+ * Objects looked up in one run, at most, and for the processes of one user
+ * (who chooses the build-ids of their binaries); more are left unnamed.
+ */
+#define DEBUGINFOD_MAX_LOOKUPS		4096
+#define DEBUGINFOD_MAX_USER_LOOKUPS	1024
 /* Seconds a report waits for a lookup, by default (--debuginfod-wait). */
 #define DEBUGINFOD_WAIT_S	10
 
@@ -50,7 +55,7 @@ struct debuginfod_stats {
 	__u64 fetched;		/* ... whose debug file was used */
 	__u64 not_found;	/* ... that no server has */
 	__u64 failed;		/* ... that failed: see the warnings */
-	__u64 refused;		/* ... over DEBUGINFOD_MAX_LOOKUPS, not asked */
+	__u64 refused;		/* ... over the bounds, not asked */
 	__u64 pending;		/* ... not answered yet */
 	__u64 bytes;		/* debug files' sizes, or as far as downloaded */
 	double waited;		/* seconds reports waited for lookups */
@@ -68,13 +73,14 @@ void debuginfod__free(struct debuginfod *d);
 
 /*
  * Ask for the debug file of the object with build-id id (lowercase hex),
- * for object (its path: messages only).  Returns the parsed debug file if
- * it was fetched before in this run (owned by d, valid until
- * debuginfod__free()), else NULL: the lookup is queued, or was made
- * before and failed.  Cheap; never blocks on the network.
+ * for object (its path: messages only), mapped by a process of user uid
+ * (-1: unknown).  The lookup is queued; asked before, it is not made
+ * again, unless its file was handed out by debuginfod__next() since (a
+ * process mapped the object again after it was freed): then the file is
+ * read again, from the cache.  Cheap; never blocks on the network.
  */
-const struct elf_file *debuginfod__get(struct debuginfod *d, const char *id,
-				       const char *object);
+void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
+		     __s64 uid);
 
 /*
  * Wait until every lookup has ended or is older than the wait, or until
@@ -84,10 +90,11 @@ const struct elf_file *debuginfod__get(struct debuginfod *d, const char *id,
 void debuginfod__wait(struct debuginfod *d, const volatile sig_atomic_t *stop);
 
 /*
- * The debug files fetched since the last call, one per call: its build-id
- * in *id and the file (owned by d) as the result; NULL when none is left.
+ * The next debug file fetched and not handed out yet, its build-id copied
+ * to id (len bytes); the caller owns it (elf_file__free()).  NULL when
+ * none is left.
  */
-const struct elf_file *debuginfod__next(struct debuginfod *d, const char **id);
+struct elf_file *debuginfod__next(struct debuginfod *d, char *id, size_t len);
 
 /* One warning line per server and kind of failure, naming an object. */
 void debuginfod__warn(struct debuginfod *d);

@@ -48,6 +48,7 @@ struct run {
 	bool missed_enomem;
 	__u64 truncated;	/* samples with a stack cut at the depth limit */
 	unsigned int interval_no;
+	bool finishing;		/* the reports after sampling ended */
 	bool flip_interrupted;	/* a stop request came while a flip waited */
 	bool *target_gone;	/* per -p/-L id: its exit was reported */
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
@@ -388,6 +389,24 @@ static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 }
 
 /*
+ * The debug files fetched so far.  The last report waits for those still
+ * coming, unless Ctrl-C ended the run (it ends it at once); an interval's
+ * report never does, and leaves them to the next.  A file named so frees
+ * the names the prefetch cached: the cache starts anew.
+ */
+static void take_debug_files(struct run *r)
+{
+	if (!r->dfd || !r->us)
+		return;
+	if (r->finishing)
+		debuginfod__wait(r->dfd, r->stop);
+	if (usyms__take_fetched(r->us) && r->cache) {
+		sym_cache__free(r->cache);
+		r->cache = sym_cache__new();
+	}
+}
+
+/*
  * Drain the read set, symbolize it and write it: one report.  0 or -errno;
  * a write error is returned as is, for the caller to judge.
  */
@@ -410,12 +429,8 @@ static int report_set(struct run *r, bool clear)
 	t1 = now_ms();
 	rss1 = peak_rss_kb();
 	python__settle(r->py, PYTHON_SETTLE_MS);
-	/* Not after Ctrl-C: it ends the run at once. */
-	debuginfod__wait(r->dfd, r->stop);
+	take_debug_files(r);
 	init_symbolizer(r, &sym);
-	/* Frames named before their debug file came are named again. */
-	if (r->us && usyms__take_fetched(r->us))
-		symbolizer__rename(&sym);
 	err = records__build(&recs, &sym, samples, nr);
 	if (err) {
 		pr_err("cannot symbolize: %s", strerror(-err));
@@ -619,6 +634,7 @@ static int finish(struct run *r)
 	__u64 counters[NR_COUNTERS];
 	int err = 0;
 
+	r->finishing = true;
 	session__detach(r->s);
 	/* The side band's last records: new Python stacks to name among them. */
 	if (r->tracker)

@@ -365,25 +365,6 @@ void sym_cache__free(struct sym_cache *c)
 	free(c);
 }
 
-void symbolizer__rename(const struct symbolizer *sym)
-{
-	const struct resolver *res;
-	struct frame *f;
-	struct hent *e;
-
-	if (!sym->cache)
-		return;
-	for (size_t pos = 0; (e = htab__next(&sym->cache->frames, &pos));) {
-		f = e->val;
-		if (f->name || frame__is_marker(f) ||
-		    (f->kind != FRAME_NATIVE && f->kind != FRAME_JIT))
-			continue;
-		res = resolver_for(sym, f->kind);
-		if (res && res->resolve)
-			res->resolve(res->ctx, (__u32)(e->k2 >> 16), f);
-	}
-}
-
 int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samples,
 			 size_t nr)
 {

@@ -74,10 +74,4 @@ void sym_cache__free(struct sym_cache *c);
 int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samples,
 			 size_t nr);
 
-/*
- * Resolve again the native frames of sym->cache that were left unnamed:
- * debug files may have come since (usyms__take_fetched()).
- */
-void symbolizer__rename(const struct symbolizer *sym);
-
 #endif /* SYMBOLIZE_H */

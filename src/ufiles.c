@@ -58,34 +58,21 @@ static bool wants_names(const struct elf_file *elf)
 	return src == ELF_SYMS_DYNSYM || src == ELF_SYMS_NONE;
 }
 
-static int merge_fetched(struct ufiles *u, struct elf_file *elf,
-			 const struct elf_file *dbg)
-{
-	int err = elf_file__merge_symbols(elf, dbg, ELF_SYMS_DEBUGFILE);
-
-	if (!err)
-		u->stats.debuginfod_files++;
-	return err;
-}
-
 /*
  * A file no local debug file names: ask the debuginfod servers, in the
- * background.  Named at once if fetched before in this run.
+ * background (ufiles__take_fetched() names it once its file came).
  */
-static void ask_debuginfod(struct ufiles *u, struct elf_file *elf,
-			   const struct vma *vma)
+static void ask_debuginfod(struct ufiles *u, const struct elf_file *elf,
+			   const struct vma *vma, __s64 reader)
 {
 	char path[4096];
 	size_t n = vma->path_len < sizeof(path) - 1 ? vma->path_len : sizeof(path) - 1;
-	const struct elf_file *dbg;
 
 	if (!u->debuginfod || !elf_file__build_id(elf))
 		return;
 	memcpy(path, vma->path, n);
 	path[n] = '\0';
-	dbg = debuginfod__get(u->debuginfod, elf_file__build_id(elf), path);
-	if (dbg)
-		merge_fetched(u, elf, dbg);
+	debuginfod__ask(u->debuginfod, elf_file__build_id(elf), path, reader);
 }
 
 /*
@@ -111,7 +98,7 @@ static unsigned int load_debuginfo(struct ufiles *u, struct elf_file *elf,
 	if (!debuginfo__load(elf, vma->path, vma->path_len, rootfd, &o))
 		u->stats.debug_files++;
 	else
-		ask_debuginfod(u, elf, vma);
+		ask_debuginfod(u, elf, vma, reader);
 	if (rootfd >= 0)
 		close(rootfd);
 	return o.capped;
@@ -316,23 +303,38 @@ static size_t sweep(struct htab *h)
 	return n;
 }
 
-size_t ufiles__take_fetched(struct ufiles *u)
+/* Name with dbg every file of build-id id that wants names. */
+static size_t merge_fetched(struct ufiles *u, const char *id,
+			    const struct elf_file *dbg)
 {
-	const struct elf_file *dbg;
-	const char *id, *have;
+	const char *have;
 	struct ufile *f;
 	struct hent *e;
 	size_t n = 0;
 
-	while ((dbg = debuginfod__next(u->debuginfod, &id))) {
-		for (size_t pos = 0; (e = htab__next(&u->files, &pos));) {
-			f = e->val;
-			if (!f->elf || !wants_names(f->elf))
-				continue;
-			have = elf_file__build_id(f->elf);
-			if (have && !strcmp(have, id) && !merge_fetched(u, f->elf, dbg))
-				n++;
-		}
+	for (size_t pos = 0; (e = htab__next(&u->files, &pos));) {
+		f = e->val;
+		if (!f->elf || !wants_names(f->elf))
+			continue;
+		have = elf_file__build_id(f->elf);
+		if (have && !strcmp(have, id) &&
+		    !elf_file__merge_symbols(f->elf, dbg, ELF_SYMS_DEBUGFILE))
+			n++;
+	}
+	return n;
+}
+
+size_t ufiles__take_fetched(struct ufiles *u)
+{
+	struct elf_file *dbg;
+	char id[160];
+	size_t n = 0, merged;
+
+	while ((dbg = debuginfod__next(u->debuginfod, id, sizeof(id)))) {
+		merged = merge_fetched(u, id, dbg);
+		u->stats.debuginfod_files += merged;
+		n += merged;
+		elf_file__free(dbg);
 	}
 	return n;
 }

@@ -62,7 +62,9 @@ struct ufile *ufiles__get(struct ufiles *uf, int proc_dirfd,
 
 /*
  * Name the files that debug files fetched since the last call belong to
- * (debuginfod__next()).  Returns how many files were named.
+ * (debuginfod__next()).  Returns how many files were named.  A file named
+ * so frees its old table of names: a name resolved from it before is
+ * gone (see usyms__take_fetched()).
  */
 size_t ufiles__take_fetched(struct ufiles *uf);
 

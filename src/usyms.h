@@ -186,7 +186,8 @@ size_t usyms__recover(struct usyms *u);
 /*
  * Name the files that the debug files fetched since the last call belong
  * to: addresses resolved after this get their names.  Returns how many
- * files were named.
+ * files were named; when not 0, every name a resolve returned before is
+ * invalid (the files' tables of names were replaced).
  */
 size_t usyms__take_fetched(struct usyms *u);
 

@@ -380,6 +380,34 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY,script 'on a terminal, the wait shows
 	{ ! grep -q "debug files, " notty.err || fail "progress without a terminal"; }
 '
 
+# A stripped binary whose .dynsym names its frames (linked -rdynamic) with
+# thousands of distinct stacks: the run's prefetch names them from .dynsym
+# while sampling, before the debug file is merged at the report, which
+# replaces the file's names.  Every frame must still read as the
+# unstripped build names it.
+test_expect_success ROOT_BPF,LOOPBACK_ONLY 'frames named from .dynsym before the debug file came keep their names' '
+	msid=$(readelf -n "$WORKLOADS/manystacks-dyn-stripped" | awk "/Build ID:/ { print \$3 }") &&
+	mkdir -p msdir && cp "$WORKLOADS/manystacks-dyn.debug" "msdir/$msid.debug" &&
+	fake ok "$TRASH/msdir" &&
+	new_cache &&
+	bg "$WORKLOADS/manystacks-dyn-stripped" -D 6 -t 2 -d 10 >/dev/null &&
+	BURN_PID=$! && sleep 0.2 &&
+	DEBUGINFOD_URLS=$URL run dyn 4 -v &&
+	stacks=$(grep -c . dyn.folded) &&
+	grep "^profile: debuginfod:" dyn.err &&
+	{ [ "$stacks" -ge 3000 ] || fail "$stacks stacks: too few for a prefetch"; } &&
+	nm "$WORKLOADS/manystacks-dyn.full" | awk "\$2 ~ /[tTwW]/ { print \$3 }" | sort -u >names.full &&
+	awk "/^manystacks-dyn/ { sub(/ [0-9]+\$/, \"\"); n = split(\$0, f, \";\"); for (i = 2; i <= n; i++) print f[i] }" dyn.folded |
+		sort | uniq -c | sort -rn >names.seen &&
+	head -12 names.seen &&
+	# The frames of libc (libc6-dbg names them) are not the workload ones.
+	awk "{ print \$2 }" names.seen | grep -v -x -F -f names.full -e "[unknown]" \
+		-e start_thread -e clone3 -e __libc_start_call_main -e __libc_start_main >names.bad || : &&
+	{ [ ! -s names.bad ] || fail "names no build has: $(head -5 names.bad | tr "\n" " ")"; } &&
+	{ ! grep -q ";;" dyn.folded || fail "empty names"; } &&
+	{ grep -q "^manystacks-dyn.*;f7;" dyn.folded || fail "f7 never named"; }
+'
+
 # named_share FILE: the share of the user frames of FILE (folded, -U)
 # that have a name, weighted by samples, in percent.
 named_share() {

@@ -225,16 +225,26 @@ TEST(no_servers)
 	CHECK(debuginfod__new(&o) == NULL);
 	CHECK_INT(errno, 0);
 	/* Every call takes NULL: a run without servers. */
-	CHECK(debuginfod__get(NULL, self_id, "x") == NULL);
+	debuginfod__ask(NULL, self_id, "x", 0);
+	CHECK(debuginfod__next(NULL, NULL, 0) == NULL);
 	debuginfod__wait(NULL, NULL);
 	debuginfod__warn(NULL);
 	debuginfod__free(NULL);
 }
 
+/* The next file fetched, its build-id in *id (a static buffer). */
+static struct elf_file *next_file(struct debuginfod *d, const char **id)
+{
+	static char buf[160];
+
+	*id = buf;
+	return debuginfod__next(d, buf, sizeof(buf));
+}
+
 TEST(fetches_and_hands_out_once)
 {
 	struct debuginfod_stats st;
-	const struct elf_file *dbg;
+	struct elf_file *dbg;
 	struct server s;
 	struct debuginfod *d;
 	const char *id = NULL;
@@ -243,33 +253,76 @@ TEST(fetches_and_hands_out_once)
 	server_start(&s, SERVE_WHOLE);
 	d = client(10);
 	CHECK(d != NULL);
-	CHECK(debuginfod__get(d, self_id, "/bin/self") == NULL);
+	debuginfod__ask(d, self_id, "/bin/self", 1000);
 	/* Asked again while under way: not asked twice. */
-	CHECK(debuginfod__get(d, self_id, "/bin/self") == NULL);
+	debuginfod__ask(d, self_id, "/bin/self", 1000);
 	debuginfod__wait(d, NULL);
-	dbg = debuginfod__next(d, &id);
+	dbg = next_file(d, &id);
 	CHECK(dbg != NULL);
 	CHECK_STR(id, self_id);
 	CHECK_STR(elf_file__build_id(dbg), self_id);
 	CHECK(elf_file__sym_source(dbg) == ELF_SYMS_SYMTAB);
-	CHECK(debuginfod__next(d, &id) == NULL);
-	/* Fetched before: at once, and from memory. */
-	CHECK(debuginfod__get(d, self_id, "/bin/other-path") == dbg);
+	elf_file__free(dbg);
+	CHECK(next_file(d, &id) == NULL);
 	debuginfod__stats(d, &st);
 	CHECK_INT(st.lookups, 1);
 	CHECK_INT(st.fetched, 1);
 	CHECK_INT(st.failed, 0);
 	CHECK_INT(st.bytes, self_len);
 	CHECK_INT(s.requests, 1);
+	/* Mapped again after it was handed out: read again, from the cache. */
+	debuginfod__ask(d, self_id, "/bin/other-path", 1000);
+	debuginfod__wait(d, NULL);
+	dbg = next_file(d, &id);
+	CHECK(dbg != NULL);
+	elf_file__free(dbg);
+	CHECK_INT(s.requests, 1);
+	debuginfod__stats(d, &st);
+	CHECK_INT(st.lookups, 1);
 	debuginfod__free(d);
 	server_stop(&s);
 	/* The library's cache serves the next run with the server gone. */
 	CHECK_INT(cache_entries(self_id), 2);
 	d = client(10);
-	CHECK(debuginfod__get(d, self_id, "/bin/self") == NULL);
+	debuginfod__ask(d, self_id, "/bin/self", 1000);
 	debuginfod__wait(d, NULL);
-	CHECK(debuginfod__next(d, &id) != NULL);
+	dbg = next_file(d, &id);
+	CHECK(dbg != NULL);
+	elf_file__free(dbg);
 	debuginfod__free(d);
+	drop_cache();
+}
+
+/*
+ * One user's processes cannot take every lookup: past its share, its
+ * objects are refused, and another user's are still asked for.
+ */
+TEST(per_user_share)
+{
+	struct debuginfod_stats st;
+	struct debuginfod *d;
+	struct server s;
+	char id[41];
+	char err[1024];
+
+	new_cache();
+	server_start(&s, SERVE_404);
+	d = client(10);
+	for (int i = 0; i < DEBUGINFOD_MAX_USER_LOOKUPS + 10; i++) {
+		snprintf(id, sizeof(id), "%040x", i + 1);
+		debuginfod__ask(d, id, "/home/mallory/x", 1234);
+	}
+	debuginfod__ask(d, self_id, "/bin/victim", 1000);
+	debuginfod__stats(d, &st);
+	CHECK_INT(st.lookups, DEBUGINFOD_MAX_USER_LOOKUPS + 1);
+	CHECK_INT(st.refused, 10);
+	debuginfod__wait(d, NULL);
+	capture_stderr(debuginfod__warn, d, err, sizeof(err));
+	CHECK(strstr(err, "10 objects not looked up") != NULL);
+	CHECK(strstr(err, "user 1234") != NULL);
+	CHECK_INT(count_lines(err), 1);
+	debuginfod__free(d);
+	server_stop(&s);
 	drop_cache();
 }
 
@@ -277,6 +330,7 @@ TEST(fetches_and_hands_out_once)
 static void check_refused(enum mode mode, const char *id, const char *why)
 {
 	struct debuginfod_stats st;
+	const char *got;
 	struct debuginfod *d;
 	struct server s;
 	char err[1024];
@@ -284,9 +338,9 @@ static void check_refused(enum mode mode, const char *id, const char *why)
 	new_cache();
 	server_start(&s, mode);
 	d = client(10);
-	CHECK(debuginfod__get(d, id, "/usr/bin/victim") == NULL);
+	debuginfod__ask(d, id, "/usr/bin/victim", 1000);
 	debuginfod__wait(d, NULL);
-	CHECK(debuginfod__next(d, &id) == NULL);
+	CHECK(next_file(d, &got) == NULL);
 	debuginfod__stats(d, &st);
 	CHECK_INT(st.failed, 1);
 	CHECK_INT(st.fetched, 0);
@@ -324,7 +378,7 @@ TEST(not_found_is_no_warning)
 	new_cache();
 	server_start(&s, SERVE_404);
 	d = client(10);
-	debuginfod__get(d, self_id, "/bin/self");
+	debuginfod__ask(d, self_id, "/bin/self", 1000);
 	debuginfod__wait(d, NULL);
 	debuginfod__stats(d, &st);
 	CHECK_INT(st.not_found, 1);
@@ -352,8 +406,8 @@ TEST(hang_costs_the_wait_and_leaves_nothing)
 	new_cache();
 	server_start(&s, SERVE_HANG);
 	d = client(0.5);
-	debuginfod__get(d, self_id, "/bin/one");
-	debuginfod__get(d, OTHER_ID, "/bin/two");
+	debuginfod__ask(d, self_id, "/bin/one", 1000);
+	debuginfod__ask(d, OTHER_ID, "/bin/two", 1000);
 	t = now_s();
 	debuginfod__wait(d, NULL);
 	t = now_s() - t;
@@ -383,7 +437,7 @@ TEST(stop_flag_ends_the_wait)
 	new_cache();
 	server_start(&s, SERVE_HANG);
 	d = client(30);
-	debuginfod__get(d, self_id, "/bin/one");
+	debuginfod__ask(d, self_id, "/bin/one", 1000);
 	t = now_s();
 	debuginfod__wait(d, &stop);
 	CHECK(now_s() - t < 0.2);
@@ -402,10 +456,10 @@ TEST(ids_checked)
 	server_start(&s, SERVE_404);
 	d = client(1);
 	/* Not lowercase hex, too short, odd: never sent to a server. */
-	debuginfod__get(d, "0123456789ABCDEF", "x");
-	debuginfod__get(d, "0123", "x");
-	debuginfod__get(d, "0123456789abcde", "x");
-	debuginfod__get(d, "../../etc/passwd", "x");
+	debuginfod__ask(d, "0123456789ABCDEF", "x", 1000);
+	debuginfod__ask(d, "0123", "x", 1000);
+	debuginfod__ask(d, "0123456789abcde", "x", 1000);
+	debuginfod__ask(d, "../../etc/passwd", "x", 1000);
 	debuginfod__stats(d, &st);
 	CHECK_INT(st.lookups, 0);
 	debuginfod__free(d);
@@ -445,6 +499,7 @@ int main(void)
 	unsetenv("DEBUGINFOD_PROGRESS");
 	RUN(no_servers);
 	RUN(fetches_and_hands_out_once);
+	RUN(per_user_share);
 	RUN(refuses_another_build_id);
 	RUN(refuses_a_truncated_file);
 	RUN(not_found_is_no_warning);
