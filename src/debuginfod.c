@@ -517,8 +517,11 @@ void debuginfod__free(struct debuginfod *d)
 	for (size_t i = 0; i < d->nr; i++)
 		free_lookup(d->v[i]);
 	free(d->v);
-	if (d->api.handle)
-		dlclose(d->api.handle);
+	/*
+	 * The library stays loaded: libcurl and its TLS library keep global
+	 * state until their destructors run at exit, which unloading now
+	 * would strand.
+	 */
 	pthread_cond_destroy(&d->done);
 	pthread_cond_destroy(&d->work);
 	pthread_mutex_destroy(&d->lock);

@@ -304,6 +304,8 @@ try: socket.create_connection((\"127.0.0.1\", 1))
 except OSError: pass" &&
 	{ grep -q "sa_family=AF_INET" control.log || fail "strace does not show a connect(): $(cat control.log)"; } &&
 	start_burn -d 8 &&
+	# LeakSanitizer cannot run under ptrace (make check-asan).
+	export ASAN_OPTIONS=detect_leaks=0 &&
 	strace -f --seccomp-bpf -e trace=connect -o unset.log "$PROFILE" -F 999 -f -U -p $BURN_PID 2 >unset.folded 2>unset.err &&
 	DEBUGINFOD_URLS= strace -f --seccomp-bpf -e trace=connect -o empty.log \
 		"$PROFILE" -F 999 -f -U -p $BURN_PID 2 >empty.folded 2>empty.err &&
@@ -422,6 +424,7 @@ named_share() {
 # /usr/lib/debug.  Hidden by a mount in a private mount namespace, they are
 # served by Debian's debuginfod instead: the frames named must be as many.
 test_expect_success ROOT_BPF,LOOPBACK_ONLY,PY311D,debuginfod,curl 'Debian'"'"'s python3.11: as many frames named through debuginfod as with /usr/lib/debug' '
+	export PROFILE PROFILE_TOP &&
 	cp -rL /usr/lib/debug/.build-id debugsrv &&
 	cat >deb.sh <<-\EOF &&
 	set -eu
