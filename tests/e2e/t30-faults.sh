@@ -394,13 +394,14 @@ kstacks_hidden() {
 	grep -q "kptr_restrict" kerr || fail "the warning does not name kptr_restrict"
 	rc=0; run "$@" "$PROFILE" --kallsyms -F 199 -K -v -p $pid 1 >kv 2>kverr || rc=$?
 	[ $rc -eq 0 ] || fail "-v: exit status $rc"
-	n=$(grep -c "^    [0-9a-f]* \\[unknown\\] \\[kernel.kallsyms\\]$" kv || :)
-	named=$(grep -E "^    [0-9a-f]+ " kv | grep -v -c "\\[unknown\\]" || :)
-	echo "$how, plain -K -v: $n kernel frames as ADDRESS [unknown] [kernel.kallsyms], $named named"
+	# -v labels an unnamed kernel frame [kernel] (frame__label()).
+	n=$(grep -c "^    [0-9a-f]* \\[kernel\\] \\[kernel.kallsyms\\]$" kv || :)
+	named=$(grep -E "^    [0-9a-f]+ " kv | grep -v -c "\\[kernel\\] \\[kernel.kallsyms\\]$" || :)
+	echo "$how, plain -K -v: $n kernel frames as ADDRESS [kernel] [kernel.kallsyms], $named named"
 	sed -n 2,8p kv
 	[ "$n" -ge 20 ] || fail "-v does not print the kernel frames' addresses"
 	[ "$named" -eq 0 ] || fail "kernel frames were named"
-	! grep -E "^    [0-9a-f]+ \\[unknown\\]" kv | grep -v -q "^    ffff" ||
+	! grep -E "^    [0-9a-f]+ \\[kernel\\]" kv | grep -v -q "^    ffff" ||
 		fail "a kernel frame address is not a kernel address"
 	grep -q "kptr_restrict" kverr || fail "-v: no warning"
 }
