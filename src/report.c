@@ -4,31 +4,16 @@
 #include <string.h>
 
 #include "report.h"
-#include "htab.h"
 #include "output.h"
+#include "strbuf.h"
 #include "text.h"
 #include "trace.h"
 #include "util.h"
 
-struct entry {
-	const char *comm;	/* points into a record */
-	const char *module;	/* "[kernel]", a DSO basename, or "[unknown]" */
-	const char *symbol;	/* a name, or frame__label()'s "[gzip]" */
-	__u64 self, total;
-	__u64 stamp;		/* last record counted in total, for "once" */
-};
-
-struct table {
-	struct entry *ents;	/* in the order first seen */
-	size_t nr, cap;
-	struct htab index;	/* hash of (comm, module, symbol) -> id in ents */
-	struct strpool labels;	/* the labels of unnamed frames */
-};
-
 /* What entry_eq() compares a table's entry with. */
 struct probe {
-	const struct table *t;
-	const struct entry *key;
+	const struct report_table *t;
+	const char *comm, *module, *symbol;
 };
 
 static __u64 hash_str(const char *s)
@@ -43,11 +28,16 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* -ENOMEM when an unnamed frame's label cannot be kept. */
-static int frame_keys(struct table *t, const struct frame *f, const char **module,
+/*
+ * The one place that chooses the text of a row's module and symbol, for
+ * --report and --top alike: a shortened C++ name would be made here, so
+ * that the overloads it merges are one row.  -ENOMEM when an unnamed
+ * frame's label cannot be kept.
+ */
+static int frame_keys(const struct frame *f, struct strpool *labels, const char **module,
 		      const char **symbol)
 {
-	*symbol = frame__label_kept(f, &t->labels);
+	*symbol = frame__label_kept(f, labels);
 	if (f->kind == FRAME_KERNEL)
 		*module = "[kernel]";
 	else
@@ -55,24 +45,52 @@ static int frame_keys(struct table *t, const struct frame *f, const char **modul
 	return *symbol ? 0 : -ENOMEM;
 }
 
+static void key_hash(const char *comm, const char *module, const char *symbol,
+		     __u64 *k1, __u64 *k2)
+{
+	*k1 = htab__hash(hash_str(comm), hash_str(module));
+	*k2 = hash_str(symbol);
+}
+
 static bool entry_eq(const void *val, const void *ctx)
 {
 	const struct probe *p = ctx;
-	const struct entry *e = &p->t->ents[htab__val_id(val) - 1];
+	const struct report_entry *e = &p->t->ents[htab__val_id(val) - 1];
 
-	return !strcmp(e->symbol, p->key->symbol) && !strcmp(e->module, p->key->module) &&
-	       !strcmp(e->comm, p->key->comm);
+	return !strcmp(e->symbol, p->symbol) && !strcmp(e->module, p->module) &&
+	       !strcmp(e->comm, p->comm);
+}
+
+/* The three strings in one allocation, which e->comm points to. */
+static int copy_keys(struct report_entry *e, const char *comm, const char *module,
+		     const char *symbol)
+{
+	size_t lc = strlen(comm) + 1, lm = strlen(module) + 1, ls = strlen(symbol) + 1;
+	char *s = malloc(lc + lm + ls);
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, comm, lc);
+	memcpy(s + lc, module, lm);
+	memcpy(s + lc + lm, symbol, ls);
+	*e = (struct report_entry){ .comm = s, .module = s + lc, .symbol = s + lc + lm };
+	return 0;
+}
+
+static void free_keys(struct report_entry *e)
+{
+	free((char *)e->comm);
 }
 
 /* The entry for (comm, module, symbol), added if new; valid until the next. */
-static struct entry *lookup(struct table *t, const char *comm, const char *module,
-			    const char *symbol)
+static struct report_entry *lookup(struct report_table *t, const char *comm,
+				   const char *module, const char *symbol)
 {
-	struct entry key = { comm, module, symbol, 0, 0, 0 };
-	struct probe probe = { t, &key };
-	__u64 k1 = htab__hash(hash_str(comm), hash_str(module)), k2 = hash_str(symbol);
+	struct probe probe = { t, comm, module, symbol };
 	struct hent *e;
+	__u64 k1, k2;
 
+	key_hash(comm, module, symbol, &k1, &k2);
 	if (util__grow_array((void **)&t->ents, &t->cap, t->nr + 1, sizeof(*t->ents)))
 		return NULL;
 	e = htab__slot(&t->index, k1, k2, entry_eq, &probe);
@@ -80,25 +98,27 @@ static struct entry *lookup(struct table *t, const char *comm, const char *modul
 		return NULL;
 	if (e->val)
 		return &t->ents[htab__val_id(e->val) - 1];
-	t->ents[t->nr++] = key;
+	if (copy_keys(&t->ents[t->nr], comm, module, symbol))
+		return NULL;
+	t->nr++;
 	htab__fill(&t->index, e, k1, k2, htab__id_val(t->nr));
 	return &t->ents[t->nr - 1];
 }
 
 /* Count one frame: into total once per record, and into self if the leaf. */
-static int count_frame(struct table *t, const struct record *r, const struct frame *f,
-		       __u64 stamp, bool leaf)
+static int count_frame(struct report_table *t, struct strpool *labels,
+		       const struct record *r, const struct frame *f, bool leaf)
 {
 	const char *module, *symbol;
-	struct entry *e;
+	struct report_entry *e;
 
-	if (frame_keys(t, f, &module, &symbol))
+	if (frame_keys(f, labels, &module, &symbol))
 		return -ENOMEM;
 	e = lookup(t, r->comm, module, symbol);
 	if (!e)
 		return -ENOMEM;
-	if (e->stamp != stamp) {
-		e->stamp = stamp;
+	if (e->stamp != t->records) {
+		e->stamp = t->records;
 		e->total += r->count;
 	}
 	if (leaf)
@@ -110,36 +130,113 @@ static int count_frame(struct table *t, const struct record *r, const struct fra
  * Lost stacks and the delimiter are not functions: a record with no frame
  * at all is one [unknown].
  */
-static int count_record(struct table *t, const struct record *r, __u64 stamp,
-			const struct output_opts *oo)
+static int count_record(struct report_table *t, struct strpool *labels,
+			const struct record *r, const struct output_opts *oo)
 {
 	struct trace_iter it;
 	bool leaf = true;
 	int err = 0;
 
+	t->records++;
 	trace_iter__init(&it, r, &oo->view);
 	for (__u32 i = it.len; i-- > 0 && !err;) {
 		const struct frame *f = trace_iter__frame(&it, i);
 
 		if (frame__is_marker(f))
 			continue;
-		err = count_frame(t, r, f, stamp, leaf);
+		err = count_frame(t, labels, r, f, leaf);
 		leaf = false;
 	}
 	if (!err && leaf) {
-		struct entry *e = lookup(t, r->comm, "[unknown]", "[unknown]");
+		struct report_entry *e = lookup(t, r->comm, "[unknown]", "[unknown]");
 
 		if (!e)
 			return -ENOMEM;
 		e->self += r->count;
 		e->total += r->count;
 	}
+	if (!err)
+		t->all += r->count;
 	return err;
+}
+
+int report_table__add(struct report_table *t, const struct records *p,
+		      const struct output_opts *oo)
+{
+	/* Labels live only as long as this call: the entries copy them. */
+	struct strpool labels = {};
+	int err = 0;
+
+	for (size_t i = 0; i < p->nr && !err; i++)
+		err = count_record(t, &labels, &p->recs[i], oo);
+	strpool__free(&labels);
+	return err;
+}
+
+/* Index the entries anew, after some were dropped: never grows beyond them. */
+static void reindex(struct report_table *t)
+{
+	htab__free(&t->index);
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct report_entry *e = &t->ents[i];
+		struct probe probe = { t, e->comm, e->module, e->symbol };
+		struct hent *slot;
+		__u64 k1, k2;
+
+		key_hash(e->comm, e->module, e->symbol, &k1, &k2);
+		slot = htab__slot(&t->index, k1, k2, entry_eq, &probe);
+		if (!slot) {
+			/* Out of memory: an empty table is consistent. */
+			report_table__clear(t);
+			return;
+		}
+		htab__fill(&t->index, slot, k1, k2, htab__id_val(i + 1));
+	}
+}
+
+void report_table__scale(struct report_table *t, double factor, double floor)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->nr; i++) {
+		struct report_entry *e = &t->ents[i];
+
+		e->self *= factor;
+		e->total *= factor;
+		if (e->self < floor && e->total < floor) {
+			free_keys(e);
+			continue;
+		}
+		t->ents[kept++] = *e;
+	}
+	t->all *= factor;
+	if (kept == t->nr)
+		return;
+	t->nr = kept;
+	reindex(t);
+}
+
+void report_table__clear(struct report_table *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free_keys(&t->ents[i]);
+	t->nr = 0;
+	t->all = 0;
+	htab__free(&t->index);
+}
+
+void report_table__free(struct report_table *t)
+{
+	report_table__clear(t);
+	free(t->ents);
+	t->ents = NULL;
+	t->cap = 0;
 }
 
 static int by_self(const void *pa, const void *pb)
 {
-	const struct entry *a = pa, *b = pb;
+	const struct report_entry *a = *(const struct report_entry **)pa;
+	const struct report_entry *b = *(const struct report_entry **)pb;
 	int c;
 
 	if (a->self != b->self)
@@ -153,68 +250,193 @@ static int by_self(const void *pa, const void *pb)
 	return c ? c : strcmp(a->module, b->module);
 }
 
-static double pct(__u64 part, __u64 all)
+int report_table__sorted(const struct report_table *t, struct report_entry ***out)
 {
-	return all ? 100.0 * part / all : 0.0;
+	*out = NULL;
+	if (!t->nr)
+		return 0;
+	*out = calloc(t->nr, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr; i++)
+		(*out)[i] = &t->ents[i];
+	qsort(*out, t->nr, sizeof(**out), by_self);
+	return 0;
+}
+
+/* The code point of the well-formed UTF-8 character s[0..len). */
+static unsigned int code_point(const unsigned char *s, int len)
+{
+	unsigned int cp = s[0] & (0xff >> (len + 1));
+
+	for (int i = 1; i < len; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
 }
 
 /*
- * s, or a copy made safe to print in *copy if s is not (names come safe
- * from where they were read: this is the last check before a terminal).
+ * Columns of the character of len bytes at s (0: an unsafe byte, shown as
+ * '?').  Without a locale to ask, wide is the safe guess: counted short, a
+ * CJK name or an emoji would push the line past the edge of the screen.
  */
-static const char *safe_text(const char *s, char **copy)
+static size_t char_cols(const char *s, int len)
 {
-	*copy = NULL;
-	if (text__is_safe(s, strlen(s)))
-		return s;
-	*copy = strdup(s);
-	if (!*copy)
-		return "?";
-	text__sanitize_str(*copy);
-	return *copy;
+	unsigned int cp;
+
+	if (len <= 1)
+		return 1;
+	cp = code_point((const unsigned char *)s, len);
+	return cp < 0x1100 || (cp >= 0x2000 && cp <= 0x206f) ? 1 : 2;
 }
 
-static int write_row(FILE *out, const struct entry *e, __u64 all)
+/* Length of the character at s (1 for an unsafe byte); *unsafe if so. */
+static int char_at(const char *s, size_t left, bool *unsafe)
 {
-	char *copy[3];
-	const char *comm = safe_text(e->comm, &copy[0]);
-	const char *module = safe_text(e->module, &copy[1]);
-	const char *symbol = safe_text(e->symbol, &copy[2]);
+	int len = text__char_len(s, left);
+
+	*unsafe = !len;
+	return len ? len : 1;
+}
+
+size_t report__cols(const char *s)
+{
+	size_t left = strlen(s), cols = 0;
+	bool unsafe;
+
+	while (left) {
+		int len = char_at(s, left, &unsafe);
+
+		cols += char_cols(s, unsafe ? 0 : len);
+		s += len;
+		left -= len;
+	}
+	return cols;
+}
+
+void report__cell(struct strbuf *sb, const char *s, size_t cols, bool pad)
+{
+	static const char ellipsis[] = "\u2026";
+	size_t left = strlen(s), used = 0;
+	bool cut = report__cols(s) > cols;
+	/* A cut text keeps a column for the ellipsis. */
+	size_t room = cut ? (cols ? cols - 1 : 0) : cols;
+	bool unsafe;
+
+	while (left) {
+		int len = char_at(s, left, &unsafe);
+		size_t w = char_cols(s, unsafe ? 0 : len);
+
+		if (used + w > room)
+			break;
+		if (unsafe)
+			strbuf__putc(sb, '?');
+		else
+			strbuf__add(sb, s, len);
+		used += w;
+		s += len;
+		left -= len;
+	}
+	if (cut && cols) {
+		strbuf__add(sb, ellipsis, sizeof(ellipsis) - 1);
+		used++;
+	}
+	while (pad && used < cols) {
+		strbuf__putc(sb, ' ');
+		used++;
+	}
+}
+
+static double pct(double part, double all)
+{
+	return all > 0 ? 100.0 * part / all : 0.0;
+}
+
+/* The width of a column: its widest text, within [min, max]. */
+static size_t column_width(struct report_entry **rows, size_t nr, size_t min, size_t max,
+			   bool module)
+{
+	size_t w = min;
+
+	for (size_t i = 0; i < nr && w < max; i++) {
+		size_t c = report__cols(module ? rows[i]->module : rows[i]->comm);
+
+		if (c > w)
+			w = c;
+	}
+	return w < max ? w : max;
+}
+
+#define COMM_MIN	16
+#define COMM_MAX	16
+#define MODULE_MIN	24
+#define MODULE_MAX	40
+
+static void row_line(struct strbuf *sb, const struct report_entry *e, double all,
+		     size_t comm_w, size_t module_w)
+{
+	char num[64];
+
+	snprintf(num, sizeof(num), "  %6.2f%% %8.2f%% %10llu  ", pct(e->self, all),
+		 pct(e->total, all), (unsigned long long)e->self);
+	strbuf__puts(sb, num);
+	report__cell(sb, e->comm, comm_w, true);
+	strbuf__putc(sb, ' ');
+	report__cell(sb, e->module, module_w, true);
+	strbuf__putc(sb, ' ');
+	report__cell(sb, e->symbol, report__cols(e->symbol), false);
+	strbuf__putc(sb, '\n');
+}
+
+static int write_table(FILE *out, struct report_entry **rows, size_t nr, double all)
+{
+	size_t comm_w = column_width(rows, nr, COMM_MIN, COMM_MAX, false);
+	size_t module_w = column_width(rows, nr, MODULE_MIN, MODULE_MAX, true);
+	struct strbuf sb = {};
+	char head[64];
 	int err = 0;
 
-	if (fprintf(out, "  %6.2f%% %8.2f%% %10llu  %-16s %-24s %s\n",
-		    pct(e->self, all), pct(e->total, all),
-		    (unsigned long long)e->self, comm, module, symbol) < 0)
+	snprintf(head, sizeof(head), "# Samples: %llu\n#\n# %7s %9s %10s  ",
+		 (unsigned long long)all, "Self", "Children", "Samples");
+	strbuf__puts(&sb, head);
+	report__cell(&sb, "Command", comm_w, true);
+	strbuf__putc(&sb, ' ');
+	report__cell(&sb, "Shared Object", module_w, true);
+	strbuf__puts(&sb, " Symbol\n");
+	for (size_t i = 0; i < nr && !sb.err; i++) {
+		row_line(&sb, rows[i], all, comm_w, module_w);
+		/* Write as it goes: the table of a busy host is large. */
+		if (sb.len >= 65536 || i + 1 == nr) {
+			if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
+				err = -errno;
+			sb.len = 0;
+		}
+		if (err)
+			break;
+	}
+	if (!err && !nr && fwrite(sb.buf, 1, sb.len, out) != sb.len)
 		err = -errno;
-	for (int i = 0; i < 3; i++)
-		free(copy[i]);
+	if (!err && sb.err)
+		err = sb.err;
+	strbuf__free(&sb);
 	return err;
 }
 
 int report__write(FILE *out, const struct records *p, const struct output_opts *oo,
 		 size_t limit)
 {
-	struct table t = {};
-	__u64 all = 0;
-	int err = 0;
+	struct report_table t = {};
+	struct report_entry **rows = NULL;
+	size_t nr;
+	int err;
 
-	for (size_t i = 0; i < p->nr && !err; i++) {
-		all += p->recs[i].count;
-		err = count_record(&t, &p->recs[i], i + 1, oo);
+	err = report_table__add(&t, p, oo);
+	if (!err)
+		err = report_table__sorted(&t, &rows);
+	if (!err) {
+		nr = limit && limit < t.nr ? limit : t.nr;
+		err = write_table(out, rows, nr, t.all);
 	}
-	if (err)
-		goto out;
-	if (t.nr)
-		qsort(t.ents, t.nr, sizeof(*t.ents), by_self);
-	if (fprintf(out, "# Samples: %llu\n#\n# %7s %9s %10s  %-16s %-24s %s\n",
-		    (unsigned long long)all, "Self", "Children", "Samples", "Command",
-		    "Shared Object", "Symbol") < 0)
-		err = -errno;
-	for (size_t i = 0; i < t.nr && (!limit || i < limit) && !err; i++)
-		err = write_row(out, &t.ents[i], all);
-out:
-	free(t.ents);
-	htab__free(&t.index);
-	strpool__free(&t.labels);
+	free(rows);
+	report_table__free(&t);
 	return err;
 }
