@@ -22,6 +22,7 @@
 #include "symbolize.h"
 #include "output.h"
 #include "writer.h"
+#include "top.h"
 #include "tracker.h"
 #include "caps.h"
 #include "completeness.h"
@@ -564,6 +565,28 @@ static void check_targets(struct run *r)
 }
 
 /*
+ * --top on a terminal: its keys and resizes are looked at every 100 ms;
+ * q ends the run as Ctrl-C does.
+ */
+static void poll_top(struct run *r, const struct timespec *now, struct timespec *step)
+{
+	struct top *top = writer__top(&r->w);
+	struct timespec soon = *now;
+
+	if (!top)
+		return;
+	if (top__poll(top) == TOP_QUIT)
+		*r->stop = SIGINT;
+	soon.tv_nsec += 100000000;
+	if (soon.tv_nsec >= 1000000000) {
+		soon.tv_sec++;
+		soon.tv_nsec -= 1000000000;
+	}
+	if (ts_before(&soon, step))
+		*step = soon;
+}
+
+/*
  * Sleep until deadline (monotonic) or a stop request.  Process records wake
  * us as they come; the targets and the prefetch are looked at once a
  * second, not on every wake-up (on a busy host that is many times a second).
@@ -585,6 +608,9 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 			tick.tv_sec += 1;
 		}
 		step = ts_before(deadline, &tick) ? *deadline : tick;
+		poll_top(r, &now, &step);
+		if (*r->stop)
+			return;
 		if (r->tracker)
 			poll_tracker(r, &now, &step);
 		else

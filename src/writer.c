@@ -4,11 +4,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <linux/perf_event.h>
 
 #include "writer.h"
 #include "report.h"
+#include "top.h"
 #include "svg.h"
 #include "pprof.h"
 #include "trace.h"
@@ -121,12 +121,14 @@ int writer__open(struct writer *w, const struct options *o, struct usyms *us)
 	w->per_interval = o->output && o->interval && strchr(o->output, '%');
 	if (w->per_interval)
 		return check_pattern(w);
-	w->screen = o->top && !o->output && isatty(STDOUT_FILENO);
-	if (w->screen) {
-		/* The alternate screen, cursor hidden; writer__close() undoes it. */
+	if (o->top && !o->output && isatty(STDOUT_FILENO)) {
+		/* The live view takes the terminal; writer__close() gives it back. */
 		w->f = stdout;
-		fputs("\033[?1049h\033[?25l", stdout);
-		fflush(stdout);
+		w->top = top__new(&w->oo, o->limit, true);
+		if (!w->top) {
+			pr_err("out of memory");
+			return -ENOMEM;
+		}
 		return 0;
 	}
 	if (o->output)
@@ -158,7 +160,7 @@ static int interval_marker(struct writer *w, unsigned int n,
 {
 	char a[40], b[40];
 
-	if (!w->o->interval || w->per_interval || w->screen)
+	if (!w->o->interval || w->per_interval || w->top)
 		return 0;
 	if (w->o->format != FMT_PLAIN && w->o->format != FMT_FOLDED &&
 	    w->o->format != FMT_REPORT)
@@ -168,22 +170,6 @@ static int interval_marker(struct writer *w, unsigned int n,
 	if (fprintf(w->f, "# interval %u start=%s end=%s\n", n, a, b) < 0)
 		return -errno;
 	return 0;
-}
-
-/* One --top frame: home, clear, a title line, as many rows as fit. */
-static int draw_screen(struct writer *w, const struct records *p)
-{
-	__u64 all = records__total(p);
-	struct winsize ws;
-	size_t rows = 0;
-
-	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
-		rows = ws.ws_row - 5;
-	if (w->o->limit && (!rows || w->o->limit < rows))
-		rows = w->o->limit;
-	fprintf(w->f, "\033[H\033[2Jprofile --top: %llu samples in the last %llu s; Ctrl-C to quit\n",
-		(unsigned long long)all, (unsigned long long)w->o->interval);
-	return report__write(w->f, p, &w->oo, rows);
 }
 
 static __u64 ts_ns(const struct timespec *t)
@@ -246,8 +232,8 @@ static int write_format(struct writer *w, const struct records *p,
 	case FMT_FOLDED:
 		return output__write(w->f, p, &w->oo);
 	case FMT_REPORT:
-		if (w->screen)
-			return draw_screen(w, p);
+		if (w->top)
+			return top__update(w->top, p, (ts_ns(end) - ts_ns(start)) / 1e9);
 		return report__write(w->f, p, &w->oo, w->o->limit);
 	case FMT_SVG:
 		return write_svg(w, p, start, end);
@@ -286,15 +272,18 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 
 bool writer__wants_final(const struct writer *w)
 {
-	return !w->screen;
+	return !w->top;
+}
+
+struct top *writer__top(const struct writer *w)
+{
+	return w->top;
 }
 
 static void restore_screen(struct writer *w)
 {
-	if (!w->screen)
-		return;
-	fputs("\033[?25h\033[?1049l", stdout);
-	w->screen = false;
+	top__free(w->top);
+	w->top = NULL;
 }
 
 int writer__close(struct writer *w)

@@ -15,13 +15,14 @@
 
 struct records;
 struct usyms;
+struct top;
 
 struct writer {
 	const struct options *o;
 	FILE *f;		/* the open stream, NULL between interval files */
 	struct outfile out;	/* -o: f is out.f, renamed into place on close */
 	bool per_interval;	/* -o is a strftime pattern: a file per report */
-	bool screen;		/* --top on a terminal: redraw in place */
+	struct top *top;	/* --top on a terminal: the live view */
 	struct output_opts oo;
 	struct usyms *us;	/* for pprof's mappings; may be NULL */
 };
@@ -39,6 +40,9 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 
 /* Is the final, partial interval worth writing?  (Not on a live screen.) */
 bool writer__wants_final(const struct writer *w);
+
+/* The live view of --top on a terminal, or NULL. */
+struct top *writer__top(const struct writer *w);
 
 /* Flush and close, checking for errors (a full disk shows here); an -o
  * file replaces the old one only now. */
