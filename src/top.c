@@ -136,12 +136,13 @@ static void header(const struct top *t, size_t width, size_t height, struct strb
 
 	if (t->window > 0)
 		snprintf(rate, sizeof(rate), "%.0f", t->table.all / t->window);
+	/* The rate is of the decayed weights over the decayed time: steady. */
 	n = snprintf(line, sizeof(line),
-		     "profile --top: %s samples/s (decayed, ~%.0f s); %llu in the last %.1f s; %llu in all",
-		     rate, t->window, (unsigned long long)t->last, t->last_seconds,
+		     "profile --top: %s samples/s (~%.0f s decayed); last %.1f s: %llu; in all: %llu",
+		     rate, t->window, t->last_seconds, (unsigned long long)t->last,
 		     (unsigned long long)t->all);
 	if (t->lost && n > 0 && (size_t)n < sizeof(line))
-		snprintf(line + n, sizeof(line) - n, "; %llu stacks lost",
+		snprintf(line + n, sizeof(line) - n, "; stacks lost: %llu",
 			 (unsigned long long)t->lost);
 	put_line(sb, lines, line, width);
 	if (height < 2)

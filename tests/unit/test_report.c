@@ -194,6 +194,40 @@ TEST(unnamed_frames_by_module)
 	free(out);
 }
 
+/*
+ * A long module widens its column (to 40 at most) and is cut with an
+ * ellipsis past that; the Symbol column still starts at one place on every line,
+ * counted in characters, and is never cut.
+ */
+TEST(columns_fit_content)
+{
+	struct output_opts o = { .view.parts[PART_USER] = true };
+	STACK(mid, 1);
+	STACK(lng, 1);
+	STACK(wide, 1);
+	struct record r[3];
+	char *out;
+
+	mid.frames[0] = (struct frame){ .name = "f1", .addr = 0x1000,
+					.module = "/x/libmiddle-sized-name-of-30.so" };
+	lng.frames[0] = (struct frame){ .name = "jit_entry_with_a_long_name_that_is_never_cut",
+					.addr = 0x2000,
+					.module = "/memfd:sealed-jit-cache-of-a-runtime-with-a-long-name (deleted)" };
+	wide.frames[0] = (struct frame){ .name = "f3", .addr = 0x3000, .module = "/x/caf\xc3\xa9.so" };
+	r[0] = rec("a", 3, &mid, PART_OK, NULL, PART_ABSENT);
+	r[1] = rec("b", 2, &lng, PART_OK, NULL, PART_ABSENT);
+	r[2] = rec("c", 1, &wide, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 3, &o, 0);
+	CHECK_STR(out,
+		  "# Samples: 6\n"
+		  "#\n#    Self  Children    Samples  Command          Shared Object                            Symbol\n"
+		  "   50.00%    50.00%          3  a                libmiddle-sized-name-of-30.so            f1\n"
+		  "   33.33%    33.33%          2  b                memfd:sealed-jit-cache-of-a-runtime-wit\xe2\x80\xa6 "
+		  "jit_entry_with_a_long_name_that_is_never_cut\n"
+		  "   16.67%    16.67%          1  c                caf\xc3\xa9.so                                  f3\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -204,5 +238,6 @@ int main(void)
 	RUN(many_functions);
 	RUN(unsafe_names);
 	RUN(unnamed_frames_by_module);
+	RUN(columns_fit_content);
 	return unit_summary();
 }
