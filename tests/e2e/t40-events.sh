@@ -72,6 +72,23 @@ test_expect_success ROOT_BPF '--report: func_b first with about 75% self' '
 	[ "$(grep -vc "^#" report)" -le 5 ]
 '
 
+test_expect_success ROOT_BPF '--report: a long Shared Object is cut with an ellipsis, the Symbol column lines up' '
+	long=burn-with-a-long-executable-name-like-a-memfd-mapping &&
+	cp "$WORKLOADS/burn" ./$long &&
+	bg ./$long -d 5 &&
+	pid=$! && sleep 0.2 &&
+	"$PROFILE" --report -F 499 -p $pid 2 >report 2>err &&
+	cat report &&
+	head -1 report | grep -q "^# Samples: [0-9][0-9]*$" &&
+	sed "s/$(printf "\342\200\246")/./g" report >flat &&
+	col=$(awk "/^#  *Self  *Children/ { print index(\$0, \"Symbol\"); exit }" flat) &&
+	echo "Symbol at column $col" &&
+	[ "$col" -gt 0 ] &&
+	grep -q " burn-with-a-lon  *burn-with-a-long-executable-name-like-a$(printf "\342\200\246") func_b$" report &&
+	awk -v c=$col "!/^#/ && (substr(\$0, c - 1, 1) != \" \" || substr(\$0, c, 1) == \" \") { print \"misaligned: \" \$0; bad = 1 } END { exit bad }" flat &&
+	grep -q " func_a$" report
+'
+
 test_expect_success ROOT_BPF '--format report -o FILE and with -i' '
 	bg "$WORKLOADS/burn" -d 4 &&
 	pid=$! && sleep 0.2 &&
@@ -91,7 +108,7 @@ test_expect_success ROOT_BPF,tmux '--top under tmux: burn hot function on the fi
 	tmux capture-pane -p -t $sess >screen &&
 	cat screen &&
 	grep -q "^profile --top:" screen &&
-	grep -v "^#" screen | grep -v "^profile --top" | grep -v "^$" | head -1 | grep -q "func_b$" &&
+	awk "seen && NF; /^ +Self +Children +Command/ { seen = 1 }" screen | head -1 | grep -q "func_b$" &&
 	sleep 4 &&
 	tmux capture-pane -p -t $sess >after &&
 	tmux kill-session -t $sess 2>/dev/null || :
