@@ -137,22 +137,32 @@ static void update(struct top *t, struct record *r, size_t nr)
 	CHECK_INT(top__update(t, &p, 1.0), 0);
 }
 
+/* A view of limit rows after one interval of burn: func_b 300, func_a 100. */
+static struct top *burn_top(size_t limit)
+{
+	struct top *t = top__new(&user_only, limit, false);
+	struct record r[2];
+
+	CHECK(t != NULL);
+	if (!t)
+		return NULL;
+	r[0] = test_record("burn", 1, 300, &st_b, PART_OK, NULL, PART_ABSENT);
+	r[1] = test_record("burn", 1, 100, &st_a, PART_OK, NULL, PART_ABSENT);
+	update(t, r, 2);
+	return t;
+}
+
 /*
  * func_b 3x func_a: sorted by self, the caller (no self time) hidden; the
  * ratio holds as the old weights decay; c shows the caller, z zeroes.
  */
 TEST(decay_sort_keys)
 {
-	struct top *t = top__new(&user_only, 0, false);
-	struct record r[2];
+	struct top *t = burn_top(0);
 	char *f;
 
-	CHECK(t != NULL);
 	if (!t)
 		return;
-	r[0] = test_record("burn", 1, 300, &st_b, PART_OK, NULL, PART_ABSENT);
-	r[1] = test_record("burn", 1, 100, &st_a, PART_OK, NULL, PART_ABSENT);
-	update(t, r, 2);
 	update(t, NULL, 0);	/* an idle interval: weights x 7/8 */
 	f = render(t, 80, 24);
 	CHECK(!strncmp(line_of(f, 0), "profile --top: 187 samples/s (~2 s decayed); last 1.0 s: 0; in all: 400", 200));
@@ -278,16 +288,11 @@ TEST(render_fits)
 /* --limit caps the rows even on a tall screen. */
 TEST(limit)
 {
-	struct top *t = top__new(&user_only, 1, false);
-	struct record r[2];
+	struct top *t = burn_top(1);
 	char *f;
 
-	CHECK(t != NULL);
 	if (!t)
 		return;
-	r[0] = test_record("burn", 1, 300, &st_b, PART_OK, NULL, PART_ABSENT);
-	r[1] = test_record("burn", 1, 100, &st_a, PART_OK, NULL, PART_ABSENT);
-	update(t, r, 2);
 	f = render(t, 80, 24);
 	CHECK_INT(nr_lines(f), 4);
 	CHECK(strstr(line_of(f, 3), "func_b") != NULL);
