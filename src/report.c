@@ -30,13 +30,15 @@ static const char *basename_of(const char *path)
 
 /*
  * The one place that chooses the text of a row's module and symbol, for
- * --report and --top alike: a shortened C++ name would be made here, so
- * that the overloads it merges are one row.  -ENOMEM when an unnamed
- * frame's label cannot be kept.
+ * --report and --top alike: a shortened C++ name (an option in oo) would
+ * be made here, into labels or a buffer of the caller's (lookup() copies
+ * the keys of a new entry), so that the overloads it merges are one row.
+ * -ENOMEM when an unnamed frame's label cannot be kept.
  */
-static int frame_keys(const struct frame *f, struct strpool *labels, const char **module,
-		      const char **symbol)
+static int frame_keys(const struct frame *f, const struct output_opts *oo,
+		      struct strpool *labels, const char **module, const char **symbol)
 {
+	(void)oo;	/* no option changes the text yet */
 	*symbol = frame__label_kept(f, labels);
 	if (f->kind == FRAME_KERNEL)
 		*module = "[kernel]";
@@ -107,12 +109,13 @@ static struct report_entry *lookup(struct report_table *t, const char *comm,
 
 /* Count one frame: into total once per record, and into self if the leaf. */
 static int count_frame(struct report_table *t, struct strpool *labels,
-		       const struct record *r, const struct frame *f, bool leaf)
+		       const struct output_opts *oo, const struct record *r,
+		       const struct frame *f, bool leaf)
 {
 	const char *module, *symbol;
 	struct report_entry *e;
 
-	if (frame_keys(f, labels, &module, &symbol))
+	if (frame_keys(f, oo, labels, &module, &symbol))
 		return -ENOMEM;
 	e = lookup(t, r->comm, module, symbol);
 	if (!e)
@@ -144,7 +147,7 @@ static int count_record(struct report_table *t, struct strpool *labels,
 
 		if (frame__is_marker(f))
 			continue;
-		err = count_frame(t, labels, r, f, leaf);
+		err = count_frame(t, labels, oo, r, f, leaf);
 		leaf = false;
 	}
 	if (!err && leaf) {
