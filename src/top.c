@@ -277,8 +277,12 @@ static void take_keys(struct top *t)
 
 static void take_screen(struct top *t)
 {
-	/* No SA_RESTART: a resize wakes the run's sleep at once. */
-	struct sigaction sa = { .sa_handler = on_winch };
+	/*
+	 * SA_RESTART: a resize in the middle of a write to the screen or a
+	 * read of a file must not fail it.  The run's sleep (epoll_wait(),
+	 * clock_nanosleep()) is never restarted: a resize still wakes it.
+	 */
+	struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
 	resized = 0;

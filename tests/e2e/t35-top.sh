@@ -41,7 +41,7 @@ in_all() { sed -n "1s/.*in all: \([0-9]*\).*/\1/p" "$1"; }
 # Wait until session SESS shows a window of at least N seconds; its screen in FILE.
 wait_window() {
 	local w
-	for _ in $(seq 150); do
+	for _ in $(seq 300); do
 		snap "$1" "$3"
 		w=$(window_s "$3")
 		[ -n "$w" ] && [ "$w" -ge "$2" ] && return 0
@@ -78,10 +78,10 @@ check_screen() {
 for size in 80x24 200x60; do
 	W=${size%x*} H=${size#*x}
 	test_expect_success ROOT_BPF,tmux "--top at ${W}x${H}: header first, func_b then func_a, fits, steady" '
-		bg "$WORKLOADS/burn" -t 2 -d 30 &&
+		bg "$WORKLOADS/burn" -t 2 -d 45 &&
 		pid=$! && sleep 0.2 &&
 		sess=t35-$$-'"$W"' &&
-		start_top $sess '"$W $H"' -F 499 -p $pid 20 &&
+		start_top $sess '"$W $H"' -F 499 -p $pid 35 &&
 		wait_window $sess 5 s1 &&
 		check_screen s1 '"$W $H"' &&
 		{ rows s1 | sed -n 1p | grep -q " burn  *burn  *func_b$" || fail "func_b is not the first row"; } &&
