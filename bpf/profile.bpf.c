@@ -616,10 +616,13 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	if (want_kernel && !in_user_mode(ctx)) {
 		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], cnt);
 	} else if (want_kernel) {
-		/* What bpf_get_stackid() would have said, without the call. */
+		/*
+		 * What bpf_get_stackid() would have said, without the call;
+		 * counted apart, for this is no error.
+		 */
 		key.parts[PART_KERNEL].kind = FRAME_KERNEL;
 		key.parts[PART_KERNEL].err = -EFAULT;
-		cnt[CNT_STACK_ERR(PART_KERNEL, STACK_ERR_EFAULT)]++;
+		cnt[CNT_USER_MODE]++;
 	}
 	/* A process's first sample always makes a new key. */
 	if (count(ms->counts, &key, fresh, cnt)) {

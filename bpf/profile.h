@@ -189,7 +189,7 @@ static inline __u64 spill_hash_frame(const __u64 *key, __u64 h, __u64 ip)
 enum stack_err {
 	STACK_ERR_EEXIST,	/* bucket collision, then spilled */
 	STACK_ERR_ENOMEM,	/* stack map full, then spilled */
-	STACK_ERR_EFAULT,	/* no such stack (kernel thread, user mode) */
+	STACK_ERR_EFAULT,	/* no such stack (a kernel thread's user part) */
 	STACK_ERR_OTHER,
 	NR_STACK_ERRS,
 };
@@ -218,6 +218,7 @@ enum counter {
 	CNT_NOTES,		/* first-sample notes sent to user space */
 	CNT_NOTE_ERR,		/* ... that could not be sent */
 	CNT_NEW_KEYS,		/* count map keys inserted */
+	CNT_USER_MODE,		/* taken in user mode: no kernel stack to read */
 	CNT_UW_WALKS,		/* user stacks walked from tables (bpf/uwtable.h) */
 	CNT_UW_FP_WALKS,	/* user stacks walked by bpf_get_stack() */
 	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,7 +386,9 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case 'U': o->user_only = true; break;
 	case 'K': o->kernel_only = true; break;
 	case 'F':
-		err = parse_num_opt("-F/--frequency", arg, 1, UINT_MAX, &o->freq);
+		/* Its range is the sysctl's, checked by options__check(). */
+		err = parse_num_opt("-F/--frequency", arg, 0, (1ULL << 63) - 1, &o->freq);
+		o->freq_set = true;
 		break;
 	case 'c':
 		err = parse_num_opt("-c/--count", arg, 1, (1ULL << 63) - 1, &o->period);
@@ -484,16 +487,81 @@ static int parse_one(struct options *o, int c, const char *arg)
 	return err;
 }
 
+/* Edits (insert, delete, replace) that turn a[0..n) into b: Levenshtein. */
+static size_t edit_distance(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b), row[64], diag, up;
+
+	if (n >= 64 || m >= 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= m; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= m; j++) {
+			up = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[m];
+}
+
+/*
+ * The long option the user most likely meant by name (without its dashes
+ * or "=VALUE"): every one it is a prefix of, when it is more than one
+ * (getopt refuses an ambiguous prefix), else the nearest by a few edits.
+ * "" when none is close.
+ */
+static void near_options(const char *name, char *out, size_t sz)
+{
+	size_t n = strcspn(name, "="), best = n / 3 + 1, off = 0, prefixed = 0;
+	const struct option *pick = NULL;
+
+	*out = '\0';
+	for (const struct option *lo = long_opts; lo->name && n; lo++)
+		if (!strncmp(lo->name, name, n))
+			prefixed++;
+	for (const struct option *lo = long_opts; lo->name && n; lo++) {
+		size_t d;
+
+		if (prefixed > 1) {
+			if (!strncmp(lo->name, name, n) && off < sz)
+				off += snprintf(out + off, sz - off, "%s--%s", off ? ", " : "",
+						lo->name);
+			continue;
+		}
+		d = edit_distance(name, n, lo->name);
+		if (d < best) {
+			best = d;
+			pick = lo;
+		}
+	}
+	if (pick)
+		snprintf(out, sz, "--%s", pick->name);
+}
+
 /* getopt's own messages are off: name the offending argument in one line. */
 static int bad_option(int c, char **argv)
 {
 	const char *arg = argv[optind - 1];
-	char shortopt[3] = { '-', (char)optopt, 0 };
+	char shortopt[3] = { '-', (char)optopt, 0 }, near[256] = "";
 
 	if (optopt && strncmp(arg, "--", 2))
 		arg = shortopt;
+	else if (c == '?')
+		near_options(arg + 2, near, sizeof(near));
 	if (c == ':')
 		pr_err("option '%s' needs a value (see --help)", arg);
+	else if (strchr(near, ','))
+		pr_err("option '%s' is ambiguous: %s (see --help)", arg, near);
+	else if (near[0])
+		pr_err("unknown option '%s'; did you mean '%s'? (see --help)", arg, near);
 	else
 		pr_err("unknown option '%s' (see --help)", arg);
 	return -EINVAL;
@@ -505,7 +573,7 @@ static int check_conflicts(const struct options *o)
 		return usage_error("%s: -p and -L cannot be used together", "conflicting options");
 	if (o->user_only && o->kernel_only)
 		return usage_error("%s: -U and -K cannot be used together", "conflicting options");
-	if (o->freq && o->period)
+	if (o->freq_set && o->period)
 		return usage_error("%s: -F and -c cannot be used together", "conflicting options");
 	return 0;
 }
@@ -572,8 +640,8 @@ int options__parse(struct options *o, int argc, char **argv)
 	err = parse_positional(o, argc, argv);
 	if (err)
 		return err;
-	if (!o->freq && !o->period)
-		o->freq = DEFAULT_FREQ;
+	if (!o->freq_set && !o->period)
+		o->freq = event__is_clock(&o->event) ? DEFAULT_FREQ : DEFAULT_EVENT_FREQ;
 	err = settle_format(o);
 	if (err)
 		return err;

@@ -55,6 +55,7 @@ struct run {
 	size_t prefetch_keys;	/* keys the last prefetch read */
 	unsigned int prefetches;
 	struct timespec interval_start;	/* wall clock */
+	struct timespec sample_start;	/* monotonic: when sampling began */
 };
 
 /* The debuginfod client, if DEBUGINFOD_URLS names servers. */
@@ -170,10 +171,18 @@ static void report_symbol_stats(const struct run *r)
 		pr_info("kernel symbols: from /proc/kallsyms");
 }
 
-/* "user stacks: eexist 1, enomem 0, efault 2, other 0" */
+/*
+ * "user stacks: eexist 1, enomem 0, efault 2, other 0"; a sample taken in
+ * user mode has no kernel stack, and says so apart from the errors.
+ */
 static void report_part(const char *what, int part, const __u64 *c)
 {
-	pr_info("%s stacks: eexist %llu, enomem %llu, efault %llu, other %llu", what,
+	char mode[48] = "";
+
+	if (part == PART_KERNEL)
+		snprintf(mode, sizeof(mode), "in user mode %llu, ",
+			 (unsigned long long)c[CNT_USER_MODE]);
+	pr_info("%s stacks: %seexist %llu, enomem %llu, efault %llu, other %llu", what, mode,
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EEXIST)],
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_ENOMEM)],
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EFAULT)],
@@ -312,6 +321,42 @@ static void report_debuginfod(const struct run *r)
 		(double)ds.bytes / (1 << 20), ds.waited);
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * A run with far fewer samples than its rate and length promise: say so,
+ * and what to change.  At -F, under a tenth of what one busy CPU would give;
+ * with -c, under one a second.  Not for runs under a second.
+ */
+static void warn_few_samples(const struct run *r)
+{
+	const struct options *o = r->o;
+	double secs = seconds_since(&r->sample_start);
+	const char *ev = o->event.name;
+
+	if (secs < 1 || r->counted >= 1000)
+		return;
+	if (o->period && r->counted < secs)
+		pr_warn("only %llu sample(s) in %.1f s, one every %llu %s: lower -c for more",
+			(unsigned long long)r->counted, secs, (unsigned long long)o->period, ev);
+	if (!o->freq || r->counted >= o->freq * secs / 10)
+		return;
+	if (event__is_clock(&o->event))
+		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled ran on a CPU %.1f%% of the time; profile longer or raise -F",
+			(unsigned long long)r->counted, secs, (unsigned long long)o->freq,
+			100.0 * r->counted / (o->freq * secs));
+	else
+		pr_warn("only %llu sample(s) of %s in %.1f s at -F %llu: the kernel reaches -F only for an event that comes often enough; raise -F (-F %d) or give a period with -c",
+			(unsigned long long)r->counted, ev, secs, (unsigned long long)o->freq,
+			o->freq < DEFAULT_EVENT_FREQ ? DEFAULT_EVENT_FREQ : 4 * (int)o->freq);
+}
+
 static void report_counters(const struct run *r, const __u64 *c)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
@@ -326,6 +371,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 		report_caps(usyms__caps(r->us), false);
 	warn_unwind_budget(r);
 	warn_incomplete(r);
+	warn_few_samples(r);
 	warn_python(r);
 	debuginfod__warn(r->dfd);
 	if (log__verbosity() < 1)
@@ -797,6 +843,7 @@ int run__exec(const struct options *o, const struct limits *lim,
 	if (err)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &start_time);
+	r.sample_start = start_time;
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Ready the kernel symbols while the samples come in, not after. */
 	if (!o->user_only)

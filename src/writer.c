@@ -24,8 +24,10 @@ static void print_header(FILE *out, const struct options *o)
 	fprintf(out, "Sampling ");
 	if (!event__is_default(&o->event))
 		fprintf(out, "%s ", o->event.name);
+	/* Any other event than a clock: the kernel tunes the period to -F. */
 	if (o->freq)
-		fprintf(out, "at %llu Hertz of ", (unsigned long long)o->freq);
+		fprintf(out, "at %llu Hertz%s of ", (unsigned long long)o->freq,
+			event__is_clock(&o->event) ? "" : " (frequency mode)");
 	else
 		fprintf(out, "at every %llu events of ", (unsigned long long)o->period);
 	if (o->pids)
@@ -221,9 +223,7 @@ static int write_pprof(struct writer *w, const struct records *p,
 		       const struct timespec *start, const struct timespec *end)
 {
 	const struct options *o = w->o;
-	bool clock = o->event.type == PERF_TYPE_SOFTWARE &&
-		     (o->event.config == PERF_COUNT_SW_CPU_CLOCK ||
-		      o->event.config == PERF_COUNT_SW_TASK_CLOCK);
+	bool clock = event__is_clock(&o->event);
 	struct pprof_meta m = {
 		.time_nanos = ts_ns(start),
 		.duration_nanos = ts_ns(end) - ts_ns(start),
