@@ -473,18 +473,21 @@ static void print_summary(const struct run *r, const __u64 *c)
 		const char *sep = " (";
 
 		if (c[CNT_HASH_FULL] && off < sizeof(lost)) {
-			off += snprintf(lost + off, sizeof(lost) - off, "%s%s samples: count map full",
-					sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)));
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s sample%s: count map full",
+					sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)),
+					c[CNT_HASH_FULL] == 1 ? "" : "s");
 			sep = ", ";
 		}
 		if (r->missed_stacks && off < sizeof(lost)) {
-			off += snprintf(lost + off, sizeof(lost) - off, "%s%s stacks not displayed",
-					sep, group_digits(r->missed_stacks, n1, sizeof(n1)));
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s stack%s not displayed",
+					sep, group_digits(r->missed_stacks, n1, sizeof(n1)),
+					r->missed_stacks == 1 ? "" : "s");
 			sep = ", ";
 		}
 		if (records_lost && off < sizeof(lost))
-			off += snprintf(lost + off, sizeof(lost) - off, "%s%s process records",
-					sep, group_digits(records_lost, n1, sizeof(n1)));
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s process record%s",
+					sep, group_digits(records_lost, n1, sizeof(n1)),
+					records_lost == 1 ? "" : "s");
 		if (off < sizeof(lost))
 			snprintf(lost + off, sizeof(lost) - off, ")");
 	}
