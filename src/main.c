@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	}
 	status = EXIT_USAGE;
 	if (!options__check(&o, &lim)) {
-		log__set_verbosity(o.verbose);
+		log__set_verbosity(o.quiet ? -1 : o.verbose);
 		libbpf_set_print(libbpf_print);
 		set_signals();
 		status = run__exec(&o, &lim, &stop_requested);

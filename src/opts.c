@@ -95,12 +95,13 @@ static const struct option long_opts[] = {
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
 };
 
-static const char short_opts[] = ":p:L:UKF:c:daIfC:e:o:i:vhV";
+static const char short_opts[] = ":p:L:UKF:c:daIfC:e:o:i:vqhV";
 
 void options__usage(FILE *out)
 {
@@ -128,9 +129,10 @@ void options__usage(FILE *out)
 "      --top                   live view of the hottest functions, refreshed every\n"
 "                              second (or -i); plain snapshots when not a terminal\n"
 "  -i, --interval SECONDS      report every SECONDS, without losing samples between\n"
-"  -o, --output FILE           write to FILE; the format follows its name (.svg,\n"
-"                              .pb.gz or .pprof, .folded) unless given; with -i,\n"
-"                              a strftime pattern gives a file per interval\n"
+"  -o, --output FILE           write to FILE, in the format its name implies (.svg,\n"
+"                              .pb.gz or .pprof, .folded), else the one asked for;\n"
+"                              repeat for several outputs from one run (up to %d);\n"
+"                              with -i, a strftime pattern gives a file per interval\n"
 "      --title TEXT            title of the SVG flame graph\n"
 "      --inverted              SVG: draw an icicle graph (root at the top)\n"
 "      --min-width PCT         SVG: omit frames under PCT%% of samples (default 0.1)\n"
@@ -155,10 +157,12 @@ void options__usage(FILE *out)
 "      --per-cpu               break stacks down by CPU (folded: cpu_N;...)\n"
 "      --per-thread            break stacks down by thread (folded: comm-PID/TID;...)\n"
 "  -v, --verbose               print counters, addresses and modules; -vv adds libbpf debug output\n"
+"  -q, --quiet                 no summary line after writing -o files, no warnings;\n"
+"                              errors and lost-sample warnings are still printed\n"
 "  -h, --help                  show this help and exit\n"
 "  -V, --version               show the version and exit\n"
 "  duration                    seconds to profile (default: until Ctrl-C)\n",
-		DEFAULT_FREQ, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
+		DEFAULT_FREQ, MAX_OUTPUTS, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
 		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20, DEBUGINFOD_WAIT_S);
 }
 
@@ -338,7 +342,7 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* The format a file name implies: "out.svg", "cpu.pb.gz", "x.folded". */
-enum output_format format__from_path(const char *path)
+enum output_format format__implied(const char *path)
 {
 	if (ends_with(path, ".svg"))
 		return FMT_SVG;
@@ -346,26 +350,107 @@ enum output_format format__from_path(const char *path)
 		return FMT_PPROF;
 	if (ends_with(path, ".folded"))
 		return FMT_FOLDED;
-	return FMT_PLAIN;
+	return FMT_UNSET;
 }
 
-/* -f is bcc's name for --format folded; an explicit format beats -o's name. */
+enum output_format format__from_path(const char *path)
+{
+	enum output_format f = format__implied(path);
+
+	return f == FMT_UNSET ? FMT_PLAIN : f;
+}
+
+/* -o once more: a name not seen before, and not too many. */
+static int add_output(struct options *o, const char *path)
+{
+	if (!path[0])
+		return usage_error("%s needs a non-empty path", "-o/--output");
+	for (size_t i = 0; i < o->nr_outputs; i++)
+		if (!strcmp(o->outputs[i].path, path))
+			return usage_error("-o '%s' given twice; name each output once", path);
+	if (o->nr_outputs == MAX_OUTPUTS) {
+		pr_err("more than %d -o outputs; write fewer from one run (see --help)",
+		       MAX_OUTPUTS);
+		return -EINVAL;
+	}
+	o->outputs[o->nr_outputs++].path = path;
+	o->output = o->outputs[0].path;
+	return 0;
+}
+
+/* "an SVG file name but --report asks for a report" */
+static const char *const format_file_names[] = {
+	[FMT_FOLDED] = "a folded file name",
+	[FMT_SVG] = "an SVG file name",
+	[FMT_PPROF] = "a pprof file name",
+};
+
+static const char *const format_wants[] = {
+	[FMT_PLAIN] = "plain text",
+	[FMT_FOLDED] = "folded output",
+	[FMT_SVG] = "an SVG flame graph",
+	[FMT_PPROF] = "a pprof profile",
+	[FMT_REPORT] = "a report",
+};
+
+static int format_mismatch(const struct options *o, const char *path,
+			   enum output_format implied)
+{
+	bool named = !strcmp(o->format_opt, "--format");
+
+	pr_err("-o %s is %s but %s%s%s asks for %s; drop one or rename the file (see --help)",
+	       path, format_file_names[implied], o->format_opt, named ? " " : "",
+	       named ? format__name(o->format) : "", format_wants[o->format]);
+	return -EINVAL;
+}
+
+/*
+ * Each -o takes the format its name implies; a name that implies none
+ * takes the format asked for, or plain.  A name that implies another
+ * format than the one asked for is refused: text in x.svg helps no one.
+ */
+static int settle_outputs(struct options *o)
+{
+	for (size_t i = 0; i < o->nr_outputs; i++) {
+		struct output_spec *out = &o->outputs[i];
+		enum output_format implied = format__implied(out->path);
+
+		if (implied != FMT_UNSET && o->format != FMT_UNSET && implied != o->format)
+			return format_mismatch(o, out->path, implied);
+		if (implied != FMT_UNSET)
+			out->format = implied;
+		else
+			out->format = o->format != FMT_UNSET ? o->format : FMT_PLAIN;
+	}
+	return 0;
+}
+
+/* -f is bcc's name for --format folded. */
 static int settle_format(struct options *o)
 {
+	int err;
+
 	if (o->folded && o->format != FMT_UNSET && o->format != FMT_FOLDED)
 		return usage_error("conflicting options: -f and --format %s", format__name(o->format));
-	if (o->folded)
+	if (o->folded && o->format == FMT_UNSET) {
 		o->format = FMT_FOLDED;
+		o->format_opt = "-f";
+	}
 	if (o->top) {
 		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
 			return usage_error("conflicting options: --top and --format %s",
 					   format__name(o->format));
+		if (o->format == FMT_UNSET)
+			o->format_opt = "--top";
 		o->format = FMT_REPORT;
 		if (!o->interval)
 			o->interval = 1;
 	}
+	err = settle_outputs(o);
+	if (err)
+		return err;
 	if (o->format == FMT_UNSET)
-		o->format = o->output ? format__from_path(o->output) : FMT_PLAIN;
+		o->format = o->nr_outputs ? o->outputs[0].format : FMT_PLAIN;
 	o->folded = o->format == FMT_FOLDED;
 	return 0;
 }
@@ -421,19 +506,21 @@ static int parse_one(struct options *o, int c, const char *arg)
 		o->format = format__from_name(arg);
 		if (o->format == FMT_UNSET)
 			return usage_error("--format '%s' is not one of plain, folded, svg, pprof, report", arg);
+		o->format_opt = "--format";
 		break;
 	case OPT_REPORT:
 		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
 			return usage_error("conflicting options: --report and --format %s",
 					   format__name(o->format));
 		o->format = FMT_REPORT;
+		o->format_opt = "--report";
 		break;
 	case OPT_LIMIT:
 		err = parse_num_opt("--limit", arg, 1, UINT_MAX, &o->limit);
 		break;
 	case OPT_TOP: o->top = true; break;
 	case 'o':
-		return parse_path_opt("-o/--output", arg, &o->output);
+		return add_output(o, arg);
 	case 'i':
 		err = parse_num_opt("-i/--interval", arg, 1, 1U << 31, &o->interval);
 		break;
@@ -479,6 +566,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 		o->unknown_module = !bcc;
 		break;
 	case 'v': o->verbose++; break;
+	case 'q': o->quiet = true; break;
 	case 'h': o->help = true; break;
 	case 'V': o->version = true; break;
 	default:
@@ -575,6 +663,8 @@ static int check_conflicts(const struct options *o)
 		return usage_error("%s: -U and -K cannot be used together", "conflicting options");
 	if (o->freq_set && o->period)
 		return usage_error("%s: -F and -c cannot be used together", "conflicting options");
+	if (o->quiet && o->verbose)
+		return usage_error("%s: -q and -v cannot be used together", "conflicting options");
 	return 0;
 }
 

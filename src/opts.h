@@ -38,6 +38,15 @@ enum output_format {
 	FMT_REPORT,
 };
 
+/* The most -o outputs one run writes. */
+#define MAX_OUTPUTS 16
+
+/* One -o: a file name (or, with -i, a strftime pattern) and its format. */
+struct output_spec {
+	const char *path;
+	enum output_format format;	/* from the name, else the one asked for */
+};
+
 struct options {
 	__u32 *pids;			/* -p, NULL when absent */
 	size_t nr_pids;
@@ -54,8 +63,16 @@ struct options {
 	bool annotations;		/* -a */
 	bool include_idle;		/* -I */
 	bool folded;			/* -f */
-	enum output_format format;	/* settled by options__parse() */
-	const char *output;		/* -o FILE, NULL for stdout */
+	/*
+	 * Settled by options__parse(): the format asked for (--format, -f,
+	 * --report, --top), else that of the first -o, else plain.
+	 */
+	enum output_format format;
+	const char *format_opt;		/* the option that asked for it, or NULL */
+	const char *output;		/* the first -o FILE, NULL for stdout */
+	struct output_spec outputs[MAX_OUTPUTS];	/* every -o, in order */
+	size_t nr_outputs;		/* 0: the report goes to stdout */
+	bool quiet;			/* -q: no summary line, no warnings */
 	const char *title;		/* --title, SVG */
 	bool inverted;			/* --inverted, SVG icicle graph */
 	double min_width;		/* --min-width, SVG, percent */
@@ -123,6 +140,8 @@ int options__parse_id_list(const char *s, __u32 **ids, size_t *nr);
 int options__parse_cpu_list(const char *s, bool **online, int *nr);
 enum output_format format__from_name(const char *name);
 enum output_format format__from_path(const char *path);
+/* The format a file name implies, or FMT_UNSET when it implies none. */
+enum output_format format__implied(const char *path);
 const char *format__name(enum output_format f);
 
 #endif /* OPTS_H */

@@ -234,6 +234,32 @@ static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
 	return fflush(out) ? -errno : 0;
 }
 
+/* Every record's text into text, merged: *rs and *nr, or -ENOMEM. */
+static int render_all(const struct records *p, const struct output_opts *o,
+		      struct strbuf *text, struct rendered **rsp, size_t *nr)
+{
+	struct rendered *rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
+
+	if (!rs)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr; i++) {
+		rs[i].off = text->len;
+		if (o->folded)
+			render_folded(text, &p->recs[i], o);
+		else
+			render_plain(text, &p->recs[i], o);
+		rs[i].len = text->len - rs[i].off;
+		rs[i].count = p->recs[i].count;
+	}
+	if (text->err) {
+		free(rs);
+		return text->err;
+	}
+	*nr = merge(rs, p->nr, text->buf);
+	*rsp = rs;
+	return 0;
+}
+
 int output__write(FILE *out, const struct records *p, const struct output_opts *o)
 {
 	struct strbuf text = {};
@@ -241,25 +267,25 @@ int output__write(FILE *out, const struct records *p, const struct output_opts *
 	size_t nr;
 	int err;
 
-	rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
-	if (!rs)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->nr; i++) {
-		rs[i].off = text.len;
-		if (o->folded)
-			render_folded(&text, &p->recs[i], o);
-		else
-			render_plain(&text, &p->recs[i], o);
-		rs[i].len = text.len - rs[i].off;
-		rs[i].count = p->recs[i].count;
-	}
-	err = text.err;
+	err = render_all(p, o, &text, &rs, &nr);
 	if (!err) {
-		nr = merge(rs, p->nr, text.buf);
 		qsort_r(rs, nr, sizeof(*rs), by_count_then_text, text.buf);
 		err = emit(out, &text, rs, nr, o);
+		free(rs);
 	}
 	strbuf__free(&text);
-	free(rs);
+	return err;
+}
+
+int output__count(const struct records *p, const struct output_opts *o, size_t *nr)
+{
+	struct strbuf text = {};
+	struct rendered *rs;
+	int err;
+
+	err = render_all(p, o, &text, &rs, nr);
+	if (!err)
+		free(rs);
+	strbuf__free(&text);
 	return err;
 }

@@ -28,4 +28,8 @@ struct output_opts {
  */
 int output__write(FILE *out, const struct records *rs, const struct output_opts *o);
 
+/* The lines output__write() would print: records that render to the same
+ * text count once.  0 or a negative errno. */
+int output__count(const struct records *rs, const struct output_opts *o, size_t *nr);
+
 #endif /* OUTPUT_H */

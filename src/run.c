@@ -42,8 +42,10 @@ struct run {
 	struct debuginfod *dfd;		/* NULL: no debuginfod servers */
 	struct completeness complete;
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
-	struct writer w;
+	struct writers out;
 	__u64 counted;		/* over all intervals */
+	size_t stacks;		/* distinct stacks: most in one report */
+	unsigned int reports;
 	__u64 missed_stacks;
 	bool missed_enomem;
 	__u64 truncated;	/* samples with a stack cut at the depth limit */
@@ -452,6 +454,98 @@ static void take_debug_files(struct run *r)
 	}
 }
 
+/* Is the summary line wanted?  After writing files, unless -q. */
+static bool wants_summary(const struct run *r)
+{
+	return r->o->nr_outputs && !r->o->quiet;
+}
+
+/* For the summary: the stacks as the folded output shows them. */
+static void count_stacks(struct run *r, const struct records *recs)
+{
+	struct output_opts oo = {
+		.view = {
+			.parts = { [PART_KERNEL] = !r->o->user_only, [PART_USER] = !r->o->kernel_only },
+			.delimited = r->o->delimited,
+		},
+		.folded = true,
+		.annotations = r->o->annotations,
+		.per_cpu = r->o->per_cpu, .per_thread = r->o->per_thread,
+		.module_labels = r->o->unknown_module,
+	};
+	size_t nr;
+
+	r->reports++;
+	if (wants_summary(r) && !output__count(recs, &oo, &nr) && nr > r->stacks)
+		r->stacks = nr;
+}
+
+/* 4521 as "4,521". */
+static const char *group_digits(__u64 v, char *buf, size_t sz)
+{
+	char digits[32];
+	size_t n, off = 0;
+
+	n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	for (size_t i = 0; i < n && off + 2 < sz; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[off++] = ',';
+		buf[off++] = digits[i];
+	}
+	buf[off] = '\0';
+	return buf;
+}
+
+/*
+ * One line after writing files: what, how many samples and stacks, and
+ * what was lost, by kind:
+ * "profile: wrote cpu.svg, cpu.folded: 4,521 samples, 312 distinct stacks, 0 lost"
+ */
+static void print_summary(const struct run *r, const __u64 *c)
+{
+	struct tracker_stats ts = {};
+	char files[2048], lost[256], many[48], n1[32], n2[32], n3[32];
+	__u64 records_lost, total;
+	size_t off = 0;
+
+	if (!wants_summary(r))
+		return;
+	if (r->tracker)
+		tracker__stats(r->tracker, &ts);
+	records_lost = ts.lost;
+	total = c[CNT_HASH_FULL] + r->missed_stacks + records_lost;
+	off = snprintf(lost, sizeof(lost), "%s lost", group_digits(total, n1, sizeof(n1)));
+	if (total) {
+		const char *sep = " (";
+
+		if (c[CNT_HASH_FULL] && off < sizeof(lost)) {
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s sample%s: count map full",
+					sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)),
+					c[CNT_HASH_FULL] == 1 ? "" : "s");
+			sep = ", ";
+		}
+		if (r->missed_stacks && off < sizeof(lost)) {
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s stack%s not displayed",
+					sep, group_digits(r->missed_stacks, n1, sizeof(n1)),
+					r->missed_stacks == 1 ? "" : "s");
+			sep = ", ";
+		}
+		if (records_lost && off < sizeof(lost))
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s process record%s",
+					sep, group_digits(records_lost, n1, sizeof(n1)),
+					records_lost == 1 ? "" : "s");
+		if (off < sizeof(lost))
+			snprintf(lost + off, sizeof(lost) - off, ")");
+	}
+	writers__describe(&r->out, files, sizeof(files));
+	snprintf(many, sizeof(many), " in the largest of %u reports", r->reports);
+	/* Not a warning: -q alone silences it, as wants_summary() says. */
+	log__raw("profile: wrote %s: %s samples, %s distinct stacks%s, %s", files,
+		 group_digits(r->counted, n2, sizeof(n2)),
+		 group_digits(r->stacks, n3, sizeof(n3)),
+		 r->reports > 1 ? many : "", lost);
+}
+
 /*
  * Drain the read set, symbolize it and write it: one report.  0 or -errno;
  * a write error is returned as is, for the caller to judge.
@@ -489,8 +583,9 @@ static int report_set(struct run *r, bool clear)
 	r->missed_enomem |= recs.missed_enomem;
 	r->truncated += recs.truncated;
 	completeness__add(&r->complete, &recs);
+	count_stacks(r, &recs);
 	clock_gettime(CLOCK_REALTIME, &now);
-	err = writer__write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
+	err = writers__write(&r->out, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
 			nr, r->prefetches, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
@@ -705,10 +800,10 @@ static int finish(struct run *r)
 		if (err)
 			return err;
 	}
-	if (writer__wants_final(&r->w))
+	if (writers__wants_final(&r->out))
 		err = report_set(r, false);
 	if (!err)
-		err = writer__close(&r->w);
+		err = writers__close(&r->out);
 	if (err)
 		return err;
 	err = session__counters(r->s, counters);
@@ -717,6 +812,7 @@ static int finish(struct run *r)
 		return err;
 	}
 	report_counters(r, counters);
+	print_summary(r, counters);
 	return 0;
 }
 
@@ -808,7 +904,7 @@ static int start(struct run *r, const struct limits *lim)
 	}
 	r->dfd = new_debuginfod(o);
 	r->us = new_usyms(o, r->dfd, r->stop);
-	err = writer__open(&r->w, o, r->us);
+	err = writers__open(&r->out, o, r->us);
 	if (err)
 		return err;
 	session_config(&cfg, o, lim);
@@ -829,7 +925,11 @@ static int start(struct run *r, const struct limits *lim)
 		r->py = new_python(r->s, o);
 		tracker__set_python(r->tracker, r->py);
 	}
-	return session__attach(r->s);
+	err = session__attach(r->s);
+	if (err)
+		return err;
+	writers__start(&r->out);
+	return 0;
 }
 
 int run__exec(const struct options *o, const struct limits *lim,
@@ -854,7 +954,7 @@ int run__exec(const struct options *o, const struct limits *lim,
 	if (!err)
 		err = finish(&r);
 out:
-	writer__abort(&r.w);
+	writers__abort(&r.out);
 	tracker__free(r.tracker);
 	unwind__free(r.uw);
 	sym_cache__free(r.cache);
