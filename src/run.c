@@ -336,26 +336,26 @@ static double seconds_since(const struct timespec *t0)
  * and what to change.  At -F, under a tenth of what one busy CPU would give;
  * with -c, under one a second.  Not for runs under a second.
  */
-static void warn_few_samples(const struct run *r)
+static void warn_few_samples(const struct run *r, const __u64 *c)
 {
 	const struct options *o = r->o;
 	double secs = seconds_since(&r->sample_start);
+	unsigned long long n = c[CNT_TAKEN] - c[CNT_FILTERED];	/* counted or dropped */
 	const char *ev = o->event.name;
 
-	if (secs < 1 || r->counted >= 1000)
+	if (secs < 1 || n >= 1000)
 		return;
-	if (o->period && r->counted < secs)
+	if (o->period && n < secs)
 		pr_warn("only %llu sample(s) in %.1f s, one every %llu %s: lower -c for more",
-			(unsigned long long)r->counted, secs, (unsigned long long)o->period, ev);
-	if (!o->freq || r->counted >= o->freq * secs / 10)
+			n, secs, (unsigned long long)o->period, ev);
+	if (!o->freq || n >= o->freq * secs / 10)
 		return;
 	if (event__is_clock(&o->event))
 		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled ran on a CPU %.1f%% of the time; profile longer or raise -F",
-			(unsigned long long)r->counted, secs, (unsigned long long)o->freq,
-			100.0 * r->counted / (o->freq * secs));
+			n, secs, (unsigned long long)o->freq, 100.0 * n / (o->freq * secs));
 	else
 		pr_warn("only %llu sample(s) of %s in %.1f s at -F %llu: the kernel reaches -F only for an event that comes often enough; raise -F (-F %d) or give a period with -c",
-			(unsigned long long)r->counted, ev, secs, (unsigned long long)o->freq,
+			n, ev, secs, (unsigned long long)o->freq,
 			o->freq < DEFAULT_EVENT_FREQ ? DEFAULT_EVENT_FREQ : 4 * (int)o->freq);
 }
 
@@ -373,7 +373,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 		report_caps(usyms__caps(r->us), false);
 	warn_unwind_budget(r);
 	warn_incomplete(r);
-	warn_few_samples(r);
+	warn_few_samples(r, c);
 	warn_python(r);
 	debuginfod__warn(r->dfd);
 	if (log__verbosity() < 1)
