@@ -113,7 +113,8 @@ void options__usage(FILE *out)
 "  -L, --tid TID[,TID...]      profile these threads only\n"
 "  -U, --user-stacks-only      show user space stacks only (no kernel)\n"
 "  -K, --kernel-stacks-only    show kernel space stacks only (no user)\n"
-"  -F, --frequency HZ          sample frequency in Hertz (default %d)\n"
+"  -F, --frequency HZ          sample frequency in Hertz (default %d; other events\n"
+"                              than cpu-clock and task-clock: %d)\n"
 "  -c, --count PERIOD          sample once every PERIOD events (cpu-clock: ns)\n"
 "  -e, --event EVENT           sample on this perf event (default cpu-clock)\n"
 "      --list-events           list the events, marking those this machine supports\n"
@@ -162,7 +163,7 @@ void options__usage(FILE *out)
 "  -h, --help                  show this help and exit\n"
 "  -V, --version               show the version and exit\n"
 "  duration                    seconds to profile (default: until Ctrl-C)\n",
-		DEFAULT_FREQ, MAX_OUTPUTS, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
+		DEFAULT_FREQ, DEFAULT_EVENT_FREQ, MAX_OUTPUTS, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
 		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20, DEBUGINFOD_WAIT_S);
 }
 
