@@ -58,6 +58,7 @@ struct run {
 	unsigned int prefetches;
 	struct timespec interval_start;	/* wall clock */
 	struct timespec sample_start;	/* monotonic: when sampling began */
+	__u64 events_mark, taken_mark;	/* at the last report: tuned_period() */
 };
 
 /* The debuginfod client, if DEBUGINFOD_URLS names servers. */
@@ -547,6 +548,24 @@ static void print_summary(const struct run *r, const __u64 *c)
 }
 
 /*
+ * At -F, the kernel tunes the period of an event other than a clock: what
+ * one sample of this report stood for is the events counted since the last
+ * report over the samples taken since.  For pprof's event-count values.
+ */
+static void tuned_period(struct run *r)
+{
+	__u64 c[NR_COUNTERS], events, taken;
+
+	if (!r->o->freq || event__is_clock(&r->o->event) || session__counters(r->s, c))
+		return;
+	events = session__events(r->s);
+	taken = c[CNT_TAKEN] - r->taken_mark;
+	writers__set_events_per_sample(&r->out, taken ? (events - r->events_mark + taken / 2) / taken : 0);
+	r->events_mark = events;
+	r->taken_mark = c[CNT_TAKEN];
+}
+
+/*
  * Drain the read set, symbolize it and write it: one report.  0 or -errno;
  * a write error is returned as is, for the caller to judge.
  */
@@ -584,6 +603,7 @@ static int report_set(struct run *r, bool clear)
 	r->truncated += recs.truncated;
 	completeness__add(&r->complete, &recs);
 	count_stacks(r, &recs);
+	tuned_period(r);
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writers__write(&r->out, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",

@@ -48,6 +48,7 @@ struct session {
 	struct bpf_link **links;
 	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
 	int *pfds;
+	__u64 events_closed;	/* counted by the events detached so far */
 	int nr_links;
 	int nr_cpus;		/* possible CPUs: per-CPU map value count */
 	bool flip_pending;	/* switched away from flip_from, not yet idle */
@@ -525,9 +526,27 @@ int session__nr_attached(const struct session *s)
 	return s->nr_links;
 }
 
+/* A sampling event's count: every event since it was opened. */
+static __u64 event_count(int fd)
+{
+	__u64 v;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : 0;
+}
+
+__u64 session__events(const struct session *s)
+{
+	__u64 sum = s->events_closed;
+
+	for (int i = 0; i < s->nr_links; i++)
+		sum += event_count(s->pfds[i]);
+	return sum;
+}
+
 void session__detach(struct session *s)
 {
 	for (int i = 0; i < s->nr_links; i++) {
+		s->events_closed += event_count(s->pfds[i]);
 		bpf_link__destroy(s->links[i]);
 		close(s->pfds[i]);
 	}

@@ -60,6 +60,13 @@ void session__destroy(struct session *s);
 /* Stop sampling: detach every perf event, keep the maps. */
 void session__detach(struct session *s);
 
+/*
+ * The sampled event's count on every CPU so far, samples or not, of every
+ * task (the filters act on samples only): with the samples taken, what one
+ * sample stands for in frequency mode, where the kernel tunes the period.
+ */
+__u64 session__events(const struct session *s);
+
 /* Number of CPUs a perf event was attached on. */
 int session__nr_attached(const struct session *s);
 

@@ -236,17 +236,19 @@ static int write_svg(struct writer *w, const struct records *p,
 
 /*
  * Time events (cpu-clock, task-clock) weigh in nanoseconds; every other
- * event in its own count, one period per sample.
+ * event in its own count, one period per sample: -c, or at -F the mean of
+ * the periods the kernel chose.
  */
 static int write_pprof(struct writer *w, const struct records *p,
 		       const struct timespec *start, const struct timespec *end)
 {
 	const struct options *o = w->o;
 	bool clock = event__is_clock(&o->event);
+	__u64 tuned = w->events_per_sample ? w->events_per_sample : 1;
 	struct pprof_meta m = {
 		.time_nanos = ts_ns(start),
 		.duration_nanos = ts_ns(end) - ts_ns(start),
-		.period = o->freq ? (clock ? 1000000000ULL / o->freq : 1) : o->period,
+		.period = o->freq ? (clock ? 1000000000ULL / o->freq : tuned) : o->period,
 		.period_type = clock ? NULL : o->event.name,
 		.period_unit = clock ? NULL : "count",
 	};
@@ -416,6 +418,12 @@ static int close_interval_files(struct writers *ws)
 		if (ws->w[i].per_interval)
 			err = writer__close(&ws->w[i]);
 	return err;
+}
+
+void writers__set_events_per_sample(struct writers *ws, __u64 n)
+{
+	for (size_t i = 0; i < ws->nr; i++)
+		ws->w[i].events_per_sample = n;
 }
 
 int writers__write(struct writers *ws, const struct records *p, unsigned int n,

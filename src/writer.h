@@ -30,6 +30,11 @@ struct writer {
 	bool screen;		/* --top on a terminal: redraw in place */
 	struct output_opts oo;
 	struct usyms *us;	/* for pprof's mappings; may be NULL */
+	/*
+	 * An event other than a clock at -F: the events one sample stood for
+	 * in this report, on average (the kernel tunes the period); 0 unknown.
+	 */
+	__u64 events_per_sample;
 };
 
 /*
@@ -71,6 +76,9 @@ struct writers {
  * open and no file is created.  0 or -errno (reported). */
 int writers__open(struct writers *ws, const struct options *o, struct usyms *us);
 void writers__start(struct writers *ws);
+
+/* For the next report: what one sample stood for (writer.events_per_sample). */
+void writers__set_events_per_sample(struct writers *ws, __u64 n);
 
 /* The report to every writer; per-interval files are put in place only
  * once all are written.  0 or -errno (reported). */

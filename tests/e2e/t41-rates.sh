@@ -71,6 +71,24 @@ test_expect_success ROOT_BPF '-v: samples in user mode are counted as such, not 
 	[ "$efault" -eq 0 ]
 '
 
+test_expect_success ROOT_BPF,GO 'pprof at -F: event counts weigh each sample by the period the kernel chose' '
+	bg sh -c "exec \"$WORKLOADS/faulter\" 4 >fl.out" &&
+	pid=$! && sleep 1 &&
+	"$PROFILE" -q -e page-faults -o pf.pb.gz -p $pid 2 2>err &&
+	while kill -0 $pid 2>/dev/null; do sleep 0.2; done &&
+	rounds=$(awk "/rounds/ { print \$2 }" fl.out) &&
+	go tool pprof -raw pf.pb.gz >raw 2>/dev/null &&
+	period=$(sed -n "s/^Period: //p" raw) &&
+	samples=$(go tool pprof -top -sample_index=0 pf.pb.gz 2>/dev/null | sed -n "s/.*Total samples = \([0-9]*\).*/\1/p") &&
+	faults=$(go tool pprof -top -sample_index=1 pf.pb.gz 2>/dev/null | sed -n "s/.*Total samples = \([0-9]*\).*/\1/p") &&
+	# faulter touches 16384 pages a round: the faults it took in 2 of its 4 s.
+	expect=$((rounds * 16384 / 2)) &&
+	echo "period $period, samples $samples, faults $faults, faulter alone about $expect" &&
+	[ "$period" -ge 50 ] &&
+	[ "$faults" -eq $((samples * period)) ] &&
+	in_range $(ratio $faults $expect) 0.75 1.25
+'
+
 test_expect_success ROOT_BPF '-F 0 names the real range, from the sysctl' '
 	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate) &&
 	{ "$PROFILE" -F 0 1 >out 2>err; rc=$?; } || :
