@@ -32,6 +32,8 @@ static void print_header(FILE *out, const struct options *o)
 		fprintf(out, "PID %s", o->pids_arg);
 	else if (o->tids)
 		fprintf(out, "TID %s", o->tids_arg);
+	else if (o->cmd)
+		fprintf(out, "'%s' and its children", o->cmd[0]);
 	else
 		fprintf(out, "all threads");
 	fprintf(out, " by %s stack", stack);
@@ -39,6 +41,8 @@ static void print_header(FILE *out, const struct options *o)
 		fprintf(out, " on CPU#%d", o->cpu);
 	if (o->duration)
 		fprintf(out, " for %llu secs.\n", (unsigned long long)o->duration);
+	else if (o->cmd)
+		fprintf(out, " until it exits.\n");
 	else
 		fprintf(out, "... Hit Ctrl-C to end.\n");
 }
@@ -132,7 +136,10 @@ int writer__open(struct writer *w, const struct options *o, struct usyms *us)
 	if (o->output)
 		return open_file(w, o->output);
 	w->f = stdout;
-	if (o->format == FMT_PLAIN) {
+	/* A command's output shares stdout: the header goes with the report. */
+	if (o->format == FMT_PLAIN && o->cmd)
+		w->header_due = true;
+	else if (o->format == FMT_PLAIN) {
 		print_header(stdout, o);
 		fflush(stdout);
 	}
@@ -271,6 +278,10 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 			err = open_file(w, path);
 		if (err)
 			return err;
+	}
+	if (w->header_due) {
+		print_header(w->f, w->o);
+		w->header_due = false;
 	}
 	err = interval_marker(w, n, start, end);
 	if (!err)
