@@ -316,6 +316,18 @@ static void report_debuginfod(const struct run *r)
 		(double)ds.bytes / (1 << 20), ds.waited);
 }
 
+/* How many processes were followed, and whether any found no room. */
+static void report_follow(const struct run *r, const __u64 *c)
+{
+	if (!r->cmd)
+		return;
+	if (c[CNT_FOLLOW_FULL])
+		pr_warn("%llu processes started by '%s' were not profiled: more than %u ran at once",
+			(unsigned long long)c[CNT_FOLLOW_FULL], r->o->cmd[0], FOLLOW_SET_SIZE);
+	pr_info("followed processes: %llu (the command and those it started), %llu found no room",
+		(unsigned long long)c[CNT_FOLLOWED], (unsigned long long)c[CNT_FOLLOW_FULL]);
+}
+
 static void report_counters(const struct run *r, const __u64 *c)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
@@ -331,6 +343,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	warn_unwind_budget(r);
 	warn_incomplete(r);
 	warn_python(r);
+	report_follow(r, c);
 	debuginfod__warn(r->dfd);
 	if (log__verbosity() < 1)
 		return;

@@ -319,6 +319,8 @@ static int configure_follow(struct profile_bpf *skel, const struct session_confi
 	struct bpf_program *progs[] = {
 		skel->progs.follow_exec, skel->progs.follow_fork, skel->progs.follow_exit,
 	};
+	const char *test = getenv("PROFILE_TEST_FOLLOW_SET");
+	__u32 size = FOLLOW_SET_SIZE;
 	struct follow_offsets off;
 	int err;
 
@@ -338,7 +340,15 @@ static int configure_follow(struct profile_bpf *skel, const struct session_confi
 	skel->rodata->off_tgid = off.tgid;
 	skel->rodata->off_signal = off.signal;
 	skel->rodata->off_live = off.live;
-	err = bpf_map__set_max_entries(skel->maps.follow_set, FOLLOW_SET_SIZE);
+	/* A test fills a small map to see the count of those left out. */
+	if (test) {
+		size = strtoul(test, NULL, 10);
+		if (!size)
+			size = 1;
+		pr_warn("PROFILE_TEST_FOLLOW_SET is set: %u processes are followed at once (tests only)",
+			size);
+	}
+	err = bpf_map__set_max_entries(skel->maps.follow_set, size);
 	if (err)
 		pr_err("cannot size the map of followed processes: %s", strerror(-err));
 	return err;
