@@ -36,10 +36,25 @@ struct command {
 static volatile sig_atomic_t signal_pid;
 static volatile sig_atomic_t signals_taken;
 
-/* The signals profile handles or ignores: the command gets them back. */
+/*
+ * The signals profile handles or ignores: the command gets them back as
+ * profile found them, ignored (a background job's SIGINT, nohup's SIGHUP)
+ * or not.
+ */
 static const int profile_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD,
 };
+#define NR_PROFILE_SIGNALS (sizeof(profile_signals) / sizeof(profile_signals[0]))
+static bool ignored_at_start[NR_PROFILE_SIGNALS];
+
+void command__save_signals(void)
+{
+	struct sigaction old;
+
+	for (size_t i = 0; i < NR_PROFILE_SIGNALS; i++)
+		ignored_at_start[i] = !sigaction(profile_signals[i], NULL, &old) &&
+				      old.sa_handler == SIG_IGN;
+}
 
 /* In the child: wait for the go, then exec; never returns. */
 static void __attribute__((noreturn)) child(char *const argv[], int go_fd, int err_fd)
@@ -48,8 +63,8 @@ static void __attribute__((noreturn)) child(char *const argv[], int go_fd, int e
 	ssize_t n;
 	int e;
 
-	for (size_t i = 0; i < sizeof(profile_signals) / sizeof(profile_signals[0]); i++)
-		signal(profile_signals[i], SIG_DFL);
+	for (size_t i = 0; i < NR_PROFILE_SIGNALS; i++)
+		signal(profile_signals[i], ignored_at_start[i] ? SIG_IGN : SIG_DFL);
 	do
 		n = read(go_fd, &go, 1);
 	while (n < 0 && errno == EINTR);

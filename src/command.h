@@ -24,6 +24,13 @@ struct command;
 #define EXIT_NOT_EXECUTABLE 126
 
 /*
+ * Before profile sets its own signal handlers: note which signals it was
+ * started with ignored, for the command to inherit as it would without
+ * the profiler.
+ */
+void command__save_signals(void);
+
+/*
  * Fork argv[0] (searched in PATH), held before its exec until
  * command__release().  NULL after printing a one-line error.
  */

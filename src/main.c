@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 	if (!options__check(&o, &lim)) {
 		log__set_verbosity(o.verbose);
 		libbpf_set_print(libbpf_print);
+		command__save_signals();
 		set_signals();
 		status = run__exec(&o, &lim, &stop_requested);
 	}
