@@ -510,15 +510,14 @@ static int check_conflicts(const struct options *o)
 
 /*
  * What a perf user means by `profile make -j8`: said with the usage error.
- * The command is the first positional that is not a duration.
+ * The command is the first positional that is not a number.
  */
 static const char *guess_command(char **pos, int nr)
 {
-	__u64 v;
-
-	if (nr > 0 && options__parse_u64(pos[0], 0, ~0ULL, &v))
-		return pos[0];
-	return nr > 1 ? pos[1] : NULL;
+	for (int i = 0; i < nr; i++)
+		if (strspn(pos[i], "0123456789") != strlen(pos[i]))
+			return pos[i];
+	return NULL;
 }
 
 /* "; to profile a command, put it after --: ..." or nothing. */
