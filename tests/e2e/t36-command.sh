@@ -34,7 +34,7 @@ test_expect_success ROOT_BPF 'burn as the command: the burn ratio, its stacks on
 	folded_comms prof.folded >comms && cat comms &&
 	{ [ "$(cut -d" " -f1 comms)" = burn ] || fail "stacks of another process than burn"; } &&
 	n=$(fsum prof.folded "") && echo "samples=$n" &&
-	{ [ "$n" -ge 4000 ] || fail "expected about 8000 samples (2 threads, 4 s, 999 Hz)"; } &&
+	{ [ "$n" -ge 2000 ] || fail "expected up to 8000 samples (2 threads, 4 s, 999 Hz)"; } &&
 	r=$(burn_ratio prof.folded burn) && echo "ratio=$r" &&
 	in_range "$r" 2.7 3.3
 '
@@ -58,10 +58,11 @@ test_expect_success ROOT_BPF 'children and grandchildren are profiled, another p
 	"$PROFILE" -F 999 -o kids.folded -- sh -c "\$BURN -n kid -d 2 & \$BURN -n kid2 -d 2; sh -c \"\\\$BURN -n grandkid -d 1\"; wait" >out 2>err &&
 	cat err && folded_comms kids.folded | tee comms &&
 	for c in kid kid2 grandkid; do
-		grep -q "^$c [0-9]*$" comms || fail "no samples of $c"
-		r=$(burn_ratio kids.folded $c) && echo "$c ratio=$r" &&
-		in_range "$r" 2.5 3.5 || fail "$c: func_b/func_a $r"
+		n=$(fsum kids.folded "^$c;.*;func_[ab]( |;)") && echo "$c: $n in func_a and func_b" &&
+		{ [ "$n" -ge 100 ] || fail "$c: too few samples, or its functions not named"; }
 	done &&
+	r=$(burn_ratio kids.folded "(kid|kid2|grandkid)") && echo "all kids: ratio=$r" &&
+	in_range "$r" 2.7 3.3 &&
 	{ ! grep -q "^outsider " comms || fail "the outsider burn, not started by the command, was profiled"; } &&
 	{ [ $(grep -c "^burn: " out) -eq 3 ] || fail "the command output is not on stdout"; }
 '
