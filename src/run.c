@@ -632,9 +632,12 @@ static int end_command(struct run *r, int status)
 		return r->exec_err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
 	if (!r->cmd_ran)
 		return status;	/* profile failed first: command__free() kills it */
-	if (!*r->stop && !command__exited(r->cmd))
+	if (!*r->stop && !command__exited(r->cmd) && r->o->duration)
 		pr_warn("sampling ended after %llu s; waiting for '%s' (PID %d) to exit",
 			(unsigned long long)r->o->duration, r->o->cmd[0],
+			(int)command__pid(r->cmd));
+	else if (!*r->stop && !command__exited(r->cmd))
+		pr_warn("waiting for '%s' (PID %d) to exit", r->o->cmd[0],
 			(int)command__pid(r->cmd));
 	if (!command__wait(r->cmd, r->stop))
 		return 128 + *r->stop;

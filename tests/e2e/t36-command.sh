@@ -92,6 +92,15 @@ test_expect_success ROOT_BPF 'a command that cannot be run: 127 or 126, one line
 	[ ! -s out ]
 '
 
+test_expect_success ROOT_BPF 'profile fails to load: the held command never runs, exit 1' '
+	{ "$PROFILE" --stack-storage-size 16777216 --hash-storage-size 16777216 -o big.folded -- sh -c "echo RAN" >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 1 ] || fail "exit status $rc"; } &&
+	grep -q "^profile: cannot load the BPF program" err &&
+	{ [ ! -s out ] || fail "the command ran"; } &&
+	[ ! -e big.folded ]
+'
+
 test_expect_success ROOT_BPF '-o: the file holds the report, stdout the command output only' '
 	echo "from stdin" | "$PROFILE" -F 999 -o r.folded -- sh -c "cat; exec \$BURN -d 1" >out 2>err &&
 	cat err out &&
