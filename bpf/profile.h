@@ -230,7 +230,9 @@ enum counter {
 	CNT_PY_NOTES,		/* new Python stacks sent to user space */
 	CNT_PY_NOTE_ERR,	/* ... that could not be sent */
 	CNT_PY_END,		/* NR_PY_ENDS counters: how Python walks ended */
-	NR_COUNTERS = CNT_PY_END + NR_PY_ENDS,
+	CNT_FOLLOWED = CNT_PY_END + NR_PY_ENDS,	/* processes followed (-- CMD) */
+	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
+	NR_COUNTERS,
 };
 
 /* The counter for how reading a part's stack went. */
@@ -247,6 +249,15 @@ _Static_assert(CNT_KERN_OTHER - CNT_KERN_EEXIST == STACK_ERR_OTHER &&
 	       "kernel stack counters follow enum stack_err");
 _Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 16,
 	       "no padding the BPF side and user space could read differently");
+
+/*
+ * profile -- CMD follows the command and every process it starts, keyed by
+ * the kernel's own (initial PID namespace) tgid, which a fork's child task
+ * carries whatever namespace profile runs in.  Room for this many at once:
+ * a make -j build starts thousands, but an entry goes when its process
+ * exits.
+ */
+#define FOLLOW_SET_SIZE 65536
 
 /*
  * The per-CPU in-flight flag (a __u64): which map set a running program

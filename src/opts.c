@@ -101,13 +101,20 @@ static const struct option long_opts[] = {
 	{},
 };
 
-static const char short_opts[] = ":p:L:UKF:c:daIfC:e:o:i:vqhV";
+/*
+ * "-": positionals come back in order (as option 1) instead of being moved
+ * to the end, so that getopt stops at "--" and what follows it is the
+ * command, never mistaken for a duration; ":": a missing value is ':'.
+ */
+static const char short_opts[] = "-:p:L:UKF:c:daIfC:e:o:i:vqhV";
 
 void options__usage(FILE *out)
 {
 	fprintf(out,
 "Usage: profile [OPTIONS] [duration]\n"
-"Profile CPU usage by sampling stack traces at a timed interval.\n"
+"       profile [OPTIONS] [duration] -- COMMAND [ARGS...]\n"
+"Profile CPU usage by sampling stack traces at a timed interval: of the whole\n"
+"host, or of COMMAND and every process it starts, until it exits.\n"
 "\n"
 "  -p, --pid PID[,PID...]      profile these processes only\n"
 "  -L, --tid TID[,TID...]      profile these threads only\n"
@@ -162,7 +169,10 @@ void options__usage(FILE *out)
 "                              errors and lost-sample warnings are still printed\n"
 "  -h, --help                  show this help and exit\n"
 "  -V, --version               show the version and exit\n"
-"  duration                    seconds to profile (default: until Ctrl-C)\n",
+"  duration                    seconds to profile (default: until Ctrl-C, or until\n"
+"                              COMMAND exits)\n"
+"  -- COMMAND [ARGS...]        run COMMAND and profile it and its children; exit\n"
+"                              with its status (use -o: it shares stdout)\n",
 		DEFAULT_FREQ, DEFAULT_EVENT_FREQ, MAX_OUTPUTS, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
 		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20, DEBUGINFOD_WAIT_S);
 }
@@ -635,27 +645,6 @@ static void near_options(const char *name, char *out, size_t sz)
 		snprintf(out, sz, "--%s", pick->name);
 }
 
-/* getopt's own messages are off: name the offending argument in one line. */
-static int bad_option(int c, char **argv)
-{
-	const char *arg = argv[optind - 1];
-	char shortopt[3] = { '-', (char)optopt, 0 }, near[256] = "";
-
-	if (optopt && strncmp(arg, "--", 2))
-		arg = shortopt;
-	else if (c == '?')
-		near_options(arg + 2, near, sizeof(near));
-	if (c == ':')
-		pr_err("option '%s' needs a value (see --help)", arg);
-	else if (strchr(near, ','))
-		pr_err("option '%s' is ambiguous: %s (see --help)", arg, near);
-	else if (near[0])
-		pr_err("unknown option '%s'; did you mean '%s'? (see --help)", arg, near);
-	else
-		pr_err("unknown option '%s' (see --help)", arg);
-	return -EINVAL;
-}
-
 static int check_conflicts(const struct options *o)
 {
 	if (o->pids && o->tids)
@@ -666,21 +655,100 @@ static int check_conflicts(const struct options *o)
 		return usage_error("%s: -F and -c cannot be used together", "conflicting options");
 	if (o->quiet && o->verbose)
 		return usage_error("%s: -q and -v cannot be used together", "conflicting options");
+	if (o->cmd && (o->pids || o->tids))
+		return usage_error("conflicting options: %s and a command after -- cannot be used together",
+				   o->pids ? "-p" : "-L");
 	return 0;
 }
 
-static int parse_positional(struct options *o, int argc, char **argv)
+/*
+ * What a perf user means by `profile make -j8`: said with the usage error.
+ * The command is the first positional that is not a number.
+ */
+static const char *guess_command(char **pos, int nr)
 {
-	__u64 v;
+	for (int i = 0; i < nr; i++)
+		if (strspn(pos[i], "0123456789") != strlen(pos[i]))
+			return pos[i];
+	return NULL;
+}
 
-	if (optind >= argc)
+/* "; to profile a command, put it after --: ..." or nothing. */
+static void command_hint(char *buf, size_t sz, char **pos, int nr)
+{
+	const char *cmd = guess_command(pos, nr);
+
+	buf[0] = '\0';
+	if (cmd)
+		snprintf(buf, sz, "; to profile a command, put it after --: profile [OPTIONS] -- %s ...",
+			 cmd);
+}
+
+/*
+ * getopt's own messages are off: name the offending argument in one line.
+ * After a word that is not a duration (`profile make -j8`), say where a
+ * command goes.
+ */
+static int bad_option(int c, char **argv, char **pos, int nr_pos)
+{
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 }, near[256] = "";
+	char hint[256];
+
+	if (optopt && strncmp(arg, "--", 2))
+		arg = shortopt;
+	else if (c == '?')
+		near_options(arg + 2, near, sizeof(near));
+	command_hint(hint, sizeof(hint), pos, nr_pos);
+	if (c == ':')
+		pr_err("option '%s' needs a value%s (see --help)", arg, hint);
+	else if (strchr(near, ','))
+		pr_err("option '%s' is ambiguous: %s%s (see --help)", arg, near, hint);
+	else if (near[0])
+		pr_err("unknown option '%s'; did you mean '%s'?%s (see --help)", arg, near, hint);
+	else
+		pr_err("unknown option '%s'%s (see --help)", arg, hint);
+	return -EINVAL;
+}
+
+/*
+ * The positionals before "--" (collected in order by getopt, see
+ * short_opts): the duration, at most one.
+ */
+static int parse_duration(struct options *o, char **pos, int nr)
+{
+	char msg[512], hint[256];
+	__u64 v;
+	int err;
+
+	if (nr == 0)
 		return 0;
-	if (argc - optind > 1)
-		return usage_error("too many arguments: '%s' after the duration", argv[optind + 1]);
-	if (parse_num_opt("duration", argv[optind], 1, 1ULL << 32, &v))
-		return -EINVAL;
+	command_hint(hint, sizeof(hint), pos, nr);
+	err = options__parse_u64(pos[0], 1, 1ULL << 32, &v);
+	if (err == -ERANGE)
+		return parse_num_opt("duration", pos[0], 1, 1ULL << 32, &v);
+	if (err) {
+		snprintf(msg, sizeof(msg), "duration '%s' is not a valid number%s", pos[0], hint);
+		return usage_error("%s", msg);
+	}
+	if (nr > 1) {
+		snprintf(msg, sizeof(msg), "too many arguments: '%s' after the duration%s",
+			 pos[1], hint);
+		return usage_error("%s", msg);
+	}
 	o->duration = v;
 	return 0;
+}
+
+/*
+ * getopt stopped at "--" (with "-" leading short_opts it stops nowhere
+ * else before argc): the rest is the command and its arguments.  A "--"
+ * with nothing after it ends the options, as it always did.
+ */
+static void take_command(struct options *o, int argc, char **argv)
+{
+	if (optind < argc)
+		o->cmd = &argv[optind];
 }
 
 static char *join_args(int argc, char **argv)
@@ -703,7 +771,8 @@ static char *join_args(int argc, char **argv)
 
 int options__parse(struct options *o, int argc, char **argv)
 {
-	int c, err;
+	char **pos = NULL;
+	int c, err, nr_pos = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->cpu = -1;
@@ -719,16 +788,30 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->cmdline = join_args(argc, argv);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return bad_option(c, argv);
-		err = parse_one(o, c, optarg);
-		if (err)
-			return err;
+	pos = calloc(argc + 1, sizeof(*pos));
+	if (!pos) {
+		pr_err("out of memory");
+		return -ENOMEM;
 	}
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		if (c == 1) {
+			pos[nr_pos++] = optarg;
+			continue;
+		}
+		if (c == '?' || c == ':')
+			err = bad_option(c, argv, pos, nr_pos);
+		else
+			err = parse_one(o, c, optarg);
+		if (err)
+			goto out;
+	}
+	take_command(o, argc, argv);
+	err = 0;
 	if (o->help || o->version || o->list_events)
-		return 0;
-	err = parse_positional(o, argc, argv);
+		goto out;
+	err = parse_duration(o, pos, nr_pos);
+	free(pos);
+	pos = NULL;
 	if (err)
 		return err;
 	if (!o->freq_set && !o->period)
@@ -737,6 +820,9 @@ int options__parse(struct options *o, int argc, char **argv)
 	if (err)
 		return err;
 	return check_conflicts(o);
+out:
+	free(pos);
+	return err;
 }
 
 void options__free(struct options *o)

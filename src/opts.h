@@ -103,6 +103,8 @@ struct options {
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */
+	char **cmd;			/* -- CMD [ARGS...]: argv's tail, NULL-terminated;
+					 * NULL when no command is given */
 	bool help;
 	bool version;
 	char *cmdline;			/* argv joined, for SVG subtitles */

@@ -28,6 +28,7 @@
 #include "unwind.h"
 #include "python.h"
 #include "debuginfod.h"
+#include "command.h"
 #include "log.h"
 
 struct run {
@@ -40,6 +41,9 @@ struct run {
 	struct unwind *uw;		/* NULL: user stacks by frame pointer only */
 	struct python *py;		/* NULL: no Python frames */
 	struct debuginfod *dfd;		/* NULL: no debuginfod servers */
+	struct command *cmd;		/* profile -- CMD, else NULL */
+	bool cmd_ran;			/* its exec succeeded */
+	int exec_err;			/* -errno: CMD could not be run */
 	struct completeness complete;
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
 	struct writers out;
@@ -93,7 +97,7 @@ static struct usyms *new_usyms(const struct options *o, struct debuginfod *dfd,
 static struct tracker *new_tracker(struct session *s, struct usyms *us,
 				   const struct options *o)
 {
-	bool filtered = o->pids || o->tids || o->cgroup || o->cgroupmap;
+	bool filtered = o->pids || o->tids || o->cgroup || o->cgroupmap || o->cmd;
 	struct tracker *t = tracker__new(session__events_fd(s), us, filtered);
 
 	if (!t)
@@ -360,6 +364,18 @@ static void warn_few_samples(const struct run *r, const __u64 *c)
 			o->freq < DEFAULT_EVENT_FREQ ? DEFAULT_EVENT_FREQ : 4 * (int)o->freq);
 }
 
+/* How many processes were followed, and whether any found no room. */
+static void report_follow(const struct run *r, const __u64 *c)
+{
+	if (!r->cmd)
+		return;
+	if (c[CNT_FOLLOW_FULL])
+		pr_warn("%llu processes started by '%s' were not profiled: more than %u ran at once",
+			(unsigned long long)c[CNT_FOLLOW_FULL], r->o->cmd[0], FOLLOW_SET_SIZE);
+	pr_info("followed processes: %llu (the command and those it started), %llu found no room",
+		(unsigned long long)c[CNT_FOLLOWED], (unsigned long long)c[CNT_FOLLOW_FULL]);
+}
+
 static void report_counters(const struct run *r, const __u64 *c)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
@@ -376,6 +392,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	warn_incomplete(r);
 	warn_few_samples(r, c);
 	warn_python(r);
+	report_follow(r, c);
 	debuginfod__warn(r->dfd);
 	if (log__verbosity() < 1)
 		return;
@@ -725,6 +742,71 @@ static void check_targets(struct run *r)
 }
 
 /*
+ * profile -- CMD.  The command is forked first of all, before profile
+ * opens anything (no file of profile's reaches it), held until sampling is
+ * attached (start()), and the run ends when it exits (run_over()); profile
+ * then exits with its status (end_command()).
+ */
+static int start_command(struct run *r)
+{
+	if (!r->o->cmd)
+		return 0;
+	r->cmd = command__start(r->o->cmd);
+	return r->cmd ? 0 : -ECHILD;
+}
+
+/*
+ * Let it exec.  Known to the symbolizer from now on, so that the records
+ * of its exec, its mappings and its children are followed from the start.
+ */
+static int release_command(struct run *r)
+{
+	if (!r->cmd)
+		return 0;
+	if (r->us)
+		usyms__exec(r->us, command__pid(r->cmd));
+	r->exec_err = command__release(r->cmd);
+	r->cmd_ran = !r->exec_err;
+	return r->exec_err;
+}
+
+/* A stop request, or the command has exited. */
+static bool run_over(struct run *r)
+{
+	return *r->stop || (r->cmd && command__exited(r->cmd));
+}
+
+/*
+ * The exit status of a run with a command: the shell's 127 or 126 when it
+ * could not be run; its own status when it failed (a failing build is
+ * never hidden); else profile's.  After a duration, the report is out and
+ * profile waits for it; a second signal stops the wait, leaving it
+ * running, with 128 + that signal.
+ */
+static int end_command(struct run *r, int status)
+{
+	int cmd_status;
+
+	if (!r->cmd)
+		return status;
+	if (r->exec_err)
+		return r->exec_err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+	if (!r->cmd_ran)
+		return status;	/* profile failed first: command__free() kills it */
+	if (!*r->stop && !command__exited(r->cmd) && r->o->duration)
+		pr_warn("sampling ended after %llu s; waiting for '%s' (PID %d) to exit",
+			(unsigned long long)r->o->duration, r->o->cmd[0],
+			(int)command__pid(r->cmd));
+	else if (!*r->stop && !command__exited(r->cmd))
+		pr_warn("waiting for '%s' (PID %d) to exit", r->o->cmd[0],
+			(int)command__pid(r->cmd));
+	if (!command__wait(r->cmd, r->stop))
+		return 128 + *r->stop;
+	cmd_status = command__status(r->cmd);
+	return cmd_status ? cmd_status : status;
+}
+
+/*
  * Sleep until deadline (monotonic) or a stop request.  Process records wake
  * us as they come; the targets and the prefetch are looked at once a
  * second, not on every wake-up (on a busy host that is many times a second).
@@ -735,7 +817,7 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 
 	clock_gettime(CLOCK_MONOTONIC, &tick);
 	tick.tv_sec += 1;
-	while (!*r->stop) {
+	while (!run_over(r)) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!ts_before(&now, deadline))
 			return;
@@ -773,7 +855,7 @@ static int sample_loop(struct run *r, const struct timespec *start)
 	for (;;) {
 		wait_until(r, ts_before(&next, &end) ? &next : &end);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (*r->stop || !ts_before(&now, &end))
+		if (run_over(r) || !ts_before(&now, &end))
 			return 0;
 		if (!ts_before(&now, &next)) {
 			err = flip(r->s, r->stop);
@@ -917,6 +999,9 @@ static int start(struct run *r, const struct limits *lim)
 	struct session_config cfg;
 	int err;
 
+	err = start_command(r);
+	if (err)
+		return err;
 	r->target_gone = calloc(o->nr_pids + o->nr_tids + 1, sizeof(bool));
 	if (!r->target_gone) {
 		pr_err("out of memory");
@@ -928,6 +1013,10 @@ static int start(struct run *r, const struct limits *lim)
 	if (err)
 		return err;
 	session_config(&cfg, o, lim);
+	if (r->cmd) {
+		cfg.follow = true;
+		cfg.cmd_pid = command__pid(r->cmd);
+	}
 	r->s = session__open(&cfg);
 	if (!r->s)
 		return -EINVAL;
@@ -949,7 +1038,7 @@ static int start(struct run *r, const struct limits *lim)
 	if (err)
 		return err;
 	writers__start(&r->out);
-	return 0;
+	return release_command(r);
 }
 
 int run__exec(const struct options *o, const struct limits *lim,
@@ -957,7 +1046,7 @@ int run__exec(const struct options *o, const struct limits *lim,
 {
 	struct run r = { .o = o, .stop = stop, .interval_no = 1 };
 	struct timespec start_time;
-	int err;
+	int err, status;
 
 	err = start(&r, lim);
 	if (err)
@@ -984,5 +1073,7 @@ out:
 	knames__free(r.kn);
 	session__destroy(r.s);
 	free(r.target_gone);
-	return exit_status(err);
+	status = end_command(&r, exit_status(err));
+	command__free(r.cmd);
+	return status;
 }

@@ -25,6 +25,13 @@ struct session_config {
 	const char *cgroup;		/* a cgroup v2 directory, or NULL */
 	const char *cgroupmap;		/* bcc-style pinned filter maps, or NULL */
 	const char *mntnsmap;
+	/*
+	 * profile -- CMD: only the command (from its exec on) and the
+	 * processes it starts, followed in the kernel; cmd_pid as seen from
+	 * profile's PID namespace.
+	 */
+	bool follow;
+	__u32 cmd_pid;
 	bool include_idle;
 	bool parts[NR_PARTS];		/* which stacks to take (enum trace_part) */
 	bool per_cpu, per_thread;	/* break the count key down */

@@ -35,6 +35,8 @@ static void print_header(FILE *out, const struct options *o)
 		fprintf(out, "PID %s", o->pids_arg);
 	else if (o->tids)
 		fprintf(out, "TID %s", o->tids_arg);
+	else if (o->cmd)
+		fprintf(out, "'%s' and its children", o->cmd[0]);
 	else
 		fprintf(out, "all threads");
 	fprintf(out, " by %s stack", stack);
@@ -42,6 +44,8 @@ static void print_header(FILE *out, const struct options *o)
 		fprintf(out, " on CPU#%d", o->cpu);
 	if (o->duration)
 		fprintf(out, " for %llu secs.\n", (unsigned long long)o->duration);
+	else if (o->cmd)
+		fprintf(out, " until it exits.\n");
 	else
 		fprintf(out, "... Hit Ctrl-C to end.\n");
 }
@@ -155,6 +159,11 @@ void writer__start(struct writer *w)
 	w->started = true;
 	if (w->format != FMT_PLAIN || w->screen || !w->f)
 		return;
+	/* A command's output shares stdout: the header goes with the report. */
+	if (w->f == stdout && w->o->cmd) {
+		w->header_due = true;
+		return;
+	}
 	print_header(w->f, w->o);
 	if (w->f == stdout)
 		fflush(stdout);
@@ -292,6 +301,10 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 			err = open_file(w, path);
 		if (err)
 			return err;
+	}
+	if (w->header_due) {
+		print_header(w->f, w->o);
+		w->header_due = false;
 	}
 	err = interval_marker(w, n, start, end);
 	if (!err)

@@ -28,6 +28,7 @@ struct writer {
 	struct outfile out;	/* -o: f is out.f, renamed into place on close */
 	bool per_interval;	/* -o is a strftime pattern: a file per report */
 	bool screen;		/* --top on a terminal: redraw in place */
+	bool header_due;	/* -- CMD on stdout: the plain header, with the first report */
 	struct output_opts oo;
 	struct usyms *us;	/* for pprof's mappings; may be NULL */
 	/*

@@ -33,7 +33,7 @@ static void release_stderr(void)
 static int parse(struct options *o, const char *line)
 {
 	static char buf[512];
-	char *argv[32];
+	static char *argv[32];	/* static: options.cmd points into it */
 	int argc = 0, err;
 
 	snprintf(buf, sizeof(buf), "%s", line);
@@ -135,6 +135,43 @@ TEST(event_rates)
 	options__free(&o);
 }
 
+/* profile [OPTIONS] [duration] -- CMD [ARGS...]: what follows -- is the command's. */
+TEST(command)
+{
+	struct options o;
+
+	CHECK_INT(parse(&o, "-F 99 -- ls -l --help /"), 0);
+	CHECK(o.cmd != NULL);
+	CHECK_STR(o.cmd[0], "ls");
+	CHECK_STR(o.cmd[1], "-l");
+	CHECK_STR(o.cmd[2], "--help");
+	CHECK_STR(o.cmd[3], "/");
+	CHECK(o.cmd[4] == NULL);
+	CHECK(!o.help);
+	CHECK_INT(o.freq, 99);
+	CHECK_INT(o.duration, 0);
+	options__free(&o);
+
+	/* A duration before --, options after it: all profile's. */
+	CHECK_INT(parse(&o, "5 -f -- 7 -f"), 0);
+	CHECK_INT(o.duration, 5);
+	CHECK(o.folded);
+	CHECK_STR(o.cmd[0], "7");
+	CHECK_STR(o.cmd[1], "-f");
+	options__free(&o);
+
+	/* A -- with nothing after it ends the options, as it always did. */
+	CHECK_INT(parse(&o, "-f --"), 0);
+	CHECK(o.cmd == NULL);
+	options__free(&o);
+
+	/* "--" as an option's value is not the end of the options. */
+	CHECK_INT(parse(&o, "--title -- -- true"), 0);
+	CHECK_STR(o.title, "--");
+	CHECK_STR(o.cmd[0], "true");
+	options__free(&o);
+}
+
 TEST(usage_errors)
 {
 	/* Each bad command line, and the one line it gets: what, and where to look. */
@@ -142,6 +179,7 @@ TEST(usage_errors)
 #define RANGE(opt, v, hi) opt " '" v "' is out of range [1, " hi "]"
 #define NOT_NUM(opt, v) opt " '" v "' is not a valid number"
 #define NOT_IDS(v) "-p/--pid '" v "' is not a comma-separated list of distinct positive ids"
+#define HINT(cmd) "; to profile a command, put it after --: profile [OPTIONS] -- " cmd " ..."
 		{ "-p 1 -L 2", "conflicting options: -p and -L cannot be used together" },
 		{ "-U -K", "conflicting options: -U and -K cannot be used together" },
 		{ "-F -5", NOT_NUM("-F/--frequency", "-5") },
@@ -173,12 +211,18 @@ TEST(usage_errors)
 		{ "0", RANGE("duration", "0", "4294967296") },
 		{ "-F 99 -c 100", "conflicting options: -F and -c cannot be used together" },
 		{ "-p", "option '-p' needs a value" },
-		{ "x", NOT_NUM("duration", "x") },
+		{ "x", NOT_NUM("duration", "x") HINT("x") },
+		{ "ls /", NOT_NUM("duration", "ls") HINT("ls") },
+		{ "5 make -j8", "unknown option '-j'" HINT("make") },
+		{ "5 make", "too many arguments: 'make' after the duration" HINT("make") },
+		{ "-p 1 -- ls", "conflicting options: -p and a command after -- cannot be used together" },
+		{ "-L 1 -- ls", "conflicting options: -L and a command after -- cannot be used together" },
 		{ "--cpu", "option '--cpu' needs a value" },
 		{ "99999999999999999999", NOT_NUM("duration", "99999999999999999999") },
 #undef RANGE
 #undef NOT_NUM
 #undef NOT_IDS
+#undef HINT
 	};
 	char want[512];
 
@@ -278,6 +322,7 @@ int main(void)
 	RUN(defaults);
 	RUN(bcc_options);
 	RUN(event_rates);
+	RUN(command);
 	RUN(usage_errors);
 	RUN(unknown_style);
 	RUN(number_parser);
