@@ -40,7 +40,7 @@ test_expect_success ROOT_BPF 'burn as the command: the burn ratio, its stacks on
 '
 
 test_expect_success ROOT_BPF 'the exit status passes through: 7, SIGKILL 137, SIGTERM 143' '
-	{ "$PROFILE" -o p.folded -- sh -c "exit 7" 2>err; rc=$?; true; } &&
+	{ "$PROFILE" -q -o p.folded -- sh -c "exit 7" 2>err; rc=$?; true; } &&
 	{ [ $rc -eq 7 ] || fail "exit 7 gave $rc"; } &&
 	{ [ ! -s err ] || { cat err; fail "stderr is not empty"; }; } &&
 	{ "$PROFILE" -o p.folded -- sh -c "kill -KILL \$\$" 2>err; rc=$?; true; } &&
@@ -50,7 +50,8 @@ test_expect_success ROOT_BPF 'the exit status passes through: 7, SIGKILL 137, SI
 	{ "$PROFILE" -o p.folded -- sh -c "kill -TERM \$\$" 2>err; rc=$?; true; } &&
 	{ [ $rc -eq 143 ] || fail "SIGTERM gave $rc"; } &&
 	grep -q "^profile: .sh. was killed by signal 15 (Terminated)$" err &&
-	[ $(wc -l <err) -eq 1 ]
+	grep -q "^profile: wrote p.folded: " err &&
+	[ $(wc -l <err) -eq 2 ]
 '
 
 test_expect_success ROOT_BPF 'children and grandchildren are profiled, another process is not' '
@@ -124,7 +125,7 @@ test_expect_success ROOT_BPF 'plain on stdout: the command output first, then th
 # A background job of a script starts with SIGINT ignored, and so would the
 # command: env gives it back its default action, as in a terminal.
 test_expect_success ROOT_BPF,setsid 'Ctrl-C (SIGINT to the process group): the command gets it, profile reports, exits 130' '
-	{ env --default-signal=INT setsid "$PROFILE" -F 199 -o int.folded -- "$BURN" -n ctrlcburn -d 20 >out 2>err & prof=$!; } &&
+	{ env --default-signal=INT setsid "$PROFILE" -q -F 199 -o int.folded -- "$BURN" -n ctrlcburn -d 20 >out 2>err & prof=$!; } &&
 	wait_attached $prof && sleep 1.5 &&
 	pgid=$(ps -o pgid= -p $prof | tr -d " ") &&
 	{ [ "$pgid" = "$prof" ] || fail "profile does not lead its process group"; } &&
