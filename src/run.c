@@ -25,6 +25,7 @@
 #include "tracker.h"
 #include "caps.h"
 #include "completeness.h"
+#include "hints.h"
 #include "unwind.h"
 #include "python.h"
 #include "debuginfod.h"
@@ -41,6 +42,7 @@ struct run {
 	struct python *py;		/* NULL: no Python frames */
 	struct debuginfod *dfd;		/* NULL: no debuginfod servers */
 	struct completeness complete;
+	struct hints hints;		/* JIT code nothing names, per process */
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
 	struct writer w;
 	__u64 counted;		/* over all intervals */
@@ -443,6 +445,7 @@ static int report_set(struct run *r, bool clear)
 	r->missed_enomem |= recs.missed_enomem;
 	r->truncated += recs.truncated;
 	completeness__add(&r->complete, &recs);
+	hints__add(&r->hints, &recs);
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writer__write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
@@ -671,6 +674,7 @@ static int finish(struct run *r)
 		return err;
 	}
 	report_counters(r, counters);
+	hints__warn(&r->hints);
 	return 0;
 }
 
@@ -817,5 +821,6 @@ out:
 	knames__free(r.kn);
 	session__destroy(r.s);
 	free(r.target_gone);
+	hints__free(&r.hints);
 	return exit_status(err);
 }
