@@ -121,7 +121,7 @@ const char *hints__line(const struct hint_proc *p, char *buf, size_t size)
 	switch (p->runtime) {
 	case HINT_RT_JAVA:
 		snprintf(buf + n, size - n,
-			 "run 'jcmd %u Compiler.perfmap' while it runs and profile again, and start java with -XX:+PreserveFramePointer for whole stacks",
+			 "run jcmd %u Compiler.perfmap while it runs and profile again, and start java with -XX:+PreserveFramePointer for whole stacks",
 			 p->pid);
 		break;
 	case HINT_RT_NODE:
@@ -130,7 +130,7 @@ const char *hints__line(const struct hint_proc *p, char *buf, size_t size)
 		break;
 	default:
 		snprintf(buf + n, size - n,
-			 "have its runtime write /tmp/perf-%u.map (perf's JIT map format; often a runtime flag) and profile again",
+			 "have its runtime write /tmp/perf-%u.map (the perf JIT map format; often a runtime flag) and profile again",
 			 p->pid);
 		break;
 	}

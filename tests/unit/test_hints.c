@@ -102,19 +102,19 @@ TEST(lines)
 	CHECK_INT(hints__pick(&h, top, 4), 4);
 	CHECK_STR(hints__line(top[0], buf, sizeof(buf)),
 		  "java (PID 100): 95% of its user-space samples are in unnamed JIT code (anonymous memory); "
-		  "run 'jcmd 100 Compiler.perfmap' while it runs and profile again, and start java with "
+		  "run jcmd 100 Compiler.perfmap while it runs and profile again, and start java with "
 		  "-XX:+PreserveFramePointer for whole stacks");
 	/* Java by its libjvm.so, whatever the thread is called. */
 	CHECK_STR(hints__line(top[1], buf, sizeof(buf)),
 		  "worker (PID 200): 100% of its user-space samples are in unnamed JIT code (anonymous memory); "
-		  "run 'jcmd 200 Compiler.perfmap' while it runs and profile again, and start java with "
+		  "run jcmd 200 Compiler.perfmap while it runs and profile again, and start java with "
 		  "-XX:+PreserveFramePointer for whole stacks");
 	CHECK_STR(hints__line(top[2], buf, sizeof(buf)),
 		  "node (PID 300): 100% of its user-space samples are in unnamed JIT code (anonymous memory); "
 		  "start node with --perf-basic-prof (and --interpreted-frames-native-stack) and profile again");
 	CHECK_STR(hints__line(top[3], buf, sizeof(buf)),
 		  "luajit?[2J (PID 400): 100% of its user-space samples are in unnamed JIT code (anonymous memory); "
-		  "have its runtime write /tmp/perf-400.map (perf's JIT map format; often a runtime flag) "
+		  "have its runtime write /tmp/perf-400.map (the perf JIT map format; often a runtime flag) "
 		  "and profile again");
 	/* Too small a buffer: cut, still a string. */
 	CHECK_INT(strlen(hints__line(top[0], buf, 10)), 9);
