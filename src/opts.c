@@ -51,6 +51,7 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_WAIT,
 	OPT_UNKNOWN,
+	OPT_NAMES,
 };
 
 static const struct option long_opts[] = {
@@ -94,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
+	{ "names", required_argument, NULL, OPT_NAMES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -132,6 +134,9 @@ void options__usage(FILE *out)
 "      --format FMT            output format: plain, folded, svg, pprof or report\n"
 "      --unknown STYLE         folded and plain: an unnamed frame is bcc's [unknown]\n"
 "                              (bcc, the default) or its module, [libc.so.6] (module)\n"
+"      --names STYLE           C++ and Rust names: short, without parameters and\n"
+"                              template arguments (default for svg and --top), or\n"
+"                              full (default for plain, folded, pprof and report)\n"
 "      --report                print a perf-report-style table of the hottest functions\n"
 "      --limit N               report: print the first N lines only\n"
 "      --top                   live view of the hottest functions, refreshed every\n"
@@ -576,6 +581,9 @@ static int parse_one(struct options *o, int c, const char *arg)
 		err = parse_choice("--unknown", arg, "bcc", "module", &bcc);
 		o->unknown_module = !bcc;
 		break;
+	case OPT_NAMES:
+		o->names_given = true;
+		return parse_choice("--names", arg, "short", "full", &o->short_names);
 	case 'v': o->verbose++; break;
 	case 'q': o->quiet = true; break;
 	case 'h': o->help = true; break;

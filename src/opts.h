@@ -100,6 +100,8 @@ struct options {
 	bool debuginfod;		/* --debuginfod: auto (true) or off */
 	__u64 debuginfod_wait;		/* --debuginfod-wait, seconds */
 	bool unknown_module;		/* --unknown=module: [gzip], not [unknown] */
+	bool names_given;		/* --names: short_names is the user's */
+	bool short_names;		/* --names short (true) or full */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */

@@ -19,6 +19,12 @@ struct output_opts {
 	 * ("[gzip]", trace.h's frame__label()), not bcc's "[unknown]".
 	 */
 	bool module_labels;
+	/*
+	 * --names short: demangled C++ and Rust names without parameters and
+	 * template arguments (trace.h's frame__name()).  Set for the SVG and
+	 * --top by default; plain and folded output keep bcc's full names.
+	 */
+	bool short_names;
 };
 
 /*

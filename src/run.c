@@ -25,6 +25,7 @@
 #include "tracker.h"
 #include "caps.h"
 #include "completeness.h"
+#include "hints.h"
 #include "unwind.h"
 #include "python.h"
 #include "debuginfod.h"
@@ -45,6 +46,7 @@ struct run {
 	bool cmd_ran;			/* its exec succeeded */
 	int exec_err;			/* -errno: CMD could not be run */
 	struct completeness complete;
+	struct hints hints;		/* JIT code nothing names, per process */
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
 	struct writers out;
 	__u64 counted;		/* over all intervals */
@@ -621,6 +623,7 @@ static int report_set(struct run *r, bool clear)
 	completeness__add(&r->complete, &recs);
 	count_stacks(r, &recs);
 	tuned_period(r);
+	hints__add(&r->hints, &recs);
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writers__write(&r->out, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
@@ -914,6 +917,7 @@ static int finish(struct run *r)
 		return err;
 	}
 	report_counters(r, counters);
+	hints__warn(&r->hints);
 	print_summary(r, counters);
 	return 0;
 }
@@ -1073,6 +1077,7 @@ out:
 	knames__free(r.kn);
 	session__destroy(r.s);
 	free(r.target_gone);
+	hints__free(&r.hints);
 	status = end_command(&r, exit_status(err));
 	command__free(r.cmd);
 	return status;

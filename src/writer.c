@@ -131,6 +131,7 @@ int writer__open(struct writer *w, const struct options *o,
 		.annotations = o->annotations, .verbose = o->verbose > 0,
 		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
 		.module_labels = o->unknown_module,
+		.short_names = o->names_given ? o->short_names : w->format == FMT_SVG || o->top,
 	};
 	w->per_interval = w->path && o->interval && strchr(w->path, '%');
 	if (w->per_interval)
