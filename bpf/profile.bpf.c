@@ -29,6 +29,9 @@ const volatile bool notify_new = false;
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u32 self_tgid = 0;
+/* profile -- CMD: follow the command, whose pid (in profile's namespace) is cmd_pid. */
+const volatile bool follow = false;
+const volatile __u32 cmd_pid = 0;
 const volatile __u32 stack_bytes = MAX_STACK_DEPTH * sizeof(__u64);
 
 /*
@@ -119,6 +122,18 @@ struct {
 	__type(value, __u8);
 	__uint(max_entries, 1);
 } tid_set SEC(".maps");
+
+/*
+ * profile -- CMD: the processes followed, by the kernel's tgid (see
+ * FOLLOW_SET_SIZE); filled by the follow_* programs below, never by the
+ * loader.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1);
+} follow_set SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
@@ -267,6 +282,8 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 	if (filter_pids && !in_set(&pid_set, *pid))
 		return false;
 	if (filter_tids && !in_set(&tid_set, *tid))
+		return false;
+	if (follow && !in_set(&follow_set, bpf_get_current_pid_tgid() >> 32))
 		return false;
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_set, 0) != 1)
 		return false;
@@ -616,10 +633,13 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	if (want_kernel && !in_user_mode(ctx)) {
 		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], cnt);
 	} else if (want_kernel) {
-		/* What bpf_get_stackid() would have said, without the call. */
+		/*
+		 * What bpf_get_stackid() would have said, without the call;
+		 * counted apart, for this is no error.
+		 */
 		key.parts[PART_KERNEL].kind = FRAME_KERNEL;
 		key.parts[PART_KERNEL].err = -EFAULT;
-		cnt[CNT_STACK_ERR(PART_KERNEL, STACK_ERR_EFAULT)]++;
+		cnt[CNT_USER_MODE]++;
 	}
 	/* A process's first sample always makes a new key. */
 	if (count(ms->counts, &key, fresh, cnt)) {
@@ -726,6 +746,84 @@ int uw_exit(void *ctx)
 	bpf_map_delete_elem(&py_procs, &pid);
 	bpf_map_delete_elem(&uw_execs, &pid);
 	bpf_map_delete_elem(&seen, &pid);
+	return 0;
+}
+
+/*
+ * profile -- CMD.  Where these task fields are, from the kernel's BTF when
+ * a command is followed (src/kbtf.c), so that no other run parses it.
+ */
+const volatile __u32 off_tgid = 0;		/* task_struct.tgid */
+const volatile __u32 off_signal = 0;		/* task_struct.signal */
+const volatile __u32 off_live = 0;		/* signal_struct.live */
+
+static __always_inline void follow_add(__u32 tgid)
+{
+	struct counters *stat;
+	__u32 zero = 0;
+	__u8 one = 1;
+	long err;
+
+	err = bpf_map_update_elem(&follow_set, &tgid, &one, BPF_ANY);
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (stat)
+		__sync_fetch_and_add(&stat->c[err ? CNT_FOLLOW_FULL : CNT_FOLLOWED], 1);
+}
+
+/*
+ * The command itself, once its exec has replaced profile's copy: from
+ * here on every instruction of it is sampled, and none of the fork's
+ * copy of profile before it.
+ */
+SEC("raw_tp/sched_process_exec")
+int follow_exec(void *ctx)
+{
+	__u32 pid, tid, tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!current_ids(&pid, &tid) || pid != cmd_pid || in_set(&follow_set, tgid))
+		return 0;
+	follow_add(tgid);
+	return 0;
+}
+
+/*
+ * A followed process forked: follow the child if it is a new process (a
+ * new thread shares its tgid, followed already).  Runs in the parent.
+ */
+SEC("raw_tp/sched_process_fork")
+int follow_fork(__u64 *ctx)
+{
+	__u32 parent = bpf_get_current_pid_tgid() >> 32;
+	void *child = (void *)ctx[1];	/* TP_PROTO(parent, child) */
+	__s32 tgid = 0;
+
+	if (!in_set(&follow_set, parent))
+		return 0;
+	if (bpf_probe_read_kernel(&tgid, sizeof(tgid), child + off_tgid) ||
+	    tgid <= 0 || (__u32)tgid == parent)
+		return 0;
+	follow_add(tgid);
+	return 0;
+}
+
+/*
+ * The last thread of a followed process exits (signal_struct.live has
+ * dropped to 0 before this tracepoint): forget it, so that a process that
+ * gets its pid later is not profiled.
+ */
+SEC("raw_tp/sched_process_exit")
+int follow_exit(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	void *task = (void *)bpf_get_current_task(), *signal = NULL;
+	int live = 1;
+
+	if (!in_set(&follow_set, tgid))
+		return 0;
+	if (bpf_probe_read_kernel(&signal, sizeof(signal), task + off_signal) || !signal ||
+	    bpf_probe_read_kernel(&live, sizeof(live), signal + off_live) || live > 0)
+		return 0;
+	bpf_map_delete_elem(&follow_set, &tgid);
 	return 0;
 }
 

@@ -189,7 +189,7 @@ static inline __u64 spill_hash_frame(const __u64 *key, __u64 h, __u64 ip)
 enum stack_err {
 	STACK_ERR_EEXIST,	/* bucket collision, then spilled */
 	STACK_ERR_ENOMEM,	/* stack map full, then spilled */
-	STACK_ERR_EFAULT,	/* no such stack (kernel thread, user mode) */
+	STACK_ERR_EFAULT,	/* no such stack (a kernel thread's user part) */
 	STACK_ERR_OTHER,
 	NR_STACK_ERRS,
 };
@@ -218,6 +218,7 @@ enum counter {
 	CNT_NOTES,		/* first-sample notes sent to user space */
 	CNT_NOTE_ERR,		/* ... that could not be sent */
 	CNT_NEW_KEYS,		/* count map keys inserted */
+	CNT_USER_MODE,		/* taken in user mode: no kernel stack to read */
 	CNT_UW_WALKS,		/* user stacks walked from tables (bpf/uwtable.h) */
 	CNT_UW_FP_WALKS,	/* user stacks walked by bpf_get_stack() */
 	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */
@@ -229,7 +230,9 @@ enum counter {
 	CNT_PY_NOTES,		/* new Python stacks sent to user space */
 	CNT_PY_NOTE_ERR,	/* ... that could not be sent */
 	CNT_PY_END,		/* NR_PY_ENDS counters: how Python walks ended */
-	NR_COUNTERS = CNT_PY_END + NR_PY_ENDS,
+	CNT_FOLLOWED = CNT_PY_END + NR_PY_ENDS,	/* processes followed (-- CMD) */
+	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
+	NR_COUNTERS,
 };
 
 /* The counter for how reading a part's stack went. */
@@ -246,6 +249,15 @@ _Static_assert(CNT_KERN_OTHER - CNT_KERN_EEXIST == STACK_ERR_OTHER &&
 	       "kernel stack counters follow enum stack_err");
 _Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 16,
 	       "no padding the BPF side and user space could read differently");
+
+/*
+ * profile -- CMD follows the command and every process it starts, keyed by
+ * the kernel's own (initial PID namespace) tgid, which a fork's child task
+ * carries whatever namespace profile runs in.  Room for this many at once:
+ * a make -j build starts thousands, but an entry goes when its process
+ * exits.
+ */
+#define FOLLOW_SET_SIZE 65536
 
 /*
  * The per-CPU in-flight flag (a __u64): which map set a running program

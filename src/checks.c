@@ -185,8 +185,16 @@ static int check_pinned(const char *opt, const char *path)
 	return 0;
 }
 
-static int check_rates(const struct options *o, const struct limits *lim)
+static int check_rates(struct options *o, const struct limits *lim)
 {
+	if (o->freq_set && !o->freq) {
+		pr_err("-F 0 is out of range [1, %llu], the most kernel.perf_event_max_sample_rate allows (see --help)",
+			(unsigned long long)lim->max_sample_rate);
+		return -EINVAL;
+	}
+	/* The kernel lowers the sysctl when sampling takes too long: follow it. */
+	if (!o->freq_set && o->freq > lim->max_sample_rate && lim->max_sample_rate)
+		o->freq = lim->max_sample_rate;
 	if (o->freq > lim->max_sample_rate) {
 		pr_err("-F %llu is above kernel.perf_event_max_sample_rate (%llu); lower -F or raise the sysctl",
 			(unsigned long long)o->freq,

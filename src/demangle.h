@@ -8,6 +8,7 @@
 #define PROFILE_DEMANGLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether name looks mangled at all: cheap, no allocation. */
 bool demangle__is_mangled(const char *name);
@@ -18,5 +19,24 @@ bool demangle__is_mangled(const char *name);
  * are kept: "ns::f(int) const".
  */
 char *demangle__name(const char *name);
+
+/*
+ * A demangled C++ or Rust name made short, the way Go's pprof shows them
+ * by default: namespaces, classes and the function's name are kept;
+ * parameter lists, template and generic arguments, the return type,
+ * const/volatile/&/&& qualifiers, ABI tags and clone suffixes go.
+ *   "std::vector<int, std::allocator<int> >::push_back(int const&)"
+ *       -> "std::vector::push_back"
+ *   "main::{lambda(int)#1}::operator()(int) const"
+ *       -> "main::{lambda()#1}::operator()"
+ *   "<alloc::vec::Vec<u8> as core::ops::drop::Drop>::drop"
+ *       -> "<alloc::vec::Vec as core::ops::drop::Drop>::drop"
+ * Writes the short name and its NUL into buf (size bytes; strlen(name) + 1
+ * is always enough) and returns its length; or returns 0: keep name as it
+ * is, because nothing would go, or it is not of that shape (a C name, a
+ * perf map's "LazyCompile:*f x.js:3"), or is unbalanced or cut short, or
+ * buf is too small.  Reads no further than name's NUL.
+ */
+size_t demangle__shorten(const char *name, char *buf, size_t size);
 
 #endif /* PROFILE_DEMANGLE_H */

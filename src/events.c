@@ -119,6 +119,12 @@ bool event__is_default(const struct event_spec *ev)
 	return ev->type == PERF_TYPE_SOFTWARE && ev->config == PERF_COUNT_SW_CPU_CLOCK;
 }
 
+bool event__is_clock(const struct event_spec *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE && (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+						  ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /* Can this machine count it?  Open it on ourselves, counting only. */
 static bool probe(__u32 type, __u64 config)
 {

@@ -22,6 +22,12 @@ int event__parse(const char *name, struct event_spec *ev);
 /* Is it the CPU clock that bcc always samples on? */
 bool event__is_default(const struct event_spec *ev);
 
+/*
+ * Is it a clock (cpu-clock, task-clock)?  Its samples come at -F in time;
+ * any other event's, at a rate the kernel tunes from the event's own.
+ */
+bool event__is_clock(const struct event_spec *ev);
+
 /* Print every known event, each probed once: "supported" or not. */
 void events__list(FILE *out);
 

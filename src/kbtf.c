@@ -65,3 +65,20 @@ int kbtf__fsbase_offset(__u32 *off)
 	btf__free(btf);
 	return err;
 }
+
+int kbtf__follow_offsets(struct follow_offsets *off)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err;
+
+	if (!btf)
+		return -errno;
+	err = member_offset(btf, "task_struct", "tgid", &off->tgid);
+	if (!err)
+		err = member_offset(btf, "task_struct", "signal", &off->signal);
+	if (!err)
+		err = member_offset(btf, "signal_struct", "live", &off->live);
+	/* An atomic_t: a struct of one int, its counter. */
+	btf__free(btf);
+	return err;
+}

@@ -20,4 +20,14 @@ int kbtf__mntns_offsets(struct mntns_offsets *off);
  */
 int kbtf__fsbase_offset(__u32 *off);
 
+/* What following a command's processes reads of a task (profile -- CMD). */
+struct follow_offsets {
+	__u32 tgid;		/* task_struct.tgid */
+	__u32 signal;		/* task_struct.signal */
+	__u32 live;		/* signal_struct.live (an atomic_t: its int counter) */
+};
+
+/* 0, or a negative errno (no BTF, or a kernel without these fields). */
+int kbtf__follow_offsets(struct follow_offsets *off);
+
 #endif /* KBTF_H */

@@ -20,7 +20,7 @@ int log__verbosity(void)
 
 static bool wanted(enum log_level level)
 {
-	return level <= LOG_WARN || (int)level - LOG_WARN <= verbosity;
+	return level == LOG_ERROR || (int)level - LOG_WARN <= verbosity;
 }
 
 void log__print(enum log_level level, const char *fmt, ...)

@@ -20,7 +20,8 @@ enum log_level {
 	LOG_DEBUG,	/* -vv */
 };
 
-/* From -v: 0 prints errors and warnings, 1 adds info, 2 debug. */
+/* From -v: 0 prints errors and warnings, 1 adds info, 2 debug; -1 (-q)
+ * prints errors only. */
 void log__set_verbosity(int verbose);
 int log__verbosity(void);
 

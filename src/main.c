@@ -12,14 +12,25 @@
 
 #include "opts.h"
 #include "run.h"
+#include "command.h"
 #include "events.h"
 #include "log.h"
 
 static volatile sig_atomic_t stop_requested;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
+	/* While a command runs, the first one is the command's: command.h. */
+	if (command__take_signal(sig, si))
+		return;
 	stop_requested = sig;
+}
+
+/* Only to wake the run's wait when the command exits (run.c, run_over()). */
+static void on_child(int sig)
+{
+	(void)sig;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -34,14 +45,22 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static void set_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+	struct sigaction child = { .sa_handler = on_child,
+				   .sa_flags = SA_RESTART | SA_NOCLDSTOP };
 
 	sigemptyset(&sa.sa_mask);
-	/* Each ends the run early: the samples so far are printed. */
+	/*
+	 * Each ends the run early: the samples so far are printed.  With a
+	 * command, the first is left to it (command__take_signal()).
+	 */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
+	/* Sleeps (poll, nanosleep) end on it; other calls are restarted. */
+	sigemptyset(&child.sa_mask);
+	sigaction(SIGCHLD, &child, NULL);
 	/* A closed pipe shows as EPIPE from write(), handled there. */
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -74,8 +93,9 @@ int main(int argc, char **argv)
 	}
 	status = EXIT_USAGE;
 	if (!options__check(&o, &lim)) {
-		log__set_verbosity(o.verbose);
+		log__set_verbosity(o.quiet ? -1 : o.verbose);
 		libbpf_set_print(libbpf_print);
+		command__save_signals();
 		set_signals();
 		status = run__exec(&o, &lim, &stop_requested);
 	}

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_WAIT,
 	OPT_UNKNOWN,
+	OPT_NAMES,
 };
 
 static const struct option long_opts[] = {
@@ -93,25 +95,35 @@ static const struct option long_opts[] = {
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
+	{ "names", required_argument, NULL, OPT_NAMES },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
 };
 
-static const char short_opts[] = ":p:L:UKF:c:daIfC:e:o:i:vhV";
+/*
+ * "-": positionals come back in order (as option 1) instead of being moved
+ * to the end, so that getopt stops at "--" and what follows it is the
+ * command, never mistaken for a duration; ":": a missing value is ':'.
+ */
+static const char short_opts[] = "-:p:L:UKF:c:daIfC:e:o:i:vqhV";
 
 void options__usage(FILE *out)
 {
 	fprintf(out,
 "Usage: profile [OPTIONS] [duration]\n"
-"Profile CPU usage by sampling stack traces at a timed interval.\n"
+"       profile [OPTIONS] [duration] -- COMMAND [ARGS...]\n"
+"Profile CPU usage by sampling stack traces at a timed interval: of the whole\n"
+"host, or of COMMAND and every process it starts, until it exits.\n"
 "\n"
 "  -p, --pid PID[,PID...]      profile these processes only\n"
 "  -L, --tid TID[,TID...]      profile these threads only\n"
 "  -U, --user-stacks-only      show user space stacks only (no kernel)\n"
 "  -K, --kernel-stacks-only    show kernel space stacks only (no user)\n"
-"  -F, --frequency HZ          sample frequency in Hertz (default %d)\n"
+"  -F, --frequency HZ          sample frequency in Hertz (default %d; other events\n"
+"                              than cpu-clock and task-clock: %d)\n"
 "  -c, --count PERIOD          sample once every PERIOD events (cpu-clock: ns)\n"
 "  -e, --event EVENT           sample on this perf event (default cpu-clock)\n"
 "      --list-events           list the events, marking those this machine supports\n"
@@ -122,14 +134,18 @@ void options__usage(FILE *out)
 "      --format FMT            output format: plain, folded, svg, pprof or report\n"
 "      --unknown STYLE         folded and plain: an unnamed frame is bcc's [unknown]\n"
 "                              (bcc, the default) or its module, [libc.so.6] (module)\n"
+"      --names STYLE           C++ and Rust names: short, without parameters and\n"
+"                              template arguments (default for svg and --top), or\n"
+"                              full (default for plain, folded, pprof and report)\n"
 "      --report                print a perf-report-style table of the hottest functions\n"
 "      --limit N               report: print the first N lines only\n"
 "      --top                   live view of the hottest functions, refreshed every\n"
 "                              second (or -i); plain snapshots when not a terminal\n"
 "  -i, --interval SECONDS      report every SECONDS, without losing samples between\n"
-"  -o, --output FILE           write to FILE; the format follows its name (.svg,\n"
-"                              .pb.gz or .pprof, .folded) unless given; with -i,\n"
-"                              a strftime pattern gives a file per interval\n"
+"  -o, --output FILE           write to FILE, in the format its name implies (.svg,\n"
+"                              .pb.gz or .pprof, .folded), else the one asked for;\n"
+"                              repeat for several outputs from one run (up to %d);\n"
+"                              with -i, a strftime pattern gives a file per interval\n"
 "      --title TEXT            title of the SVG flame graph\n"
 "      --inverted              SVG: draw an icicle graph (root at the top)\n"
 "      --min-width PCT         SVG: omit frames under PCT%% of samples (default 0.1)\n"
@@ -154,10 +170,15 @@ void options__usage(FILE *out)
 "      --per-cpu               break stacks down by CPU (folded: cpu_N;...)\n"
 "      --per-thread            break stacks down by thread (folded: comm-PID/TID;...)\n"
 "  -v, --verbose               print counters, addresses and modules; -vv adds libbpf debug output\n"
+"  -q, --quiet                 no summary line after writing -o files, no warnings;\n"
+"                              errors and lost-sample warnings are still printed\n"
 "  -h, --help                  show this help and exit\n"
 "  -V, --version               show the version and exit\n"
-"  duration                    seconds to profile (default: until Ctrl-C)\n",
-		DEFAULT_FREQ, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
+"  duration                    seconds to profile (default: until Ctrl-C, or until\n"
+"                              COMMAND exits)\n"
+"  -- COMMAND [ARGS...]        run COMMAND and profile it and its children; exit\n"
+"                              with its status (use -o: it shares stdout)\n",
+		DEFAULT_FREQ, DEFAULT_EVENT_FREQ, MAX_OUTPUTS, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
 		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20, DEBUGINFOD_WAIT_S);
 }
 
@@ -337,7 +358,7 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* The format a file name implies: "out.svg", "cpu.pb.gz", "x.folded". */
-enum output_format format__from_path(const char *path)
+enum output_format format__implied(const char *path)
 {
 	if (ends_with(path, ".svg"))
 		return FMT_SVG;
@@ -345,26 +366,107 @@ enum output_format format__from_path(const char *path)
 		return FMT_PPROF;
 	if (ends_with(path, ".folded"))
 		return FMT_FOLDED;
-	return FMT_PLAIN;
+	return FMT_UNSET;
 }
 
-/* -f is bcc's name for --format folded; an explicit format beats -o's name. */
+enum output_format format__from_path(const char *path)
+{
+	enum output_format f = format__implied(path);
+
+	return f == FMT_UNSET ? FMT_PLAIN : f;
+}
+
+/* -o once more: a name not seen before, and not too many. */
+static int add_output(struct options *o, const char *path)
+{
+	if (!path[0])
+		return usage_error("%s needs a non-empty path", "-o/--output");
+	for (size_t i = 0; i < o->nr_outputs; i++)
+		if (!strcmp(o->outputs[i].path, path))
+			return usage_error("-o '%s' given twice; name each output once", path);
+	if (o->nr_outputs == MAX_OUTPUTS) {
+		pr_err("more than %d -o outputs; write fewer from one run (see --help)",
+		       MAX_OUTPUTS);
+		return -EINVAL;
+	}
+	o->outputs[o->nr_outputs++].path = path;
+	o->output = o->outputs[0].path;
+	return 0;
+}
+
+/* "an SVG file name but --report asks for a report" */
+static const char *const format_file_names[] = {
+	[FMT_FOLDED] = "a folded file name",
+	[FMT_SVG] = "an SVG file name",
+	[FMT_PPROF] = "a pprof file name",
+};
+
+static const char *const format_wants[] = {
+	[FMT_PLAIN] = "plain text",
+	[FMT_FOLDED] = "folded output",
+	[FMT_SVG] = "an SVG flame graph",
+	[FMT_PPROF] = "a pprof profile",
+	[FMT_REPORT] = "a report",
+};
+
+static int format_mismatch(const struct options *o, const char *path,
+			   enum output_format implied)
+{
+	bool named = !strcmp(o->format_opt, "--format");
+
+	pr_err("-o %s is %s but %s%s%s asks for %s; drop one or rename the file (see --help)",
+	       path, format_file_names[implied], o->format_opt, named ? " " : "",
+	       named ? format__name(o->format) : "", format_wants[o->format]);
+	return -EINVAL;
+}
+
+/*
+ * Each -o takes the format its name implies; a name that implies none
+ * takes the format asked for, or plain.  A name that implies another
+ * format than the one asked for is refused: text in x.svg helps no one.
+ */
+static int settle_outputs(struct options *o)
+{
+	for (size_t i = 0; i < o->nr_outputs; i++) {
+		struct output_spec *out = &o->outputs[i];
+		enum output_format implied = format__implied(out->path);
+
+		if (implied != FMT_UNSET && o->format != FMT_UNSET && implied != o->format)
+			return format_mismatch(o, out->path, implied);
+		if (implied != FMT_UNSET)
+			out->format = implied;
+		else
+			out->format = o->format != FMT_UNSET ? o->format : FMT_PLAIN;
+	}
+	return 0;
+}
+
+/* -f is bcc's name for --format folded. */
 static int settle_format(struct options *o)
 {
+	int err;
+
 	if (o->folded && o->format != FMT_UNSET && o->format != FMT_FOLDED)
 		return usage_error("conflicting options: -f and --format %s", format__name(o->format));
-	if (o->folded)
+	if (o->folded && o->format == FMT_UNSET) {
 		o->format = FMT_FOLDED;
+		o->format_opt = "-f";
+	}
 	if (o->top) {
 		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
 			return usage_error("conflicting options: --top and --format %s",
 					   format__name(o->format));
+		if (o->format == FMT_UNSET)
+			o->format_opt = "--top";
 		o->format = FMT_REPORT;
 		if (!o->interval)
 			o->interval = 1;
 	}
+	err = settle_outputs(o);
+	if (err)
+		return err;
 	if (o->format == FMT_UNSET)
-		o->format = o->output ? format__from_path(o->output) : FMT_PLAIN;
+		o->format = o->nr_outputs ? o->outputs[0].format : FMT_PLAIN;
 	o->folded = o->format == FMT_FOLDED;
 	return 0;
 }
@@ -385,7 +487,9 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case 'U': o->user_only = true; break;
 	case 'K': o->kernel_only = true; break;
 	case 'F':
-		err = parse_num_opt("-F/--frequency", arg, 1, UINT_MAX, &o->freq);
+		/* Its range is the sysctl's, checked by options__check(). */
+		err = parse_num_opt("-F/--frequency", arg, 0, (1ULL << 63) - 1, &o->freq);
+		o->freq_set = true;
 		break;
 	case 'c':
 		err = parse_num_opt("-c/--count", arg, 1, (1ULL << 63) - 1, &o->period);
@@ -418,19 +522,21 @@ static int parse_one(struct options *o, int c, const char *arg)
 		o->format = format__from_name(arg);
 		if (o->format == FMT_UNSET)
 			return usage_error("--format '%s' is not one of plain, folded, svg, pprof, report", arg);
+		o->format_opt = "--format";
 		break;
 	case OPT_REPORT:
 		if (o->format != FMT_UNSET && o->format != FMT_REPORT)
 			return usage_error("conflicting options: --report and --format %s",
 					   format__name(o->format));
 		o->format = FMT_REPORT;
+		o->format_opt = "--report";
 		break;
 	case OPT_LIMIT:
 		err = parse_num_opt("--limit", arg, 1, UINT_MAX, &o->limit);
 		break;
 	case OPT_TOP: o->top = true; break;
 	case 'o':
-		return parse_path_opt("-o/--output", arg, &o->output);
+		return add_output(o, arg);
 	case 'i':
 		err = parse_num_opt("-i/--interval", arg, 1, 1U << 31, &o->interval);
 		break;
@@ -475,7 +581,11 @@ static int parse_one(struct options *o, int c, const char *arg)
 		err = parse_choice("--unknown", arg, "bcc", "module", &bcc);
 		o->unknown_module = !bcc;
 		break;
+	case OPT_NAMES:
+		o->names_given = true;
+		return parse_choice("--names", arg, "short", "full", &o->short_names);
 	case 'v': o->verbose++; break;
+	case 'q': o->quiet = true; break;
 	case 'h': o->help = true; break;
 	case 'V': o->version = true; break;
 	default:
@@ -484,19 +594,63 @@ static int parse_one(struct options *o, int c, const char *arg)
 	return err;
 }
 
-/* getopt's own messages are off: name the offending argument in one line. */
-static int bad_option(int c, char **argv)
+/* Edits (insert, delete, replace) that turn a[0..n) into b: Levenshtein. */
+static size_t edit_distance(const char *a, size_t n, const char *b)
 {
-	const char *arg = argv[optind - 1];
-	char shortopt[3] = { '-', (char)optopt, 0 };
+	size_t m = strlen(b), row[64], diag, up;
 
-	if (optopt && strncmp(arg, "--", 2))
-		arg = shortopt;
-	if (c == ':')
-		pr_err("option '%s' needs a value (see --help)", arg);
-	else
-		pr_err("unknown option '%s' (see --help)", arg);
-	return -EINVAL;
+	if (n >= 64 || m >= 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= m; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= m; j++) {
+			up = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[m];
+}
+
+/*
+ * The long option the user most likely meant by name (without its dashes
+ * or "=VALUE"): every one it is a prefix of, when it is more than one
+ * (getopt refuses an ambiguous prefix), else the nearest by a few edits.
+ * "" when none is close.
+ */
+static void near_options(const char *name, char *out, size_t sz)
+{
+	size_t n = strcspn(name, "="), best = n / 3 + 1, off = 0, prefixed = 0;
+	const struct option *pick = NULL;
+
+	*out = '\0';
+	for (const struct option *lo = long_opts; lo->name && n; lo++)
+		if (!strncmp(lo->name, name, n))
+			prefixed++;
+	for (const struct option *lo = long_opts; lo->name && n; lo++) {
+		size_t d;
+
+		if (prefixed > 1) {
+			if (!strncmp(lo->name, name, n) && off < sz)
+				off += snprintf(out + off, sz - off, "%s--%s", off ? ", " : "",
+						lo->name);
+			continue;
+		}
+		d = edit_distance(name, n, lo->name);
+		if (d < best) {
+			best = d;
+			pick = lo;
+		}
+	}
+	if (pick)
+		snprintf(out, sz, "--%s", pick->name);
 }
 
 static int check_conflicts(const struct options *o)
@@ -505,23 +659,104 @@ static int check_conflicts(const struct options *o)
 		return usage_error("%s: -p and -L cannot be used together", "conflicting options");
 	if (o->user_only && o->kernel_only)
 		return usage_error("%s: -U and -K cannot be used together", "conflicting options");
-	if (o->freq && o->period)
+	if (o->freq_set && o->period)
 		return usage_error("%s: -F and -c cannot be used together", "conflicting options");
+	if (o->quiet && o->verbose)
+		return usage_error("%s: -q and -v cannot be used together", "conflicting options");
+	if (o->cmd && (o->pids || o->tids))
+		return usage_error("conflicting options: %s and a command after -- cannot be used together",
+				   o->pids ? "-p" : "-L");
 	return 0;
 }
 
-static int parse_positional(struct options *o, int argc, char **argv)
+/*
+ * What a perf user means by `profile make -j8`: said with the usage error.
+ * The command is the first positional that is not a number.
+ */
+static const char *guess_command(char **pos, int nr)
 {
-	__u64 v;
+	for (int i = 0; i < nr; i++)
+		if (strspn(pos[i], "0123456789") != strlen(pos[i]))
+			return pos[i];
+	return NULL;
+}
 
-	if (optind >= argc)
+/* "; to profile a command, put it after --: ..." or nothing. */
+static void command_hint(char *buf, size_t sz, char **pos, int nr)
+{
+	const char *cmd = guess_command(pos, nr);
+
+	buf[0] = '\0';
+	if (cmd)
+		snprintf(buf, sz, "; to profile a command, put it after --: profile [OPTIONS] -- %s ...",
+			 cmd);
+}
+
+/*
+ * getopt's own messages are off: name the offending argument in one line.
+ * After a word that is not a duration (`profile make -j8`), say where a
+ * command goes.
+ */
+static int bad_option(int c, char **argv, char **pos, int nr_pos)
+{
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 }, near[256] = "";
+	char hint[256];
+
+	if (optopt && strncmp(arg, "--", 2))
+		arg = shortopt;
+	else if (c == '?')
+		near_options(arg + 2, near, sizeof(near));
+	command_hint(hint, sizeof(hint), pos, nr_pos);
+	if (c == ':')
+		pr_err("option '%s' needs a value%s (see --help)", arg, hint);
+	else if (strchr(near, ','))
+		pr_err("option '%s' is ambiguous: %s%s (see --help)", arg, near, hint);
+	else if (near[0])
+		pr_err("unknown option '%s'; did you mean '%s'?%s (see --help)", arg, near, hint);
+	else
+		pr_err("unknown option '%s'%s (see --help)", arg, hint);
+	return -EINVAL;
+}
+
+/*
+ * The positionals before "--" (collected in order by getopt, see
+ * short_opts): the duration, at most one.
+ */
+static int parse_duration(struct options *o, char **pos, int nr)
+{
+	char msg[512], hint[256];
+	__u64 v;
+	int err;
+
+	if (nr == 0)
 		return 0;
-	if (argc - optind > 1)
-		return usage_error("too many arguments: '%s' after the duration", argv[optind + 1]);
-	if (parse_num_opt("duration", argv[optind], 1, 1ULL << 32, &v))
-		return -EINVAL;
+	command_hint(hint, sizeof(hint), pos, nr);
+	err = options__parse_u64(pos[0], 1, 1ULL << 32, &v);
+	if (err == -ERANGE)
+		return parse_num_opt("duration", pos[0], 1, 1ULL << 32, &v);
+	if (err) {
+		snprintf(msg, sizeof(msg), "duration '%s' is not a valid number%s", pos[0], hint);
+		return usage_error("%s", msg);
+	}
+	if (nr > 1) {
+		snprintf(msg, sizeof(msg), "too many arguments: '%s' after the duration%s",
+			 pos[1], hint);
+		return usage_error("%s", msg);
+	}
 	o->duration = v;
 	return 0;
+}
+
+/*
+ * getopt stopped at "--" (with "-" leading short_opts it stops nowhere
+ * else before argc): the rest is the command and its arguments.  A "--"
+ * with nothing after it ends the options, as it always did.
+ */
+static void take_command(struct options *o, int argc, char **argv)
+{
+	if (optind < argc)
+		o->cmd = &argv[optind];
 }
 
 static char *join_args(int argc, char **argv)
@@ -544,7 +779,8 @@ static char *join_args(int argc, char **argv)
 
 int options__parse(struct options *o, int argc, char **argv)
 {
-	int c, err;
+	char **pos = NULL;
+	int c, err, nr_pos = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->cpu = -1;
@@ -560,24 +796,41 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->cmdline = join_args(argc, argv);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return bad_option(c, argv);
-		err = parse_one(o, c, optarg);
-		if (err)
-			return err;
+	pos = calloc(argc + 1, sizeof(*pos));
+	if (!pos) {
+		pr_err("out of memory");
+		return -ENOMEM;
 	}
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		if (c == 1) {
+			pos[nr_pos++] = optarg;
+			continue;
+		}
+		if (c == '?' || c == ':')
+			err = bad_option(c, argv, pos, nr_pos);
+		else
+			err = parse_one(o, c, optarg);
+		if (err)
+			goto out;
+	}
+	take_command(o, argc, argv);
+	err = 0;
 	if (o->help || o->version || o->list_events)
-		return 0;
-	err = parse_positional(o, argc, argv);
+		goto out;
+	err = parse_duration(o, pos, nr_pos);
+	free(pos);
+	pos = NULL;
 	if (err)
 		return err;
-	if (!o->freq && !o->period)
-		o->freq = DEFAULT_FREQ;
+	if (!o->freq_set && !o->period)
+		o->freq = event__is_clock(&o->event) ? DEFAULT_FREQ : DEFAULT_EVENT_FREQ;
 	err = settle_format(o);
 	if (err)
 		return err;
 	return check_conflicts(o);
+out:
+	free(pos);
+	return err;
 }
 
 void options__free(struct options *o)

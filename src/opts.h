@@ -15,6 +15,16 @@
 #include "unwind.h"
 
 #define DEFAULT_FREQ 49
+/*
+ * Without -F or -c, an event other than a clock samples at this rate in the
+ * kernel's frequency mode.  The kernel tunes the period only from overflows
+ * that come less than two ticks apart, so at bcc's 49 Hz a software event
+ * such as page-faults ends up with a period so long that it fires a few
+ * times a run (measured here, 6.18: 2 samples a second at 49 and 200 Hz
+ * against 370,000 faults a second, the same with perf record -F); at 999 Hz
+ * it holds (580 a second).
+ */
+#define DEFAULT_EVENT_FREQ 999
 
 /* Exit statuses. */
 #define EXIT_USAGE 2
@@ -28,6 +38,15 @@ enum output_format {
 	FMT_REPORT,
 };
 
+/* The most -o outputs one run writes. */
+#define MAX_OUTPUTS 16
+
+/* One -o: a file name (or, with -i, a strftime pattern) and its format. */
+struct output_spec {
+	const char *path;
+	enum output_format format;	/* from the name, else the one asked for */
+};
+
 struct options {
 	__u32 *pids;			/* -p, NULL when absent */
 	size_t nr_pids;
@@ -38,13 +57,22 @@ struct options {
 	bool user_only;			/* -U */
 	bool kernel_only;		/* -K */
 	__u64 freq;			/* -F; 0 when a period is used */
+	bool freq_set;			/* -F given: checked against the sysctl */
 	__u64 period;			/* -c */
 	bool delimited;			/* -d */
 	bool annotations;		/* -a */
 	bool include_idle;		/* -I */
 	bool folded;			/* -f */
-	enum output_format format;	/* settled by options__parse() */
-	const char *output;		/* -o FILE, NULL for stdout */
+	/*
+	 * Settled by options__parse(): the format asked for (--format, -f,
+	 * --report, --top), else that of the first -o, else plain.
+	 */
+	enum output_format format;
+	const char *format_opt;		/* the option that asked for it, or NULL */
+	const char *output;		/* the first -o FILE, NULL for stdout */
+	struct output_spec outputs[MAX_OUTPUTS];	/* every -o, in order */
+	size_t nr_outputs;		/* 0: the report goes to stdout */
+	bool quiet;			/* -q: no summary line, no warnings */
 	const char *title;		/* --title, SVG */
 	bool inverted;			/* --inverted, SVG icicle graph */
 	double min_width;		/* --min-width, SVG, percent */
@@ -72,9 +100,13 @@ struct options {
 	bool debuginfod;		/* --debuginfod: auto (true) or off */
 	__u64 debuginfod_wait;		/* --debuginfod-wait, seconds */
 	bool unknown_module;		/* --unknown=module: [gzip], not [unknown] */
+	bool names_given;		/* --names: short_names is the user's */
+	bool short_names;		/* --names short (true) or full */
 	int verbose;
 	__u64 duration;			/* seconds; 0 means until signalled */
 	__u64 interval;			/* -i seconds between reports, 0: one report */
+	char **cmd;			/* -- CMD [ARGS...]: argv's tail, NULL-terminated;
+					 * NULL when no command is given */
 	bool help;
 	bool version;
 	char *cmdline;			/* argv joined, for SVG subtitles */
@@ -112,6 +144,8 @@ int options__parse_id_list(const char *s, __u32 **ids, size_t *nr);
 int options__parse_cpu_list(const char *s, bool **online, int *nr);
 enum output_format format__from_name(const char *name);
 enum output_format format__from_path(const char *path);
+/* The format a file name implies, or FMT_UNSET when it implies none. */
+enum output_format format__implied(const char *path);
 const char *format__name(enum output_format f);
 
 #endif /* OPTS_H */

@@ -238,12 +238,12 @@ static int finish_in_place(struct outfile *of)
 	return 0;
 }
 
-int outfile__commit(struct outfile *of)
+int outfile__finish(struct outfile *of)
 {
 	int err = 0;
 
 	if (!of->f)
-		return -EBADF;
+		return of->name ? 0 : -EBADF;
 	if (fflush(of->f))
 		err = -errno;
 	else if (ferror(of->f))
@@ -255,7 +255,18 @@ int outfile__commit(struct outfile *of)
 	if (fclose(of->f) && !err)
 		err = -errno;
 	of->f = NULL;
-	if (!err && !of->in_place) {
+	if (err)
+		outfile__abort(of);
+	return err;
+}
+
+int outfile__commit(struct outfile *of)
+{
+	int err = outfile__finish(of);
+
+	if (err)
+		return err;
+	if (!of->in_place) {
 		if (renameat(of->dirfd, of->tmp, of->dirfd, of->name))
 			err = -errno;
 		else

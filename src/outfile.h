@@ -38,8 +38,17 @@ struct outfile {
 /* Start writing to path: 0 or -errno.  Nothing at path changes yet. */
 int outfile__open(struct outfile *of, const char *path);
 
-/* Flush, sync and rename over the target; closes in every case.  0 or
- * -errno; on failure the temporary file is removed, the target unchanged. */
+/*
+ * Flush, sync and close, but do not rename yet: the first half of
+ * outfile__commit(), so that several outputs are all complete on disk
+ * before any replaces its target.  0 or -errno; on failure the temporary
+ * file is removed.  Then outfile__commit() or outfile__abort().
+ */
+int outfile__finish(struct outfile *of);
+
+/* Flush, sync (unless outfile__finish() did) and rename over the target;
+ * closes in every case.  0 or -errno; on failure the temporary file is
+ * removed, the target unchanged. */
 int outfile__commit(struct outfile *of);
 
 /*

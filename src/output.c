@@ -44,10 +44,10 @@ static void put_text(struct strbuf *sb, const char *s, const char *from, char to
  * "[unknown]", or the label of its module with --unknown=module and -v.
  */
 static void put_name(struct strbuf *sb, const struct frame *f,
-		     const struct output_opts *o)
+		     const struct output_opts *o, struct frame_names *fn)
 {
 	char buf[FRAME_LABEL_MAX];
-	const char *name = f->name;
+	const char *name = frame__name(f, fn);
 
 	if (f->flags & FRAME_DELIMITER) {
 		strbuf__puts(sb, o->folded ? "-" : "--");
@@ -78,15 +78,15 @@ static void put_module(struct strbuf *sb, const char *module)
  * module's file: "    55d0c0a01a2b [gzip]+0x1a2b [/usr/bin/gzip]".
  */
 static void put_verbose(struct strbuf *sb, const struct frame *f,
-			const struct output_opts *o)
+			const struct output_opts *o, struct frame_names *fn)
 {
 	if (frame__is_marker(f)) {
-		put_name(sb, f, o);
+		put_name(sb, f, o, fn);
 		return;
 	}
 	/* An interpreter's frame: its name, then where it is in its source. */
 	if (f->kind == FRAME_INTERP) {
-		put_name(sb, f, o);
+		put_name(sb, f, o, fn);
 		if (f->module) {
 			strbuf__puts(sb, " [");
 			put_text(sb, f->module, NULL, 0);
@@ -98,7 +98,7 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 	}
 	strbuf__hex(sb, f->addr);
 	strbuf__putc(sb, ' ');
-	put_name(sb, f, o);
+	put_name(sb, f, o, fn);
 	if (f->name || frame__has_file_offset(f)) {
 		strbuf__puts(sb, "+0x");
 		strbuf__hex(sb, f->offset);
@@ -121,7 +121,7 @@ static void put_comm(struct strbuf *sb, const char *comm)
  * cpu_N root and comm-PID/TID (stackcollapse-perf.pl --tid) when broken down.
  */
 static void render_folded(struct strbuf *sb, const struct record *r,
-			  const struct output_opts *o)
+			  const struct output_opts *o, struct frame_names *fn)
 {
 	struct trace_iter it;
 
@@ -140,13 +140,13 @@ static void render_folded(struct strbuf *sb, const struct record *r,
 	trace_iter__init(&it, r, &o->view);
 	for (__u32 i = 0; i < it.len; i++) {
 		strbuf__putc(sb, ';');
-		put_name(sb, trace_iter__frame(&it, i), o);
+		put_name(sb, trace_iter__frame(&it, i), o, fn);
 	}
 }
 
 /* Kernel frames leaf first, "--", user frames leaf first, "- comm (pid)". */
 static void render_plain(struct strbuf *sb, const struct record *r,
-			 const struct output_opts *o)
+			 const struct output_opts *o, struct frame_names *fn)
 {
 	struct trace_iter it;
 
@@ -156,9 +156,9 @@ static void render_plain(struct strbuf *sb, const struct record *r,
 
 		strbuf__puts(sb, "    ");
 		if (o->verbose)
-			put_verbose(sb, f, o);
+			put_verbose(sb, f, o, fn);
 		else
-			put_name(sb, f, o);
+			put_name(sb, f, o, fn);
 		strbuf__putc(sb, '\n');
 	}
 	strbuf__puts(sb, "    -                ");
@@ -234,6 +234,36 @@ static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
 	return fflush(out) ? -errno : 0;
 }
 
+/* Every record's text into text, merged: *rs and *nr, or -ENOMEM. */
+static int render_all(const struct records *p, const struct output_opts *o,
+		      struct strbuf *text, struct rendered **rsp, size_t *nr)
+{
+	struct rendered *rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
+	struct frame_names fn;
+
+	if (!rs)
+		return -ENOMEM;
+	/* The names are copied into text: they need not outlive the loop. */
+	frame_names__init(&fn, o->short_names);
+	for (size_t i = 0; i < p->nr; i++) {
+		rs[i].off = text->len;
+		if (o->folded)
+			render_folded(text, &p->recs[i], o, &fn);
+		else
+			render_plain(text, &p->recs[i], o, &fn);
+		rs[i].len = text->len - rs[i].off;
+		rs[i].count = p->recs[i].count;
+	}
+	frame_names__free(&fn);
+	if (text->err) {
+		free(rs);
+		return text->err;
+	}
+	*nr = merge(rs, p->nr, text->buf);
+	*rsp = rs;
+	return 0;
+}
+
 int output__write(FILE *out, const struct records *p, const struct output_opts *o)
 {
 	struct strbuf text = {};
@@ -241,25 +271,25 @@ int output__write(FILE *out, const struct records *p, const struct output_opts *
 	size_t nr;
 	int err;
 
-	rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
-	if (!rs)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->nr; i++) {
-		rs[i].off = text.len;
-		if (o->folded)
-			render_folded(&text, &p->recs[i], o);
-		else
-			render_plain(&text, &p->recs[i], o);
-		rs[i].len = text.len - rs[i].off;
-		rs[i].count = p->recs[i].count;
-	}
-	err = text.err;
+	err = render_all(p, o, &text, &rs, &nr);
 	if (!err) {
-		nr = merge(rs, p->nr, text.buf);
 		qsort_r(rs, nr, sizeof(*rs), by_count_then_text, text.buf);
 		err = emit(out, &text, rs, nr, o);
+		free(rs);
 	}
 	strbuf__free(&text);
-	free(rs);
+	return err;
+}
+
+int output__count(const struct records *p, const struct output_opts *o, size_t *nr)
+{
+	struct strbuf text = {};
+	struct rendered *rs;
+	int err;
+
+	err = render_all(p, o, &text, &rs, nr);
+	if (!err)
+		free(rs);
+	strbuf__free(&text);
 	return err;
 }

@@ -19,6 +19,12 @@ struct output_opts {
 	 * ("[gzip]", trace.h's frame__label()), not bcc's "[unknown]".
 	 */
 	bool module_labels;
+	/*
+	 * --names short: demangled C++ and Rust names without parameters and
+	 * template arguments (trace.h's frame__name()).  Set for the SVG and
+	 * --top by default; plain and folded output keep bcc's full names.
+	 */
+	bool short_names;
 };
 
 /*
@@ -27,5 +33,9 @@ struct output_opts {
  * negative errno (a failed write keeps its errno, e.g. -EPIPE, -ENOSPC).
  */
 int output__write(FILE *out, const struct records *rs, const struct output_opts *o);
+
+/* The lines output__write() would print: records that render to the same
+ * text count once.  0 or a negative errno. */
+int output__count(const struct records *rs, const struct output_opts *o, size_t *nr);
 
 #endif /* OUTPUT_H */

@@ -28,18 +28,25 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* What the keys of one report_table__add() are made from, and kept in. */
+struct keys_ctx {
+	struct strpool labels;		/* the labels of unnamed frames */
+	struct frame_names names;	/* --names short: the short names */
+};
+
 /*
  * The one place that chooses the text of a row's module and symbol, for
- * --report and --top alike: a shortened C++ name (an option in oo) would
- * be made here, into labels or a buffer of the caller's (lookup() copies
- * the keys of a new entry), so that the overloads it merges are one row.
- * -ENOMEM when an unnamed frame's label cannot be kept.
+ * --report and --top alike: with short names (--names short, the default
+ * of --top), the overloads of a function are one row.  The strings live as
+ * long as ctx: lookup() copies the keys of a new entry.  -ENOMEM when an
+ * unnamed frame's label cannot be kept.
  */
-static int frame_keys(const struct frame *f, const struct output_opts *oo,
-		      struct strpool *labels, const char **module, const char **symbol)
+static int frame_keys(const struct frame *f, struct keys_ctx *ctx, const char **module,
+		      const char **symbol)
 {
-	(void)oo;	/* no option changes the text yet */
-	*symbol = frame__label_kept(f, labels);
+	const char *name = frame__name(f, &ctx->names);
+
+	*symbol = name ? name : frame__label_kept(f, &ctx->labels);
 	if (f->kind == FRAME_KERNEL)
 		*module = "[kernel]";
 	else
@@ -108,14 +115,13 @@ static struct report_entry *lookup(struct report_table *t, const char *comm,
 }
 
 /* Count one frame: into total once per record, and into self if the leaf. */
-static int count_frame(struct report_table *t, struct strpool *labels,
-		       const struct output_opts *oo, const struct record *r,
-		       const struct frame *f, bool leaf)
+static int count_frame(struct report_table *t, struct keys_ctx *ctx,
+		       const struct record *r, const struct frame *f, bool leaf)
 {
 	const char *module, *symbol;
 	struct report_entry *e;
 
-	if (frame_keys(f, oo, labels, &module, &symbol))
+	if (frame_keys(f, ctx, &module, &symbol))
 		return -ENOMEM;
 	e = lookup(t, r->comm, module, symbol);
 	if (!e)
@@ -133,7 +139,7 @@ static int count_frame(struct report_table *t, struct strpool *labels,
  * Lost stacks and the delimiter are not functions: a record with no frame
  * at all is one [unknown].
  */
-static int count_record(struct report_table *t, struct strpool *labels,
+static int count_record(struct report_table *t, struct keys_ctx *ctx,
 			const struct record *r, const struct output_opts *oo)
 {
 	struct trace_iter it;
@@ -147,7 +153,7 @@ static int count_record(struct report_table *t, struct strpool *labels,
 
 		if (frame__is_marker(f))
 			continue;
-		err = count_frame(t, labels, oo, r, f, leaf);
+		err = count_frame(t, ctx, r, f, leaf);
 		leaf = false;
 	}
 	if (!err && leaf) {
@@ -166,13 +172,15 @@ static int count_record(struct report_table *t, struct strpool *labels,
 int report_table__add(struct report_table *t, const struct records *p,
 		      const struct output_opts *oo)
 {
-	/* Labels live only as long as this call: the entries copy them. */
-	struct strpool labels = {};
+	/* Labels and short names live only as long as this call: the entries copy them. */
+	struct keys_ctx ctx = {};
 	int err = 0;
 
+	frame_names__init(&ctx.names, oo->short_names);
 	for (size_t i = 0; i < p->nr && !err; i++)
-		err = count_record(t, &labels, &p->recs[i], oo);
-	strpool__free(&labels);
+		err = count_record(t, &ctx, &p->recs[i], oo);
+	frame_names__free(&ctx.names);
+	strpool__free(&ctx.labels);
 	return err;
 }
 

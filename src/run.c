@@ -26,9 +26,11 @@
 #include "tracker.h"
 #include "caps.h"
 #include "completeness.h"
+#include "hints.h"
 #include "unwind.h"
 #include "python.h"
 #include "debuginfod.h"
+#include "command.h"
 #include "log.h"
 
 struct run {
@@ -41,10 +43,16 @@ struct run {
 	struct unwind *uw;		/* NULL: user stacks by frame pointer only */
 	struct python *py;		/* NULL: no Python frames */
 	struct debuginfod *dfd;		/* NULL: no debuginfod servers */
+	struct command *cmd;		/* profile -- CMD, else NULL */
+	bool cmd_ran;			/* its exec succeeded */
+	int exec_err;			/* -errno: CMD could not be run */
 	struct completeness complete;
+	struct hints hints;		/* JIT code nothing names, per process */
 	struct sym_cache *cache;	/* without -i: kept from prefetch to report */
-	struct writer w;
+	struct writers out;
 	__u64 counted;		/* over all intervals */
+	size_t stacks;		/* distinct stacks: most in one report */
+	unsigned int reports;
 	__u64 missed_stacks;
 	bool missed_enomem;
 	__u64 truncated;	/* samples with a stack cut at the depth limit */
@@ -56,6 +64,8 @@ struct run {
 	size_t prefetch_keys;	/* keys the last prefetch read */
 	unsigned int prefetches;
 	struct timespec interval_start;	/* wall clock */
+	struct timespec sample_start;	/* monotonic: when sampling began */
+	__u64 events_mark, taken_mark;	/* at the last report: tuned_period() */
 };
 
 /* The debuginfod client, if DEBUGINFOD_URLS names servers. */
@@ -90,7 +100,7 @@ static struct usyms *new_usyms(const struct options *o, struct debuginfod *dfd,
 static struct tracker *new_tracker(struct session *s, struct usyms *us,
 				   const struct options *o)
 {
-	bool filtered = o->pids || o->tids || o->cgroup || o->cgroupmap;
+	bool filtered = o->pids || o->tids || o->cgroup || o->cgroupmap || o->cmd;
 	struct tracker *t = tracker__new(session__events_fd(s), us, filtered);
 
 	if (!t)
@@ -171,10 +181,18 @@ static void report_symbol_stats(const struct run *r)
 		pr_info("kernel symbols: from /proc/kallsyms");
 }
 
-/* "user stacks: eexist 1, enomem 0, efault 2, other 0" */
+/*
+ * "user stacks: eexist 1, enomem 0, efault 2, other 0"; a sample taken in
+ * user mode has no kernel stack, and says so apart from the errors.
+ */
 static void report_part(const char *what, int part, const __u64 *c)
 {
-	pr_info("%s stacks: eexist %llu, enomem %llu, efault %llu, other %llu", what,
+	char mode[48] = "";
+
+	if (part == PART_KERNEL)
+		snprintf(mode, sizeof(mode), "in user mode %llu, ",
+			 (unsigned long long)c[CNT_USER_MODE]);
+	pr_info("%s stacks: %seexist %llu, enomem %llu, efault %llu, other %llu", what, mode,
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EEXIST)],
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_ENOMEM)],
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EFAULT)],
@@ -313,6 +331,54 @@ static void report_debuginfod(const struct run *r)
 		(double)ds.bytes / (1 << 20), ds.waited);
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * A run with far fewer samples than its rate and length promise: say so,
+ * and what to change.  At -F, under a tenth of what one busy CPU would give;
+ * with -c, under one a second.  Not for runs under a second.
+ */
+static void warn_few_samples(const struct run *r, const __u64 *c)
+{
+	const struct options *o = r->o;
+	double secs = seconds_since(&r->sample_start);
+	unsigned long long n = c[CNT_TAKEN] - c[CNT_FILTERED];	/* counted or dropped */
+	const char *ev = o->event.name;
+
+	if (secs < 1 || n >= 1000)
+		return;
+	if (o->period && n < secs)
+		pr_warn("only %llu sample(s) in %.1f s, one every %llu %s: lower -c for more",
+			n, secs, (unsigned long long)o->period, ev);
+	if (!o->freq || n >= o->freq * secs / 10)
+		return;
+	if (event__is_clock(&o->event))
+		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled ran on a CPU %.1f%% of the time; profile longer or raise -F",
+			n, secs, (unsigned long long)o->freq, 100.0 * n / (o->freq * secs));
+	else
+		pr_warn("only %llu sample(s) of %s in %.1f s at -F %llu: the kernel reaches -F only for an event that comes often enough; raise -F (-F %d) or give a period with -c",
+			n, ev, secs, (unsigned long long)o->freq,
+			o->freq < DEFAULT_EVENT_FREQ ? DEFAULT_EVENT_FREQ : 4 * (int)o->freq);
+}
+
+/* How many processes were followed, and whether any found no room. */
+static void report_follow(const struct run *r, const __u64 *c)
+{
+	if (!r->cmd)
+		return;
+	if (c[CNT_FOLLOW_FULL])
+		pr_warn("%llu processes started by '%s' were not profiled: more than %u ran at once",
+			(unsigned long long)c[CNT_FOLLOW_FULL], r->o->cmd[0], FOLLOW_SET_SIZE);
+	pr_info("followed processes: %llu (the command and those it started), %llu found no room",
+		(unsigned long long)c[CNT_FOLLOWED], (unsigned long long)c[CNT_FOLLOW_FULL]);
+}
+
 static void report_counters(const struct run *r, const __u64 *c)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
@@ -327,7 +393,9 @@ static void report_counters(const struct run *r, const __u64 *c)
 		report_caps(usyms__caps(r->us), false);
 	warn_unwind_budget(r);
 	warn_incomplete(r);
+	warn_few_samples(r, c);
 	warn_python(r);
+	report_follow(r, c);
 	debuginfod__warn(r->dfd);
 	if (log__verbosity() < 1)
 		return;
@@ -407,6 +475,116 @@ static void take_debug_files(struct run *r)
 	}
 }
 
+/* Is the summary line wanted?  After writing files, unless -q. */
+static bool wants_summary(const struct run *r)
+{
+	return r->o->nr_outputs && !r->o->quiet;
+}
+
+/* For the summary: the stacks as the folded output shows them. */
+static void count_stacks(struct run *r, const struct records *recs)
+{
+	struct output_opts oo = {
+		.view = {
+			.parts = { [PART_KERNEL] = !r->o->user_only, [PART_USER] = !r->o->kernel_only },
+			.delimited = r->o->delimited,
+		},
+		.folded = true,
+		.annotations = r->o->annotations,
+		.per_cpu = r->o->per_cpu, .per_thread = r->o->per_thread,
+		.module_labels = r->o->unknown_module,
+	};
+	size_t nr;
+
+	r->reports++;
+	if (wants_summary(r) && !output__count(recs, &oo, &nr) && nr > r->stacks)
+		r->stacks = nr;
+}
+
+/* 4521 as "4,521". */
+static const char *group_digits(__u64 v, char *buf, size_t sz)
+{
+	char digits[32];
+	size_t n, off = 0;
+
+	n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	for (size_t i = 0; i < n && off + 2 < sz; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[off++] = ',';
+		buf[off++] = digits[i];
+	}
+	buf[off] = '\0';
+	return buf;
+}
+
+/*
+ * One line after writing files: what, how many samples and stacks, and
+ * what was lost, by kind:
+ * "profile: wrote cpu.svg, cpu.folded: 4,521 samples, 312 distinct stacks, 0 lost"
+ */
+static void print_summary(const struct run *r, const __u64 *c)
+{
+	struct tracker_stats ts = {};
+	char files[2048], lost[256], many[48], n1[32], n2[32], n3[32];
+	__u64 records_lost, total;
+	size_t off = 0;
+
+	if (!wants_summary(r))
+		return;
+	if (r->tracker)
+		tracker__stats(r->tracker, &ts);
+	records_lost = ts.lost;
+	total = c[CNT_HASH_FULL] + r->missed_stacks + records_lost;
+	off = snprintf(lost, sizeof(lost), "%s lost", group_digits(total, n1, sizeof(n1)));
+	if (total) {
+		const char *sep = " (";
+
+		if (c[CNT_HASH_FULL] && off < sizeof(lost)) {
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s sample%s: count map full",
+					sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)),
+					c[CNT_HASH_FULL] == 1 ? "" : "s");
+			sep = ", ";
+		}
+		if (r->missed_stacks && off < sizeof(lost)) {
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s stack%s not displayed",
+					sep, group_digits(r->missed_stacks, n1, sizeof(n1)),
+					r->missed_stacks == 1 ? "" : "s");
+			sep = ", ";
+		}
+		if (records_lost && off < sizeof(lost))
+			off += snprintf(lost + off, sizeof(lost) - off, "%s%s process record%s",
+					sep, group_digits(records_lost, n1, sizeof(n1)),
+					records_lost == 1 ? "" : "s");
+		if (off < sizeof(lost))
+			snprintf(lost + off, sizeof(lost) - off, ")");
+	}
+	writers__describe(&r->out, files, sizeof(files));
+	snprintf(many, sizeof(many), " in the largest of %u reports", r->reports);
+	/* Not a warning: -q alone silences it, as wants_summary() says. */
+	log__raw("profile: wrote %s: %s samples, %s distinct stacks%s, %s", files,
+		 group_digits(r->counted, n2, sizeof(n2)),
+		 group_digits(r->stacks, n3, sizeof(n3)),
+		 r->reports > 1 ? many : "", lost);
+}
+
+/*
+ * At -F, the kernel tunes the period of an event other than a clock: what
+ * one sample of this report stood for is the events counted since the last
+ * report over the samples taken since.  For pprof's event-count values.
+ */
+static void tuned_period(struct run *r)
+{
+	__u64 c[NR_COUNTERS], events, taken;
+
+	if (!r->o->freq || event__is_clock(&r->o->event) || session__counters(r->s, c))
+		return;
+	events = session__events(r->s);
+	taken = c[CNT_TAKEN] - r->taken_mark;
+	writers__set_events_per_sample(&r->out, taken ? (events - r->events_mark + taken / 2) / taken : 0);
+	r->events_mark = events;
+	r->taken_mark = c[CNT_TAKEN];
+}
+
 /*
  * Drain the read set, symbolize it and write it: one report.  0 or -errno;
  * a write error is returned as is, for the caller to judge.
@@ -444,8 +622,11 @@ static int report_set(struct run *r, bool clear)
 	r->missed_enomem |= recs.missed_enomem;
 	r->truncated += recs.truncated;
 	completeness__add(&r->complete, &recs);
+	count_stacks(r, &recs);
+	tuned_period(r);
+	hints__add(&r->hints, &recs);
 	clock_gettime(CLOCK_REALTIME, &now);
-	err = writer__write(&r->w, &recs, r->interval_no, &r->interval_start, &now);
+	err = writers__write(&r->out, &recs, r->interval_no, &r->interval_start, &now);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
 			nr, r->prefetches, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
@@ -565,18 +746,23 @@ static void check_targets(struct run *r)
 }
 
 /*
- * --top on a terminal: its keys and resizes are looked at every 100 ms;
- * q ends the run as Ctrl-C does.
+ * --top on a terminal: its keys and resizes are looked at every 100 ms.
+ * q ends the run as Ctrl-C does: through the stop flag, or with a command,
+ * through main.c's handler, which passes the signal on to it.
  */
 static void poll_top(struct run *r, const struct timespec *now, struct timespec *step)
 {
-	struct top *top = writer__top(&r->w);
+	struct top *top = writers__top(&r->out);
 	struct timespec soon = *now;
 
 	if (!top)
 		return;
-	if (top__poll(top) == TOP_QUIT)
-		*r->stop = SIGINT;
+	if (top__poll(top) == TOP_QUIT) {
+		if (r->cmd)
+			raise(SIGINT);
+		else
+			*r->stop = SIGINT;
+	}
 	soon.tv_nsec += 100000000;
 	if (soon.tv_nsec >= 1000000000) {
 		soon.tv_sec++;
@@ -584,6 +770,71 @@ static void poll_top(struct run *r, const struct timespec *now, struct timespec 
 	}
 	if (ts_before(&soon, step))
 		*step = soon;
+}
+
+/*
+ * profile -- CMD.  The command is forked first of all, before profile
+ * opens anything (no file of profile's reaches it), held until sampling is
+ * attached (start()), and the run ends when it exits (run_over()); profile
+ * then exits with its status (end_command()).
+ */
+static int start_command(struct run *r)
+{
+	if (!r->o->cmd)
+		return 0;
+	r->cmd = command__start(r->o->cmd);
+	return r->cmd ? 0 : -ECHILD;
+}
+
+/*
+ * Let it exec.  Known to the symbolizer from now on, so that the records
+ * of its exec, its mappings and its children are followed from the start.
+ */
+static int release_command(struct run *r)
+{
+	if (!r->cmd)
+		return 0;
+	if (r->us)
+		usyms__exec(r->us, command__pid(r->cmd));
+	r->exec_err = command__release(r->cmd);
+	r->cmd_ran = !r->exec_err;
+	return r->exec_err;
+}
+
+/* A stop request, or the command has exited. */
+static bool run_over(struct run *r)
+{
+	return *r->stop || (r->cmd && command__exited(r->cmd));
+}
+
+/*
+ * The exit status of a run with a command: the shell's 127 or 126 when it
+ * could not be run; its own status when it failed (a failing build is
+ * never hidden); else profile's.  After a duration, the report is out and
+ * profile waits for it; a second signal stops the wait, leaving it
+ * running, with 128 + that signal.
+ */
+static int end_command(struct run *r, int status)
+{
+	int cmd_status;
+
+	if (!r->cmd)
+		return status;
+	if (r->exec_err)
+		return r->exec_err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+	if (!r->cmd_ran)
+		return status;	/* profile failed first: command__free() kills it */
+	if (!*r->stop && !command__exited(r->cmd) && r->o->duration)
+		pr_warn("sampling ended after %llu s; waiting for '%s' (PID %d) to exit",
+			(unsigned long long)r->o->duration, r->o->cmd[0],
+			(int)command__pid(r->cmd));
+	else if (!*r->stop && !command__exited(r->cmd))
+		pr_warn("waiting for '%s' (PID %d) to exit", r->o->cmd[0],
+			(int)command__pid(r->cmd));
+	if (!command__wait(r->cmd, r->stop))
+		return 128 + *r->stop;
+	cmd_status = command__status(r->cmd);
+	return cmd_status ? cmd_status : status;
 }
 
 /*
@@ -597,7 +848,7 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 
 	clock_gettime(CLOCK_MONOTONIC, &tick);
 	tick.tv_sec += 1;
-	while (!*r->stop) {
+	while (!run_over(r)) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!ts_before(&now, deadline))
 			return;
@@ -638,7 +889,7 @@ static int sample_loop(struct run *r, const struct timespec *start)
 	for (;;) {
 		wait_until(r, ts_before(&next, &end) ? &next : &end);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (*r->stop || !ts_before(&now, &end))
+		if (run_over(r) || !ts_before(&now, &end))
 			return 0;
 		if (!ts_before(&now, &next)) {
 			err = flip(r->s, r->stop);
@@ -685,10 +936,10 @@ static int finish(struct run *r)
 		if (err)
 			return err;
 	}
-	if (writer__wants_final(&r->w))
+	if (writers__wants_final(&r->out))
 		err = report_set(r, false);
 	if (!err)
-		err = writer__close(&r->w);
+		err = writers__close(&r->out);
 	if (err)
 		return err;
 	err = session__counters(r->s, counters);
@@ -697,6 +948,8 @@ static int finish(struct run *r)
 		return err;
 	}
 	report_counters(r, counters);
+	hints__warn(&r->hints);
+	print_summary(r, counters);
 	return 0;
 }
 
@@ -781,6 +1034,9 @@ static int start(struct run *r, const struct limits *lim)
 	struct session_config cfg;
 	int err;
 
+	err = start_command(r);
+	if (err)
+		return err;
 	r->target_gone = calloc(o->nr_pids + o->nr_tids + 1, sizeof(bool));
 	if (!r->target_gone) {
 		pr_err("out of memory");
@@ -788,10 +1044,14 @@ static int start(struct run *r, const struct limits *lim)
 	}
 	r->dfd = new_debuginfod(o);
 	r->us = new_usyms(o, r->dfd, r->stop);
-	err = writer__open(&r->w, o, r->us);
+	err = writers__open(&r->out, o, r->us);
 	if (err)
 		return err;
 	session_config(&cfg, o, lim);
+	if (r->cmd) {
+		cfg.follow = true;
+		cfg.cmd_pid = command__pid(r->cmd);
+	}
 	r->s = session__open(&cfg);
 	if (!r->s)
 		return -EINVAL;
@@ -809,7 +1069,11 @@ static int start(struct run *r, const struct limits *lim)
 		r->py = new_python(r->s, o);
 		tracker__set_python(r->tracker, r->py);
 	}
-	return session__attach(r->s);
+	err = session__attach(r->s);
+	if (err)
+		return err;
+	writers__start(&r->out);
+	return release_command(r);
 }
 
 int run__exec(const struct options *o, const struct limits *lim,
@@ -817,12 +1081,13 @@ int run__exec(const struct options *o, const struct limits *lim,
 {
 	struct run r = { .o = o, .stop = stop, .interval_no = 1 };
 	struct timespec start_time;
-	int err;
+	int err, status;
 
 	err = start(&r, lim);
 	if (err)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &start_time);
+	r.sample_start = start_time;
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Ready the kernel symbols while the samples come in, not after. */
 	if (!o->user_only)
@@ -833,7 +1098,7 @@ int run__exec(const struct options *o, const struct limits *lim,
 	if (!err)
 		err = finish(&r);
 out:
-	writer__abort(&r.w);
+	writers__abort(&r.out);
 	tracker__free(r.tracker);
 	unwind__free(r.uw);
 	sym_cache__free(r.cache);
@@ -843,5 +1108,8 @@ out:
 	knames__free(r.kn);
 	session__destroy(r.s);
 	free(r.target_gone);
-	return exit_status(err);
+	hints__free(&r.hints);
+	status = end_command(&r, exit_status(err));
+	command__free(r.cmd);
+	return status;
 }

@@ -47,7 +47,9 @@ struct session {
 	__u64 *batch_vals;
 	struct bpf_link **links;
 	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
+	struct bpf_link *follow_links[3];	/* exec, fork, exit: profile -- CMD */
 	int *pfds;
+	__u64 events_closed;	/* counted by the events detached so far */
 	int nr_links;
 	int nr_cpus;		/* possible CPUs: per-CPU map value count */
 	bool flip_pending;	/* switched away from flip_from, not yet idle */
@@ -308,6 +310,51 @@ static int configure_unwind(struct profile_bpf *skel, const struct session_confi
 	return err;
 }
 
+/*
+ * profile -- CMD: the command and its children, followed by three programs
+ * that only such a run loads.  They read task fields at offsets from the
+ * kernel's BTF, parsed here and only here.
+ */
+static int configure_follow(struct profile_bpf *skel, const struct session_config *c)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.follow_exec, skel->progs.follow_fork, skel->progs.follow_exit,
+	};
+	const char *test = getenv("PROFILE_TEST_FOLLOW_SET");
+	__u32 size = FOLLOW_SET_SIZE;
+	struct follow_offsets off;
+	int err;
+
+	if (!c->follow) {
+		for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+			bpf_program__set_autoload(progs[i], false);
+		return 0;
+	}
+	err = kbtf__follow_offsets(&off);
+	if (err) {
+		pr_err("profiling a command needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			strerror(-err));
+		return err;
+	}
+	skel->rodata->follow = true;
+	skel->rodata->cmd_pid = c->cmd_pid;
+	skel->rodata->off_tgid = off.tgid;
+	skel->rodata->off_signal = off.signal;
+	skel->rodata->off_live = off.live;
+	/* A test fills a small map to see the count of those left out. */
+	if (test) {
+		size = strtoul(test, NULL, 10);
+		if (!size)
+			size = 1;
+		pr_warn("PROFILE_TEST_FOLLOW_SET is set: %u processes are followed at once (tests only)",
+			size);
+	}
+	err = bpf_map__set_max_entries(skel->maps.follow_set, size);
+	if (err)
+		pr_err("cannot size the map of followed processes: %s", strerror(-err));
+	return err;
+}
+
 /* Read-only data and map sizes: everything that must be set before load. */
 static int session__configure(struct session *s)
 {
@@ -316,6 +363,9 @@ static int session__configure(struct session *s)
 	int err;
 
 	configure_filters(skel, c);
+	err = configure_follow(skel, c);
+	if (err)
+		return err;
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->max_depth = c->max_stack_depth;
 	err = configure_unwind(skel, c);
@@ -469,6 +519,28 @@ static int attach_unwind(struct session *s)
 	return 0;
 }
 
+/* profile -- CMD: before the command's exec, so that it is followed from there. */
+static int attach_follow(struct session *s)
+{
+	struct bpf_program *progs[] = {
+		s->skel->progs.follow_exec, s->skel->progs.follow_fork, s->skel->progs.follow_exit,
+	};
+
+	if (!s->cfg.follow)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		s->follow_links[i] = bpf_program__attach(progs[i]);
+		if (!s->follow_links[i]) {
+			int err = -errno;
+
+			pr_err("cannot attach to %s: %s; the command cannot be followed",
+			       bpf_program__section_name(progs[i]), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 __u32 session__verified_insns(const struct session *s, const char *prog)
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(s->skel->obj, prog);
@@ -517,6 +589,9 @@ int session__attach(struct session *s)
 		pr_err("no online CPU to sample on");
 		return -ENODEV;
 	}
+	err = attach_follow(s);
+	if (err)
+		return err;
 	return attach_unwind(s);
 }
 
@@ -525,9 +600,27 @@ int session__nr_attached(const struct session *s)
 	return s->nr_links;
 }
 
+/* A sampling event's count: every event since it was opened. */
+static __u64 event_count(int fd)
+{
+	__u64 v;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : 0;
+}
+
+__u64 session__events(const struct session *s)
+{
+	__u64 sum = s->events_closed;
+
+	for (int i = 0; i < s->nr_links; i++)
+		sum += event_count(s->pfds[i]);
+	return sum;
+}
+
 void session__detach(struct session *s)
 {
 	for (int i = 0; i < s->nr_links; i++) {
+		s->events_closed += event_count(s->pfds[i]);
 		bpf_link__destroy(s->links[i]);
 		close(s->pfds[i]);
 	}
@@ -542,6 +635,8 @@ void session__destroy(struct session *s)
 		session__detach(s);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s->uw_links[i]);
+	for (int i = 0; i < 3; i++)
+		bpf_link__destroy(s->follow_links[i]);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);

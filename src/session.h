@@ -25,6 +25,13 @@ struct session_config {
 	const char *cgroup;		/* a cgroup v2 directory, or NULL */
 	const char *cgroupmap;		/* bcc-style pinned filter maps, or NULL */
 	const char *mntnsmap;
+	/*
+	 * profile -- CMD: only the command (from its exec on) and the
+	 * processes it starts, followed in the kernel; cmd_pid as seen from
+	 * profile's PID namespace.
+	 */
+	bool follow;
+	__u32 cmd_pid;
 	bool include_idle;
 	bool parts[NR_PARTS];		/* which stacks to take (enum trace_part) */
 	bool per_cpu, per_thread;	/* break the count key down */
@@ -59,6 +66,13 @@ void session__destroy(struct session *s);
 
 /* Stop sampling: detach every perf event, keep the maps. */
 void session__detach(struct session *s);
+
+/*
+ * The sampled event's count on every CPU so far, samples or not, of every
+ * task (the filters act on samples only): with the samples taken, what one
+ * sample stands for in frequency mode, where the kernel tunes the period.
+ */
+__u64 session__events(const struct session *s);
 
 /* Number of CPUs a perf event was attached on. */
 int session__nr_attached(const struct session *s);

@@ -85,6 +85,7 @@ struct node {
 struct paths {
 	const struct output_opts *oo;
 	struct strpool *labels;		/* the flame's: its nodes point there */
+	struct frame_names *names;	/* the flame's: short names, if asked */
 };
 
 struct flame {
@@ -94,6 +95,7 @@ struct flame {
 	double min_samples;	/* narrower frames are not drawn */
 	__u32 max_depth;
 	struct strpool labels;	/* of unnamed frames: "[gzip]" */
+	struct frame_names names;	/* what named frames are called */
 	int err;
 };
 
@@ -137,27 +139,35 @@ static __u32 path_len(const struct item *it)
 	return 1 + it->it.len;
 }
 
-/* Keep the label of every unnamed frame, so that path_elem() finds it. */
+/*
+ * Keep the label of every unnamed frame, so that path_elem() finds it, and
+ * make the short name of every named one before sorting compares them.
+ */
 static int keep_labels(struct paths *ps, const struct item *items, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
 		for (__u32 j = 0; j < items[i].it.len; j++) {
 			const struct frame *f = trace_iter__frame(&items[i].it, j);
 
-			if (!f->name && !frame__label_kept(f, ps->labels))
+			if (f->name)
+				frame__name(f, ps->names);
+			else if (!frame__label_kept(f, ps->labels))
 				return -ENOMEM;
 		}
 	return 0;
 }
 
-/* A frame's name, or the label keep_labels() kept for it. */
+/*
+ * A frame's name (short, if asked: equal short names merge into one box),
+ * or the label keep_labels() kept for it.
+ */
 static const char *frame_name(const struct paths *ps, const struct frame *f)
 {
 	char buf[FRAME_LABEL_MAX];
 	const char *label;
 
 	if (f->name)
-		return f->name;
+		return frame__name(f, ps->names);
 	label = frame__label(f, buf, sizeof(buf));
 	if (label != buf)
 		return label;
@@ -316,7 +326,7 @@ static void walk(struct flame *fl, const struct item *items, size_t nr,
 static int build_flame(struct flame *fl, const struct records *p,
 		       const struct output_opts *oo, double min_width)
 {
-	struct paths ps = { .oo = oo, .labels = &fl->labels };
+	struct paths ps = { .oo = oo, .labels = &fl->labels, .names = &fl->names };
 	struct open_frame *open = NULL;
 	struct item *items;
 	__u32 max_len = 0;
@@ -634,6 +644,7 @@ int svg__write(FILE *out, const struct records *p, const struct output_opts *oo,
 
 	if (!so)
 		so = &defaults;
+	frame_names__init(&fl.names, oo->short_names);
 	err = build_flame(&fl, p, oo, so->min_width);
 	if (!err) {
 		render(&sb, &fl, so);
@@ -646,5 +657,6 @@ int svg__write(FILE *out, const struct records *p, const struct output_opts *oo,
 	strbuf__free(&sb);
 	free(fl.nodes);
 	strpool__free(&fl.labels);
+	frame_names__free(&fl.names);
 	return err;
 }

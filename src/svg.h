@@ -43,6 +43,11 @@ struct svg_opts {
  * name matches a regular expression and shows the share of samples they
  * cover (also given as ?s=REGEX in the file's URL).  so may be NULL.
  *
+ * With oo->short_names, demangled C++ and Rust names are shortened
+ * (trace.h's frame__name()): "ns::Foo<int>::f(int) const" is drawn, and
+ * its tooltip named, "ns::Foo::f", and sibling frames whose short names
+ * are equal merge into one box.
+ *
  * Colours tell kernel (orange), user native (red), JIT (green: module
  * "[anon]", a perf map, or a named user frame with no module), and
  * unnamed frames and [Missed ...] (grey) apart; a name always gets the same shade.

@@ -73,6 +73,8 @@ static void native_resolve(void *ctx, __u32 pid, struct frame *f)
 		return;
 	}
 	f->offset = sym.offset + (f->addr - pc);
+	if (sym.demangled)
+		f->flags |= FRAME_DEMANGLED;
 	if (is_jit_module(sym.module))
 		f->kind = FRAME_JIT;
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The root-first view of a record's trace that every writer reads. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace.h"
 #include "htab.h"
+#include "demangle.h"
 
 static const struct frame missed_frames[NR_PARTS] = {
 	[PART_KERNEL] = { .name = "[Missed Kernel Stack]", .kind = FRAME_KERNEL,
@@ -120,4 +123,52 @@ __u64 records__total(const struct records *rs)
 	for (size_t i = 0; i < rs->nr; i++)
 		n += rs->recs[i].count;
 	return n;
+}
+
+void frame_names__init(struct frame_names *fn, bool short_names)
+{
+	memset(fn, 0, sizeof(*fn));
+	fn->short_names = short_names;
+}
+
+void frame_names__free(struct frame_names *fn)
+{
+	htab__free(&fn->cache);
+	strpool__free(&fn->pool);
+}
+
+/* name's short form, kept in fn; name itself when it has none. */
+static const char *short_name(struct frame_names *fn, const char *name)
+{
+	__u64 key = (__u64)(uintptr_t)name;
+	const char *s = name;
+	struct hent *e;
+	size_t size, n;
+	char *buf;
+
+	e = htab__slot(&fn->cache, key, 0, NULL, NULL);
+	if (!e)
+		return name;
+	if (e->val)
+		return e->val;
+	size = strlen(name) + 1;
+	buf = malloc(size);
+	if (!buf)
+		return name;
+	n = demangle__shorten(name, buf, size);
+	if (n)
+		s = strpool__intern(&fn->pool, buf, n);
+	free(buf);
+	if (!s)
+		return name;
+	htab__fill(&fn->cache, e, key, 0, (void *)s);
+	return s;
+}
+
+const char *frame__name(const struct frame *f, struct frame_names *fn)
+{
+	if (!f->name || !fn || !fn->short_names || !(f->flags & FRAME_DEMANGLED) ||
+	    frame__is_marker(f))
+		return f->name;
+	return short_name(fn, f->name);
 }

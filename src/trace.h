@@ -17,12 +17,16 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "profile.h"
+#include "htab.h"
 
 /*
  * Not a frame: the boundary between the kernel and the user part, shown by
  * -d.  A user-space flag, beside bpf/profile.h's enum frame_flags.
  */
 #define FRAME_DELIMITER (1 << 7)
+
+/* The name is a demangled C++ or Rust one: frame__name() may shorten it. */
+#define FRAME_DEMANGLED (1 << 6)
 
 struct frame {
 	const char *name;	/* NULL: unnamed, shown by frame__label() */
@@ -79,6 +83,32 @@ const char *frame__label(const struct frame *f, char *buf, size_t size);
  */
 struct strpool;
 const char *frame__label_kept(const struct frame *f, struct strpool *pool);
+
+/*
+ * The names writers give named frames: as symbolized, or with short names
+ * (--names short) a demangled C++ or Rust name without its parameters,
+ * template arguments and return type (demangle.h's demangle__shorten()),
+ * so that "ns::f(int)" and "ns::f(long)" are one "ns::f".  Short names are
+ * made once per distinct name and kept here, one copy each: equal short
+ * names are one pointer.  A writer sets one up per report (names live as
+ * long as the report's records) and frees it after.
+ */
+struct frame_names {
+	bool short_names;
+	struct htab cache;	/* name pointer -> its short name */
+	struct strpool pool;	/* the short names */
+};
+
+void frame_names__init(struct frame_names *fn, bool short_names);
+void frame_names__free(struct frame_names *fn);
+
+/*
+ * A frame's name as a writer shows it: f->name, shortened when fn asks
+ * for short names and the name came from the demangler; NULL for an
+ * unnamed frame (frame__label() names it).  fn may be NULL: full names.
+ * Out of memory, the full name.
+ */
+const char *frame__name(const struct frame *f, struct frame_names *fn);
 
 /* Whether s is "[...]", as pseudo-modules are ("[vdso]", "[anon]"). */
 bool trace__is_bracketed(const char *s);

@@ -970,8 +970,12 @@ int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym)
 		sym->module = strpool__intern(&u->strs, "[anon]", 6);
 		sym->file_offset = addr;
 	}
-	if (sym->name)
-		sym->name = demangled(u, sym->name);
+	if (sym->name) {
+		const char *raw = sym->name;
+
+		sym->name = demangled(u, raw);
+		sym->demangled = sym->name != raw;
+	}
 	return 0;
 }
 

@@ -51,6 +51,7 @@ struct usym {
 	__u64 file_offset;	/* addr translated to an offset in the module file */
 	__u64 map_start, map_end, map_pgoff;	/* the mapping that holds addr */
 	const char *build_id;	/* module's GNU build-id in hex, or NULL */
+	bool demangled;		/* name is a demangled C++ or Rust name */
 };
 
 /* Counters, for -v and tests. */

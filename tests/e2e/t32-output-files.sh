@@ -59,11 +59,13 @@ no_temp() {
 }
 
 # A profile of the host while burn runs, into $1: profile -F 49 -f 1 -o $1.
+# On stderr, the summary line alone.
 profile_to() {
 	bg "$WORKLOADS/burn" -n outburn -d 5 >/dev/null
 	run "$PROFILE" -F 49 -f -o "$1" 1 2>err || fail "exit $? writing $1" || return 1
 	cat err
-	[ ! -s err ] || fail "unexpected stderr"
+	[ "$(wc -l <err)" -eq 1 ] && grep -q "^profile: wrote $1: [0-9,]* samples, [0-9,]* distinct stacks, 0 lost$" err ||
+		fail "unexpected stderr"
 }
 
 # --- 1. A symbolic link planted by nobody -------------------------------------

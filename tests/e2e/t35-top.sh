@@ -158,11 +158,11 @@ test_expect_success ROOT_BPF,tmux 'z zeroes the table: the counts in the header 
 	rows s3 | head -1 | grep -q "func_b$"
 '
 
-test_expect_success ROOT_BPF,tmux 'cxxburn at 80x24: long C++ names are cut with an ellipsis, no line wraps' '
+test_expect_success ROOT_BPF,tmux 'cxxburn at 80x24: full C++ names are cut with an ellipsis, no line wraps' '
 	bg "$WORKLOADS/cxxburn" 30 &&
 	pid=$! && sleep 0.2 &&
 	sess=t35-$$-cxx &&
-	start_top $sess 80 24 -F 499 -p $pid 20 &&
+	start_top $sess 80 24 --names full -F 499 -p $pid 20 &&
 	wait_window $sess 2 s1 &&
 	check_screen s1 80 24 &&
 	rows s1 | grep -q " engine::hash_strings(std::.*$ELLIPSIS$" &&
@@ -170,6 +170,17 @@ test_expect_success ROOT_BPF,tmux 'cxxburn at 80x24: long C++ names are cut with
 	tmux send-keys -t $sess c && sleep 0.4 && snap $sess s2 &&
 	grep -q "^keys: .*(shown)" s2 &&
 	rows s2 | grep -q "^ *0\.00% "
+'
+
+test_expect_success ROOT_BPF,tmux 'cxxburn: short C++ names by default, whole' '
+	bg "$WORKLOADS/cxxburn" 30 &&
+	pid=$! && sleep 0.2 &&
+	sess=t35-$$-cxxs &&
+	start_top $sess 80 24 -F 499 -p $pid 20 &&
+	wait_window $sess 2 s1 &&
+	check_screen s1 80 24 &&
+	rows s1 | grep -q " engine::hash_strings$" &&
+	{ ! grep -q "$ELLIPSIS" s1 || fail "a name was cut"; }
 '
 
 test_expect_success ROOT_BPF,tmux 'stdin not a terminal: no keys, the view still draws' '

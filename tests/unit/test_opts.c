@@ -33,7 +33,7 @@ static void release_stderr(void)
 static int parse(struct options *o, const char *line)
 {
 	static char buf[512];
-	char *argv[32];
+	static char *argv[32];	/* static: options.cmd points into it */
 	int argc = 0, err;
 
 	snprintf(buf, sizeof(buf), "%s", line);
@@ -101,10 +101,74 @@ TEST(bcc_options)
 	CHECK(o.kernel_only);
 	CHECK_INT(o.period, 1000000);
 	CHECK_INT(o.freq, 0);
+	CHECK(!o.freq_set);
 	CHECK_INT(o.stack_storage, 4);
 	CHECK_INT(o.hash_storage, 8);
 	CHECK_INT(o.max_stack_depth, 20);
 	CHECK_STR(o.cgroup, "/x");
+	options__free(&o);
+}
+
+/* A clock samples at bcc's 49 Hz; any other event at 999 Hz, unless told. */
+TEST(event_rates)
+{
+	struct limits lim = { .max_sample_rate = 500, .max_stack = 127 };
+	struct options o;
+
+	CHECK_INT(parse(&o, "-e task-clock"), 0);
+	CHECK_INT(o.freq, 49);
+	options__free(&o);
+	CHECK_INT(parse(&o, "-e page-faults"), 0);
+	CHECK_INT(o.freq, 999);
+	CHECK(!o.freq_set);
+	/* A sysctl lowered by the kernel lowers the default, not -F. */
+	CHECK_INT(options__check(&o, &lim), 0);
+	CHECK_INT(o.freq, 500);
+	options__free(&o);
+	CHECK_INT(parse(&o, "-e page-faults -F 99"), 0);
+	CHECK_INT(o.freq, 99);
+	CHECK(o.freq_set);
+	options__free(&o);
+	CHECK_INT(parse(&o, "-e page-faults -c 1000"), 0);
+	CHECK_INT(o.freq, 0);
+	CHECK_INT(o.period, 1000);
+	options__free(&o);
+}
+
+/* profile [OPTIONS] [duration] -- CMD [ARGS...]: what follows -- is the command's. */
+TEST(command)
+{
+	struct options o;
+
+	CHECK_INT(parse(&o, "-F 99 -- ls -l --help /"), 0);
+	CHECK(o.cmd != NULL);
+	CHECK_STR(o.cmd[0], "ls");
+	CHECK_STR(o.cmd[1], "-l");
+	CHECK_STR(o.cmd[2], "--help");
+	CHECK_STR(o.cmd[3], "/");
+	CHECK(o.cmd[4] == NULL);
+	CHECK(!o.help);
+	CHECK_INT(o.freq, 99);
+	CHECK_INT(o.duration, 0);
+	options__free(&o);
+
+	/* A duration before --, options after it: all profile's. */
+	CHECK_INT(parse(&o, "5 -f -- 7 -f"), 0);
+	CHECK_INT(o.duration, 5);
+	CHECK(o.folded);
+	CHECK_STR(o.cmd[0], "7");
+	CHECK_STR(o.cmd[1], "-f");
+	options__free(&o);
+
+	/* A -- with nothing after it ends the options, as it always did. */
+	CHECK_INT(parse(&o, "-f --"), 0);
+	CHECK(o.cmd == NULL);
+	options__free(&o);
+
+	/* "--" as an option's value is not the end of the options. */
+	CHECK_INT(parse(&o, "--title -- -- true"), 0);
+	CHECK_STR(o.title, "--");
+	CHECK_STR(o.cmd[0], "true");
 	options__free(&o);
 }
 
@@ -115,11 +179,11 @@ TEST(usage_errors)
 #define RANGE(opt, v, hi) opt " '" v "' is out of range [1, " hi "]"
 #define NOT_NUM(opt, v) opt " '" v "' is not a valid number"
 #define NOT_IDS(v) "-p/--pid '" v "' is not a comma-separated list of distinct positive ids"
+#define HINT(cmd) "; to profile a command, put it after --: profile [OPTIONS] -- " cmd " ..."
 		{ "-p 1 -L 2", "conflicting options: -p and -L cannot be used together" },
 		{ "-U -K", "conflicting options: -U and -K cannot be used together" },
-		{ "-F 0", RANGE("-F/--frequency", "0", "4294967295") },
 		{ "-F -5", NOT_NUM("-F/--frequency", "-5") },
-		{ "-F 99999999999", RANGE("-F/--frequency", "99999999999", "4294967295") },
+		{ "-F 99999999999999999999", NOT_NUM("-F/--frequency", "99999999999999999999") },
 		{ "-F 1x", NOT_NUM("-F/--frequency", "1x") },
 		{ "-F +9", NOT_NUM("-F/--frequency", "+9") },
 		{ "-p 12x", NOT_IDS("12x") },
@@ -135,16 +199,30 @@ TEST(usage_errors)
 		{ "--perf-max-stack-depth 128", RANGE("--perf-max-stack-depth", "128", "127") },
 		{ "--perf-max-stack-depth 0", RANGE("--perf-max-stack-depth", "0", "127") },
 		{ "--bogus", "unknown option '--bogus'" },
+		{ "--frequncy 99", "unknown option '--frequncy'; did you mean '--frequency'?" },
+		{ "--tops", "unknown option '--tops'; did you mean '--top'?" },
+		{ "--unwnd=fp", "unknown option '--unwnd=fp'; did you mean '--unwind'?" },
+		{ "--kalsyms", "unknown option '--kalsyms'; did you mean '--kallsyms'?" },
+		{ "--per", "option '--per' is ambiguous: --perf-max-stack-depth, --per-cpu, --per-thread" },
+		{ "--percpu", "unknown option '--percpu'; did you mean '--per-cpu'?" },
+		{ "--xyzzy-plugh", "unknown option '--xyzzy-plugh'" },
+		{ "-j", "unknown option '-j'" },
 		{ "1 2", "too many arguments: '2' after the duration" },
 		{ "0", RANGE("duration", "0", "4294967296") },
 		{ "-F 99 -c 100", "conflicting options: -F and -c cannot be used together" },
 		{ "-p", "option '-p' needs a value" },
-		{ "x", NOT_NUM("duration", "x") },
+		{ "x", NOT_NUM("duration", "x") HINT("x") },
+		{ "ls /", NOT_NUM("duration", "ls") HINT("ls") },
+		{ "5 make -j8", "unknown option '-j'" HINT("make") },
+		{ "5 make", "too many arguments: 'make' after the duration" HINT("make") },
+		{ "-p 1 -- ls", "conflicting options: -p and a command after -- cannot be used together" },
+		{ "-L 1 -- ls", "conflicting options: -L and a command after -- cannot be used together" },
 		{ "--cpu", "option '--cpu' needs a value" },
 		{ "99999999999999999999", NOT_NUM("duration", "99999999999999999999") },
 #undef RANGE
 #undef NOT_NUM
 #undef NOT_IDS
+#undef HINT
 	};
 	char want[512];
 
@@ -216,6 +294,8 @@ TEST(system_checks)
 	struct limits lim = { .max_sample_rate = 1000, .max_stack = 64,
 			      .cpu_online = online, .nr_cpus = 2 };
 	static const struct { const char *line, *msg; } bad[] = {
+		{ "-F 0", "-F 0 is out of range [1, 1000], the most kernel.perf_event_max_sample_rate allows (see --help)" },
+		{ "-F 99999999999", "-F 99999999999 is above kernel.perf_event_max_sample_rate (1000); lower -F or raise the sysctl" },
 		{ "-F 1001", "-F 1001 is above kernel.perf_event_max_sample_rate (1000); lower -F or raise the sysctl" },
 		{ "--perf-max-stack-depth 65", "--perf-max-stack-depth 65 is above kernel.perf_event_max_stack (64); lower it or raise the sysctl" },
 		{ "-C 1", "-C 1 is not an online CPU (see /sys/devices/system/cpu/online)" },
@@ -241,6 +321,8 @@ int main(void)
 {
 	RUN(defaults);
 	RUN(bcc_options);
+	RUN(event_rates);
+	RUN(command);
 	RUN(usage_errors);
 	RUN(unknown_style);
 	RUN(number_parser);

@@ -276,6 +276,55 @@ TEST(plain_verbose_unnamed)
 	free(out);
 }
 
+/*
+ * Short names: only demangled names are shortened, equal short names merge,
+ * and the full names stay unless asked.
+ */
+TEST(short_names)
+{
+	struct output_opts o = { .folded = true, .view.parts[PART_USER] = true };
+	STACK(s1, 3);
+	STACK(s2, 3);
+	struct record r[2];
+	char *out;
+
+	s1.frames[0] = (struct frame){ .name = "ns::Foo<int>::f(int) const", .flags = FRAME_DEMANGLED };
+	s1.frames[1] = (struct frame){ .name = "func (file.py:12)", .kind = FRAME_INTERP };
+	s1.frames[2] = (struct frame){ .name = "void run<int>(int)", .flags = FRAME_DEMANGLED };
+	s2.frames[0] = (struct frame){ .name = "ns::Foo<long>::f(long) const", .flags = FRAME_DEMANGLED };
+	s2.frames[1] = s1.frames[1];
+	/* Not from the demangler (a perf map, a C name): as it is. */
+	s2.frames[2] = (struct frame){ .name = "void run<int>(int)" };
+	r[0] = rec("cxx", 1, 3, &s1, PART_OK, NULL, PART_ABSENT);
+	r[1] = rec("cxx", 1, 4, &s2, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 2, &o);
+	CHECK_STR(out, "cxx;void run<int>(int);func (file.py:12);ns::Foo<int>::f(int) const 3\n"
+		       "cxx;void run<int>(int);func (file.py:12);ns::Foo<long>::f(long) const 4\n");
+	free(out);
+	o.short_names = true;
+	out = render(r, 2, &o);
+	CHECK_STR(out, "cxx;run;func (file.py:12);ns::Foo::f 3\n"
+		       "cxx;void run<int>(int);func (file.py:12);ns::Foo::f 4\n");
+	free(out);
+	s2.frames[2].flags = FRAME_DEMANGLED;
+	r[1] = rec("cxx", 1, 4, &s2, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 2, &o);
+	CHECK_STR(out, "cxx;run;func (file.py:12);ns::Foo::f 7\n");
+	free(out);
+	o.folded = false;
+	o.verbose = true;
+	s1.frames[0].addr = 0x401010;
+	s1.frames[0].offset = 0x10;
+	s1.frames[0].module = "/bin/cxx";
+	r[0] = rec("cxx", 1, 3, &s1, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 1, &o);
+	CHECK_STR(out, "    401010 ns::Foo::f+0x10 [/bin/cxx]\n"
+		       "    func (file.py:12)\n"
+		       "    0 run+0x0\n"
+		       "    -                cxx (1)\n        3\n\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -292,5 +341,6 @@ int main(void)
 	RUN(folded_unknown_styles);
 	RUN(folded_unknown_module_sanitized);
 	RUN(plain_verbose_unnamed);
+	RUN(short_names);
 	return unit_summary();
 }

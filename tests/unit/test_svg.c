@@ -482,6 +482,39 @@ TEST(unnamed_module_escaped)
 }
 
 /* The browser test's input: known shape, some of every kind of frame. */
+/* Short names: two instantiations are one box, their samples added. */
+TEST(short_names_merge)
+{
+	struct output_opts oo = both;
+	STACK(s1, 2);
+	STACK(s2, 2);
+	struct record r[2];
+	struct fr f;
+	char *svg;
+
+	s1.frames[0] = (struct frame){ .name = "ns::Foo<int>::f(int) const", .module = "/bin/cxx",
+				       .flags = FRAME_DEMANGLED };
+	s1.frames[1] = (struct frame){ .name = "main", .module = "/bin/cxx" };
+	s2.frames[0] = (struct frame){ .name = "ns::Foo<long>::f(long) const", .module = "/bin/cxx",
+				       .flags = FRAME_DEMANGLED };
+	s2.frames[1] = s1.frames[1];
+	r[0] = rec("cxx", 1, 3, &s1, PART_OK, NULL, PART_ABSENT);
+	r[1] = rec("cxx", 1, 4, &s2, PART_OK, NULL, PART_ABSENT);
+	svg = render(r, 2, &oo, NULL);
+	CHECK_INT(count(svg, "<title>ns::Foo&lt;int&gt;::f(int) const (3 samples"), 1);
+	CHECK_INT(count(svg, "<title>ns::Foo&lt;long&gt;::f(long) const (4 samples"), 1);
+	CHECK_INT(count(svg, "ns::Foo::f"), 0);
+	free(svg);
+	oo.short_names = true;
+	svg = render(r, 2, &oo, NULL);
+	CHECK(frame(svg, "ns::Foo::f", 0, &f));
+	CHECK_INT(f.samples, 7);
+	CHECK_INT(count(svg, "<title>ns::Foo::f ("), 1);
+	CHECK_INT(count(svg, ">ns::Foo::f</text>"), 1);
+	CHECK_INT(count(svg, "Foo&lt;"), 0);
+	free(svg);
+}
+
 TEST(browser_fixture)
 {
 	const char *dir = getenv("PROFILE_TEST_OUTPUT");
@@ -524,6 +557,7 @@ int main(void)
 	RUN(empty_and_errors);
 	RUN(unnamed_labels_and_places);
 	RUN(unnamed_module_escaped);
+	RUN(short_names_merge);
 	if (getenv("PROFILE_TEST_OUTPUT"))
 		RUN(browser_fixture);
 	return unit_summary();

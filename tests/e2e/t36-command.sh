@@ -1,0 +1,227 @@
+#!/bin/bash
+# profile -- CMD: the command and every process it starts are profiled from
+# their first instruction to their exit, no other process is, and profile
+# exits with the command status, as a shell would.
+. "$(dirname "$0")/lib.sh"
+
+# Counts of samples are checked against the CPU time a workload could have
+# had, with room for a machine that other work keeps busy.
+#
+# Exported: the scripts the tests run as the command name it too.
+export BURN=$WORKLOADS/burn
+
+# folded_comms FILE: "comm total" for each comm of a folded profile, sorted.
+folded_comms() {
+	awk '{ c = $1; sub(/;.*/, "", c); n[c] += $NF } END { for (c in n) print c, n[c] }' "$1" | sort
+}
+
+# burn_ratio FILE COMM: func_b/func_a over the stacks of COMM.
+burn_ratio() {
+	local a b
+	a=$(fsum "$1" "^$2;.*;func_a( |;)")
+	b=$(fsum "$1" "^$2;.*;func_b( |;)")
+	echo "$2: func_a=$a func_b=$b" >&2
+	ratio "$b" "$a"
+}
+
+test_expect_success ROOT_BPF 'burn as the command: the burn ratio, its stacks only, its exit status' '
+	{ "$PROFILE" -F 999 -f -- "$BURN" -t 2 -d 4 >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 0 ] || fail "exit status $rc, burn exits 0"; } &&
+	grep "^burn: [0-9]* [0-9]*$" out >burn.line &&
+	grep -v "^burn: " out >prof.folded &&
+	{ [ -z "$(not_folded prof.folded)" ] || fail "lines that are not folded"; } &&
+	folded_comms prof.folded >comms && cat comms &&
+	{ [ "$(cut -d" " -f1 comms)" = burn ] || fail "stacks of another process than burn"; } &&
+	n=$(fsum prof.folded "") && echo "samples=$n" &&
+	{ [ "$n" -ge 2000 ] || fail "expected up to 8000 samples (2 threads, 4 s, 999 Hz)"; } &&
+	r=$(burn_ratio prof.folded burn) && echo "ratio=$r" &&
+	in_range "$r" 2.7 3.3
+'
+
+test_expect_success ROOT_BPF 'the exit status passes through: 7, SIGKILL 137, SIGTERM 143' '
+	{ "$PROFILE" -q -o p.folded -- sh -c "exit 7" 2>err; rc=$?; true; } &&
+	{ [ $rc -eq 7 ] || fail "exit 7 gave $rc"; } &&
+	{ [ ! -s err ] || { cat err; fail "stderr is not empty"; }; } &&
+	{ "$PROFILE" -o p.folded -- sh -c "kill -KILL \$\$" 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 137 ] || fail "SIGKILL gave $rc"; } &&
+	grep -q "^profile: .sh. was killed by signal 9 (Killed)$" err &&
+	{ "$PROFILE" -o p.folded -- sh -c "kill -TERM \$\$" 2>err; rc=$?; true; } &&
+	{ [ $rc -eq 143 ] || fail "SIGTERM gave $rc"; } &&
+	grep -q "^profile: .sh. was killed by signal 15 (Terminated)$" err &&
+	grep -q "^profile: wrote p.folded: " err &&
+	[ $(wc -l <err) -eq 2 ]
+'
+
+test_expect_success ROOT_BPF 'children and grandchildren are profiled, another process is not' '
+	bg "$BURN" -n outsider -d 6 >/dev/null &&
+	"$PROFILE" -F 999 -o kids.folded -- sh -c "\$BURN -n kid -d 2 & \$BURN -n kid2 -d 2; sh -c \"\\\$BURN -n grandkid -d 1\"; wait" >out 2>err &&
+	cat err && folded_comms kids.folded | tee comms &&
+	for c in kid kid2 grandkid; do
+		n=$(fsum kids.folded "^$c;.*;func_[ab]( |;)") && echo "$c: $n in func_a and func_b" &&
+		{ [ "$n" -ge 100 ] || fail "$c: too few samples, or its functions not named"; }
+	done &&
+	r=$(burn_ratio kids.folded "(kid|kid2|grandkid)") && echo "all kids: ratio=$r" &&
+	in_range "$r" 2.7 3.3 &&
+	{ ! grep -q "^outsider " comms || fail "the outsider burn, not started by the command, was profiled"; } &&
+	{ [ $(grep -c "^burn: " out) -eq 3 ] || fail "the command output is not on stdout"; }
+'
+
+test_expect_success ROOT_BPF 'sampled from the exec: a 0.3 s command keeps its samples' '
+	"$PROFILE" -F 999 -o short.folded -- "$BURN" -d 0.3 >out 2>err &&
+	cat err &&
+	n=$(fsum short.folded "^burn;") && echo "burn samples=$n of about 300" &&
+	{ [ "$n" -ge 100 ] || fail "lost samples at the start or the end"; } &&
+	{ ! grep -v "^burn;" short.folded || fail "samples of another comm (profile before the exec)"; }
+'
+
+test_expect_success ROOT_BPF 'a command that cannot be run: 127 or 126, one line, nothing on stdout' '
+	{ "$PROFILE" -o nf.folded -- no-such-command-t36 arg >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 127 ] || fail "not found gave $rc"; } &&
+	printf "profile: cannot run \047no-such-command-t36\047: No such file or directory\n" >expect &&
+	diff expect err &&
+	{ [ ! -s out ] || fail "stdout is not empty"; } &&
+	{ [ ! -e nf.folded ] || fail "a report was written"; } &&
+	printf "#!/bin/sh\necho ran\n" >notexec.sh && chmod 644 notexec.sh &&
+	{ "$PROFILE" -- ./notexec.sh >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 126 ] || fail "EACCES gave $rc"; } &&
+	printf "profile: cannot run \047./notexec.sh\047: Permission denied\n" >expect &&
+	diff expect err &&
+	[ ! -s out ]
+'
+
+test_expect_success ROOT_BPF 'profile fails to load: the held command never runs, exit 1' '
+	{ "$PROFILE" --stack-storage-size 16777216 --hash-storage-size 16777216 -o big.folded -- sh -c "echo RAN" >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 1 ] || fail "exit status $rc"; } &&
+	grep -q "^profile: cannot load the BPF program" err &&
+	{ [ ! -s out ] || fail "the command ran"; } &&
+	[ ! -e big.folded ]
+'
+
+test_expect_success ROOT_BPF '-o: the file holds the report, stdout the command output only' '
+	echo "from stdin" | "$PROFILE" -F 999 -o r.folded -- sh -c "cat; exec \$BURN -d 1" >out 2>err &&
+	cat err out &&
+	{ [ "$(head -1 out)" = "from stdin" ] || fail "the command did not read its stdin"; } &&
+	{ [ $(wc -l <out) -eq 2 ] && grep -q "^burn: [0-9]* [0-9]*$" out || fail "stdout holds more than the command output"; } &&
+	{ [ -z "$(not_folded r.folded)" ] || fail "the file holds more than folded lines"; } &&
+	n=$(fsum r.folded "^burn;.*func_b") && echo "func_b=$n" &&
+	[ "$n" -ge 500 ]
+'
+
+test_expect_success ROOT_BPF 'plain on stdout: the command output first, then the header and the report' '
+	"$PROFILE" -F 999 -- "$BURN" -d 1 >out 2>err &&
+	cat err &&
+	head -1 out | grep -q "^burn: [0-9]* [0-9]*$" &&
+	sed -n 2p out >header &&
+	printf "Sampling at 999 Hertz of \047%s\047 and its children by user + kernel stack until it exits.\n" "$BURN" >expect &&
+	diff expect header &&
+	grep -q "^    func_b$" out
+'
+
+# A background job of a script starts with SIGINT ignored, and so would the
+# command: env gives it back its default action, as in a terminal.
+test_expect_success ROOT_BPF,setsid 'Ctrl-C (SIGINT to the process group): the command gets it, profile reports, exits 130' '
+	{ env --default-signal=INT setsid "$PROFILE" -q -F 199 -o int.folded -- "$BURN" -n ctrlcburn -d 20 >out 2>err & prof=$!; } &&
+	wait_attached $prof && sleep 1.5 &&
+	pgid=$(ps -o pgid= -p $prof | tr -d " ") &&
+	{ [ "$pgid" = "$prof" ] || fail "profile does not lead its process group"; } &&
+	burn=$(pgrep -x ctrlcburn) &&
+	{ [ "$(ps -o pgid= -p $burn | tr -d " ")" = "$pgid" ] || fail "the command left the process group"; } &&
+	t0=$(date +%s%N) && kill -INT -- -$pgid &&
+	{ wait $prof; rc=$?; true; } && t1=$(date +%s%N) &&
+	cat err && echo "exit $rc after $(((t1 - t0) / 1000000)) ms" &&
+	{ [ $rc -eq 130 ] || fail "exit status $rc, burn died of SIGINT: 130"; } &&
+	{ [ $((t1 - t0)) -lt 2000000000 ] || fail "took over 2 s"; } &&
+	{ ! pgrep -x ctrlcburn || fail "burn still runs"; } &&
+	{ [ ! -s err ] || fail "a line on stderr: shells say nothing of SIGINT"; } &&
+	n=$(fsum int.folded "^ctrlcburn;") && echo "samples=$n" &&
+	[ "$n" -ge 100 ]
+'
+
+test_expect_success ROOT_BPF 'SIGTERM to profile alone is passed to the command: exit 143, report written' '
+	{ "$PROFILE" -F 199 -o term.folded -- "$BURN" -n termburn -d 20 >out 2>err & prof=$!; } &&
+	wait_attached $prof && sleep 1.5 &&
+	kill -TERM $prof &&
+	{ wait $prof; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 143 ] || fail "exit status $rc"; } &&
+	{ ! pgrep -x termburn || fail "the command did not get the SIGTERM"; } &&
+	grep -q "killed by signal 15 (Terminated)$" err &&
+	n=$(fsum term.folded "^termburn;") && echo "samples=$n" &&
+	[ "$n" -ge 100 ]
+'
+
+test_expect_success ROOT_BPF 'a second signal stops profile at once, leaving a command that ignores it' '
+	trap "pkill -x stubborn || :" EXIT &&
+	{ (trap "" INT; exec "$PROFILE" -F 199 -o stub.folded -- "$BURN" -n stubborn -d 20 >out 2>err) & prof=$!; } &&
+	wait_attached $prof && sleep 1 &&
+	kill -INT $prof && sleep 0.5 &&
+	{ kill -0 $prof || fail "profile stopped at the first SIGINT"; } &&
+	pgrep -x stubborn >/dev/null &&
+	kill -INT $prof &&
+	{ wait $prof; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 130 ] || fail "exit status $rc"; } &&
+	{ pgrep -x stubborn >/dev/null || fail "the command did not inherit the ignored SIGINT"; } &&
+	grep -q "still running: profile stopped before it exited$" err &&
+	n=$(fsum stub.folded "^stubborn;") && echo "samples=$n" &&
+	[ "$n" -ge 100 ]
+'
+
+test_expect_success ROOT_BPF 'a duration before --: the report after it, then the command status' '
+	t0=$(date +%s%N) &&
+	{ "$PROFILE" -F 999 -o dur.folded 1 -- sh -c "\$BURN -d 3 >/dev/null; exit 3" 2>err; rc=$?; true; } &&
+	t1=$(date +%s%N) && cat err &&
+	{ [ $rc -eq 3 ] || fail "exit status $rc"; } &&
+	{ [ $((t1 - t0)) -ge 2800000000 ] || fail "did not wait for the command"; } &&
+	grep -q "sampling ended after 1 s; waiting for .sh. (PID [0-9]*) to exit$" err &&
+	n=$(fsum dur.folded "^burn;") && echo "samples=$n, at most 1 s of one CPU" &&
+	in_range "$n" 300 1100
+'
+
+test_expect_success ROOT_BPF '-i 1 with a 3 s command: an interval report each second' '
+	"$PROFILE" -F 999 -f -i 1 -- "$BURN" -d 3.2 >out 2>err &&
+	cat err &&
+	grep -c "^# interval" out >n && cat n &&
+	{ [ $(cat n) -ge 3 ] || fail "fewer than 3 interval reports"; } &&
+	awk "/^# interval/ { i++ } /func_b/ { b[i] += \$NF } END { print b[1], b[2] }" out >perint &&
+	cat perint && read b1 b2 <perint &&
+	in_range "$b1" 200 900 && in_range "$b2" 200 900
+'
+
+test_expect_success ROOT_BPF 'none of profile files reaches the command' '
+	sh -c "ls /proc/self/fd" >plain.fds &&
+	"$PROFILE" -o fd.folded -- sh -c "ls /proc/self/fd" >cmd.fds 2>err &&
+	cat err && cat cmd.fds | tr "\n" " " && echo &&
+	diff plain.fds cmd.fds
+'
+
+test_expect_success ROOT_BPF 'more processes at once than the map holds: counted and said' '
+	PROFILE_TEST_FOLLOW_SET=4 "$PROFILE" -v -o many.folded -- sh -c "for i in 1 2 3 4 5 6; do sleep 0.5 & done; wait" 2>err &&
+	grep "follow" err &&
+	grep -q "^profile: followed processes: 4 (the command and those it started), 3 found no room$" err &&
+	grep -q "^profile: 3 processes started by .sh. were not profiled" err &&
+	PROFILE_TEST_FOLLOW_SET=4 "$PROFILE" -v -o seq.folded -- sh -c "for i in 1 2 3 4 5 6 7 8; do /bin/true; done" 2>err &&
+	grep -q "^profile: followed processes: 9 (the command and those it started), 0 found no room$" err
+'
+
+test_expect_success 'usage: a command with -p or -L, and a command without --' '
+	{ "$PROFILE" -p 1 -- true >out 2>err; rc=$?; true; } &&
+	{ [ $rc -eq 2 ] || fail "-p with a command gave $rc"; } &&
+	echo "profile: conflicting options: -p and a command after -- cannot be used together (see --help)" >expect &&
+	diff expect err && [ ! -s out ] &&
+	{ "$PROFILE" -L 1 -- true 2>err; rc=$?; true; } &&
+	[ $rc -eq 2 ] && [ $(wc -l <err) -eq 1 ] && grep -q -- "-L and a command" err &&
+	{ "$PROFILE" ls / 2>err; rc=$?; true; } &&
+	cat err && [ $rc -eq 2 ] && [ $(wc -l <err) -eq 1 ] &&
+	grep -q "to profile a command, put it after --: profile \[OPTIONS\] -- ls" err &&
+	{ "$PROFILE" make -j8 2>err; rc=$?; true; } &&
+	cat err && [ $rc -eq 2 ] &&
+	grep -q "^profile: unknown option .-j.; to profile a command, put it after --" err
+'
+
+test_done
