@@ -77,6 +77,7 @@ struct pp_function {
 struct pp {
 	struct pb out;			/* the Profile message */
 	struct usyms *us;
+	struct frame_names names;	/* --names: what a function is called */
 	struct trace_view view;		/* the parts written; never a delimiter */
 	const char *comm;		/* of the record being written */
 	__u64 period;
@@ -330,7 +331,7 @@ static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f)
 		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc, true);
 	else
 		mapping = user_mapping(pp, pid, f, pc);
-	function = f->name ? intern_function(pp, f->name, NULL) : 0;
+	function = f->name ? intern_function(pp, frame__name(f, &pp->names), NULL) : 0;
 	return intern_location(pp, mapping, pc, function, 0);
 }
 
@@ -567,6 +568,7 @@ static void pp_free(struct pp *pp)
 	free(pp->locs);
 	htab__free(&pp->loc_ht);
 	free(pp->ids);
+	frame_names__free(&pp->names);
 }
 
 int pprof__write(FILE *out, const struct records *p, const struct output_opts *oo,
@@ -581,6 +583,7 @@ int pprof__write(FILE *out, const struct records *p, const struct output_opts *o
 		m = &none;
 	pp.view.delimited = false;
 	pp.period = m->period;
+	frame_names__init(&pp.names, oo->short_names);
 	intern_string(&pp, "");		/* index 0, as profile.proto requires */
 	write_header(&pp, m);
 	for (size_t i = 0; i < p->nr; i++)

@@ -65,6 +65,19 @@ test_expect_success ROOT_BPF 'folded: full names by default, short ones with --n
 	{ [ $(grep -c ";engine::hash_strings [0-9]*$" short.folded) -le 2 ] || fail "not merged"; }
 '
 
+# go tool pprof -raw prints a location's function as "NAME :LINE s=START",
+# then "(SYSTEM_NAME)" when that differs from the name go shortened.
+test_expect_success ROOT_BPF,GO 'pprof: full function names by default, short ones with --names short' '
+	cxx -o full.pb.gz &&
+	go tool pprof -raw full.pb.gz >full.raw 2>/dev/null &&
+	grep -q " s=0(engine::Matrix<double>::multiply(unsigned long) const)$" full.raw &&
+	cxx -o short.pb.gz --names short &&
+	go tool pprof -raw short.pb.gz >short.raw 2>/dev/null &&
+	grep -q " M=1 engine::Matrix::multiply :0 s=0$" short.raw &&
+	grep -q " M=1 engine::hash_strings :0 s=0$" short.raw &&
+	{ ! grep -q "engine::[^ ]*[(<]" short.raw || fail "a full name left"; }
+'
+
 test_expect_success ROOT_BPF '--no-demangle: raw names, even in the SVG' '
 	cxx -o raw.svg --min-width 0 --no-demangle &&
 	all=$(svg_sum raw.svg all) &&
