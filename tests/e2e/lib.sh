@@ -220,4 +220,15 @@ wait_attached() {
 not_folded() { grep -v -E '^[^;]+(;[^;]+)* [0-9]+$' "$1" || :; }
 
 # Fail with a message (inside a test body).
+# The cum column of `go tool pprof -top` output FILE for function NAME:
+# pprof_cum FILE NAME (0 when it is not there).
+pprof_cum() {
+	awk -v name="$2" '$1 ~ /^[0-9.]+$/ {
+		line = $0
+		for (i = 0; i < 5; i++) sub(/^ *[^ ]+/, "", line)
+		sub(/^ +/, "", line)
+		if (line == name) { print $4; found = 1 }
+	} END { if (!found) print 0 }' "$1"
+}
+
 fail() { echo "FAIL: $*"; return 1; }

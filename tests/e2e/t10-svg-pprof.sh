@@ -47,16 +47,6 @@ folded_cum() {
 	} END { print s + 0 }' "$1"
 }
 
-# The cum column of `go tool pprof -top` output for function NAME.
-pprof_cum() {
-	awk -v name="$2" '$1 ~ /^[0-9.]+$/ {
-		line = $0
-		for (i = 0; i < 5; i++) sub(/^ *[^ ]+/, "", line)
-		sub(/^ +/, "", line)
-		if (line == name) { print $4; found = 1 }
-	} END { if (!found) print 0 }' "$1"
-}
-
 # `go tool pprof -traces` back to folded lines, comm first, sorted.  As
 # in folded output (and stackcollapse-perf.pl), a space in the comm is '_'.
 traces_to_folded() {

@@ -23,16 +23,6 @@ svg_samples() {
 		tr -d , | awk '{ s += $1 } END { print s + 0 }'
 }
 
-# The cum column of `go tool pprof -top` output for function NAME (as in t10).
-pprof_cum() {
-	awk -v name="$2" '$1 ~ /^[0-9.]+$/ {
-		line = $0
-		for (i = 0; i < 5; i++) sub(/^ *[^ ]+/, "", line)
-		sub(/^ +/, "", line)
-		if (line == name) { print $4; found = 1 }
-	} END { if (!found) print 0 }' "$1"
-}
-
 # The total of `go tool pprof -top`: "Showing nodes accounting for N, 100% of N total".
 pprof_total() {
 	sed -n 's/^Showing nodes accounting for .* of \([0-9]*\) total.*/\1/p' "$1"

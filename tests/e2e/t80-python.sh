@@ -537,16 +537,6 @@ t_verbose() {
 	grep -i python v.folded.err | grep -q root || fail "no python line that counts walks that ended at the root"
 }
 
-# From t10: the cum column of `go tool pprof -top` output for function NAME.
-pprof_cum() {
-	awk -v name="$2" '$1 ~ /^[0-9.]+$/ {
-		line = $0
-		for (i = 0; i < 5; i++) sub(/^ *[^ ]+/, "", line)
-		sub(/^ +/, "", line)
-		if (line == name) { print $4; found = 1 }
-	} END { if (!found) print 0 }' "$1"
-}
-
 # pprof: a Function per Python frame named by its qualname, with the full
 # co_filename, and a Line with the line number (go tool pprof -raw prints
 # them as "NAME FILE:LINE").
