@@ -389,8 +389,10 @@ size_t demangle__shorten(const char *name, char *buf, size_t size)
 	while (!sh.failed && sh.i < sh.n)
 		name_step(&sh);
 	if (sh.failed || sh.type_text || sh.len == sh.base || sh.len == sh.n ||
-	    sh.out[sh.len - 1] == ':')
+	    sh.out[sh.len - 1] == ':') {
+		buf[0] = '\0';
 		return 0;
+	}
 	buf[sh.len] = '\0';
 	return sh.len;
 }

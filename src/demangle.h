@@ -35,7 +35,7 @@ char *demangle__name(const char *name);
  * is always enough) and returns its length; or returns 0: keep name as it
  * is, because nothing would go, or it is not of that shape (a C name, a
  * perf map's "LazyCompile:*f x.js:3"), or is unbalanced or cut short, or
- * buf is too small.  Reads no further than name's NUL.
+ * buf is too small, and buf holds "".  Reads no further than name's NUL.
  */
 size_t demangle__shorten(const char *name, char *buf, size_t size);
 

@@ -708,14 +708,15 @@ static int bad_option(int c, char **argv, char **pos, int nr_pos)
 	else if (c == '?')
 		near_options(arg + 2, near, sizeof(near));
 	command_hint(hint, sizeof(hint), pos, nr_pos);
+	/* The argument is echoed, but not at any length. */
 	if (c == ':')
-		pr_err("option '%s' needs a value%s (see --help)", arg, hint);
+		pr_err("option '%.64s' needs a value%s (see --help)", arg, hint);
 	else if (strchr(near, ','))
-		pr_err("option '%s' is ambiguous: %s%s (see --help)", arg, near, hint);
+		pr_err("option '%.64s' is ambiguous: %s%s (see --help)", arg, near, hint);
 	else if (near[0])
-		pr_err("unknown option '%s'; did you mean '%s'?%s (see --help)", arg, near, hint);
+		pr_err("unknown option '%.64s'; did you mean '%s'?%s (see --help)", arg, near, hint);
 	else
-		pr_err("unknown option '%s'%s (see --help)", arg, hint);
+		pr_err("unknown option '%.64s'%s (see --help)", arg, hint);
 	return -EINVAL;
 }
 

@@ -358,8 +358,11 @@ static void warn_few_samples(const struct run *r, const __u64 *c)
 			n, secs, (unsigned long long)o->period, ev);
 	if (!o->freq || n >= o->freq * secs / 10)
 		return;
-	if (event__is_clock(&o->event))
-		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled ran on a CPU %.1f%% of the time; profile longer or raise -F",
+	if (event__is_clock(&o->event) && n < o->freq * secs / 100)
+		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled was on a CPU %.1f%% of the time; the rest it slept or waited, which a CPU profile does not show",
+			n, secs, (unsigned long long)o->freq, 100.0 * n / (o->freq * secs));
+	else if (event__is_clock(&o->event))
+		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled was on a CPU %.1f%% of the time; profile longer or raise -F",
 			n, secs, (unsigned long long)o->freq, 100.0 * n / (o->freq * secs));
 	else
 		pr_warn("only %llu sample(s) of %s in %.1f s at -F %llu: the kernel reaches -F only for an event that comes often enough; raise -F (-F %d) or give a period with -c",

@@ -206,6 +206,9 @@ TEST(usage_errors)
 		{ "--per", "option '--per' is ambiguous: --perf-max-stack-depth, --per-cpu, --per-thread" },
 		{ "--percpu", "unknown option '--percpu'; did you mean '--per-cpu'?" },
 		{ "--xyzzy-plugh", "unknown option '--xyzzy-plugh'" },
+		/* Echoed up to 64 bytes, whatever its length. */
+		{ "--" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "unknown option '--aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'" },
 		{ "-j", "unknown option '-j'" },
 		{ "1 2", "too many arguments: '2' after the duration" },
 		{ "0", RANGE("duration", "0", "4294967296") },
