@@ -282,8 +282,19 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 	char path[4096];
 	int err;
 
+	/*
+	 * Interval n is named by its time on the schedule, the first start
+	 * plus n - 1 intervals, not by the clock when the report before it
+	 * ended: two slow reports must not give two intervals one name.
+	 */
 	if (w->per_interval) {
-		err = expand_pattern(w, start, path, sizeof(path));
+		struct timespec named;
+
+		if (n <= 1 || !w->first.tv_sec)
+			w->first = *start;
+		named = w->first;
+		named.tv_sec += (time_t)(n - 1) * w->o->interval;
+		err = expand_pattern(w, &named, path, sizeof(path));
 		if (!err)
 			err = open_file(w, path);
 		if (err)

@@ -28,6 +28,7 @@ struct writer {
 	FILE *f;		/* the open stream, NULL between interval files */
 	struct outfile out;	/* -o: f is out.f, renamed into place on close */
 	bool per_interval;	/* -o is a strftime pattern: a file per report */
+	struct timespec first;	/* per_interval: the first report's start */
 	struct top *top;	/* --top on a terminal: the live view */
 	bool header_due;	/* -- CMD on stdout: the plain header, with the first report */
 	struct output_opts oo;
