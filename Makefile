@@ -29,18 +29,23 @@ SAN_FLAGS ?=
 PKGS := libbpf libelf zlib liblzma
 ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DPROFILE_VERSION='"$(VERSION)"' \
-	-I$(OUTPUT) -Ibpf -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+	-I$(OUTPUT) -I. -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -llzma) -liberty -ldl -pthread
 LDFLAGS ?=
 
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
 	-Ivmlinux/$(ARCH) -Ibpf
 
-# Everything but main.o goes into a library the unit tests link against.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
-LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# src/ has a folder per layer (README.md, Layout); every .c in it is built,
+# and everything but main.o goes into a library the unit tests link
+# against.  Objects mirror the tree under $(OUTPUT)/src/.  The unit tests
+# are grouped the same way under tests/unit/ and built flat into
+# $(OUTPUT)/tests/, their names being unique.
+SRCS := $(wildcard src/*.c src/*/*.c src/*/*/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(SRCS))
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c)
+UNIT_BINS := $(addprefix $(OUTPUT)/tests/,$(basename $(notdir $(UNIT_SRCS))))
 
 # Workloads with known answers for the end-to-end tests and the benchmark
 # (tests/workloads/).  Their flags are fixed here, not taken from CFLAGS:
@@ -84,33 +89,38 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(OUTPUT)/%.o: src/%.c Makefile | $(OUTPUT)
+$(OUTPUT)/src/%.o: src/%.c Makefile | $(OUTPUT)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p "$(@D)"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The loaders include the skeletons; make those edges explicit.
-$(OUTPUT)/session.o: $(OUTPUT)/profile.skel.h
-$(OUTPUT)/knames.o: $(OUTPUT)/knames.skel.h
+$(OUTPUT)/src/loader/session.o: $(OUTPUT)/profile.skel.h
+$(OUTPUT)/src/symbols/knames.o: $(OUTPUT)/knames.skel.h
 
 # The flame graph's stylesheet and script are files of their own, embedded
 # in svg.o as byte arrays.
-$(OUTPUT)/svg_assets.h: src/flamegraph.css src/flamegraph.js | $(OUTPUT)
+$(OUTPUT)/svg_assets.h: src/output/flamegraph.css src/output/flamegraph.js | $(OUTPUT)
 	$(call msg,GEN,$@)
-	$(Q)(cd src && xxd -i flamegraph.css && xxd -i flamegraph.js) | \
+	$(Q)(cd src/output && xxd -i flamegraph.css && xxd -i flamegraph.js) | \
 		sed 's/^unsigned/static const unsigned/' >$@
-$(OUTPUT)/svg.o: $(OUTPUT)/svg_assets.h
+$(OUTPUT)/src/output/svg.o: $(OUTPUT)/svg_assets.h
 
 $(OUTPUT)/libprofile.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)$(AR) rcs $@ $^
 
-$(OUTPUT)/profile: $(OUTPUT)/main.o $(OUTPUT)/libprofile.a
+$(OUTPUT)/profile: $(OUTPUT)/src/main.o $(OUTPUT)/libprofile.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUTPUT)/libprofile.a | $(OUTPUT)/tests
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit $< $(OUTPUT)/libprofile.a $(LIBS) -o $@
+# A rule for each unit test: its source is in some folder of tests/unit/.
+define unit_rule
+$(OUTPUT)/tests/$(basename $(notdir $(1))): $(1) tests/unit/unit.h $(OUTPUT)/libprofile.a | $(OUTPUT)/tests
+	$$(call msg,CC,$$@)
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -MMD -MP -Itests/unit -Itests $$< $$(OUTPUT)/libprofile.a $$(LIBS) -o $$@
+endef
+$(foreach s,$(UNIT_SRCS),$(eval $(call unit_rule,$(s))))
 
 unit-bins: $(UNIT_BINS)
 
@@ -254,4 +264,4 @@ uninstall:
 clean:
 	rm -rf "$(OUTPUT)" "$(ASAN_OUTPUT)"
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/src/*/*/*.d $(OUTPUT)/tests/*.d)

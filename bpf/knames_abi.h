@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Shared by bpf/knames.bpf.c and src/knames.c. */
+/* Shared by bpf/knames.bpf.c and src/symbols/knames.c. */
 #ifndef KNAMES_ABI_H
 #define KNAMES_ABI_H
 

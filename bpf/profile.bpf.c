@@ -571,12 +571,12 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 	return (((__u64 *)ctx)[17] & 3) == 3;
 }
 
-#include "unwind.bpf.h"
-#include "python.bpf.h"
+#include "unwind/unwind.bpf.h"
+#include "interp/python/python.bpf.h"
 
 /*
  * Fill in the reference to the user stack: walked once, from tables when
- * the loader has synced the process (bpf/unwind.bpf.h), else by the
+ * the loader has synced the process (bpf/unwind/unwind.bpf.h), else by the
  * kernel's frame-pointer walk, and stored by content either way.  Returns
  * true when the stack was stored just now.
  */
@@ -751,7 +751,7 @@ int uw_exit(void *ctx)
 
 /*
  * profile -- CMD.  Where these task fields are, from the kernel's BTF when
- * a command is followed (src/kbtf.c), so that no other run parses it.
+ * a command is followed (src/loader/kbtf.c), so that no other run parses it.
  */
 const volatile __u32 off_tgid = 0;		/* task_struct.tgid */
 const volatile __u32 off_signal = 0;		/* task_struct.signal */

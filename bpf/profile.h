@@ -9,8 +9,8 @@
 #ifndef PROFILE_H
 #define PROFILE_H
 
-#include "uwtable.h"
-#include "pyframe.h"
+#include "unwind/uwtable.h"
+#include "interp/python/pyframe.h"
 
 #define TASK_COMM_LEN 16
 
@@ -121,7 +121,7 @@ struct count_key {
 /*
  * A stack stored by content, in the spill map.  end says how the walk
  * ended: 0 for a stack from bpf_get_stack() (the kernel's frame-pointer
- * walk, which does not say), else enum uw_end + 1 (bpf/uwtable.h).
+ * walk, which does not say), else enum uw_end + 1 (bpf/unwind/uwtable.h).
  */
 struct hashed_stack {
 	__u32 nr;			/* frames used in ips[] */
@@ -131,7 +131,7 @@ struct hashed_stack {
 
 /*
  * Sent on the side band the first time a Python stack (FRAME_INTERP,
- * bpf/pyframe.h) is stored, so that its code objects are read while the
+ * bpf/interp/python/pyframe.h) is stored, so that its code objects are read while the
  * process lives.
  */
 struct py_stack_note {
@@ -219,7 +219,7 @@ enum counter {
 	CNT_NOTE_ERR,		/* ... that could not be sent */
 	CNT_NEW_KEYS,		/* count map keys inserted */
 	CNT_USER_MODE,		/* taken in user mode: no kernel stack to read */
-	CNT_UW_WALKS,		/* user stacks walked from tables (bpf/uwtable.h) */
+	CNT_UW_WALKS,		/* user stacks walked from tables (bpf/unwind/uwtable.h) */
 	CNT_UW_FP_WALKS,	/* user stacks walked by bpf_get_stack() */
 	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */
 	CNT_UW_FP_FRAMES,	/* frames stepped by frame pointer in a walk */

@@ -2,7 +2,7 @@
 /*
  * What each fuzz target does with one input, shared by the libFuzzer
  * entry points (fuzz_*.c) and the regression test that replays the saved
- * inputs in the normal suite (tests/unit/test_fuzz_regress.c).  Each
+ * inputs in the normal suite (tests/unit/symbols/test_fuzz_regress.c).  Each
  * function must return without crashing, hanging or leaking on any input.
  */
 #ifndef FUZZ_TARGETS_H
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ehframe.h"
-#include "elf_file.h"
-#include "minidebug.h"
-#include "perfmap.h"
-#include "procmaps.h"
+#include "unwind/ehframe.h"
+#include "symbols/elf_file.h"
+#include "symbols/minidebug.h"
+#include "symbols/perfmap.h"
+#include "symbols/procmaps.h"
 
 /* Touch what a lookup would: every symbol, and a few addresses around. */
 static inline void fuzz_use_elf(const struct elf_file *ef)

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "opts.h"
-#include "run.h"
-#include "command.h"
-#include "events.h"
-#include "log.h"
+#include "cli/opts.h"
+#include "run/run.h"
+#include "run/command.h"
+#include "loader/events.h"
+#include "lib/log.h"
 
 static volatile sig_atomic_t stop_requested;
 

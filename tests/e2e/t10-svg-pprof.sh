@@ -100,15 +100,15 @@ test_expect_success PLAYWRIGHT 'browser: a unit-test SVG hovers, zooms, resets a
 	node "$BROWSER/flamegraph.test.js" "$PWD/unit.svg" "$SHOTS" 2.99 3.01
 '
 
-test_expect_success node 'the embedded stylesheet and script are src/flamegraph.css and .js, and the script parses' '
+test_expect_success node 'the embedded stylesheet and script are src/output/flamegraph.css and .js, and the script parses' '
 	PROFILE_TEST_OUTPUT=$PWD "$UNIT_TESTS/test_svg" >unit.log &&
 	sed -n "/^<script type=\"text\/ecmascript\"><!\[CDATA\[\$/,/^\]\]><\/script>\$/p" unit.svg |
 		sed "1,2d;\$d" >script.js &&
-	cmp script.js "$PROFILE_TOP/src/flamegraph.js" &&
+	cmp script.js "$PROFILE_TOP/src/output/flamegraph.js" &&
 	grep -c "" script.js &&
 	node --check script.js &&
 	sed -n "/^<style>\$/,/^<\/style>\$/p" unit.svg | sed "1,3d;\$d" >style.css &&
-	cmp style.css "$PROFILE_TOP/src/flamegraph.css"
+	cmp style.css "$PROFILE_TOP/src/output/flamegraph.css"
 '
 
 # 5 s of two burn threads at 999 Hz is ~10000 samples on an idle machine;

@@ -578,7 +578,7 @@ svg_width() {
 }
 
 # SVG: hot_b 3x as wide as hot_a, and Python frames in a colour of their
-# own: none in the ranges src/svg.c gives native (red), kernel (orange),
+# own: none in the ranges src/output/svg.c gives native (red), kernel (orange),
 # JIT (green), unknown (grey) or other (blue-grey) frames.
 t_svg() {
 	local p1 p2 a b

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include "trace.h"
+#include "trace/trace.h"
 
 #define STACK(name, n) \
 	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The contract between the CPython frame walker (bpf/interp/python/python.bpf.h) and
+ * user space (src/interp/python/python.c): what the walker is told about a process, and
+ * how it records the Python frames of a sample.  Fixed-width types only.
+ *
+ * The walker does not know any CPython version.  The loader finds
+ * _PyRuntime in the process, picks the build's layout (src/interp/python/pyversions.c)
+ * and writes the byte offsets below; the walker follows pointers by them,
+ * every read checked, and records per frame what user space needs to name
+ * it: the code object's address and the instruction being run.  Another
+ * interpreter (Ruby, PHP, Perl) would add its own contract, walker and
+ * resolver, and record FRAME_INTERP frames the same way.
+ */
+#ifndef PYFRAME_H
+#define PYFRAME_H
+
+/*
+ * Python frames walked per sample, at most.  Two words each, they fill one
+ * stored stack (MAX_STACK_DEPTH words); 63 covers the depth of real
+ * programs (a web framework's request is 30 to 50 frames deep), and it
+ * bounds the walk's cost at 63 steps of two reads.  A deeper stack keeps
+ * its 63 innermost frames and ends with PY_END_DEPTH.
+ */
+#define PY_MAX_FRAMES 63
+/* Thread states looked at to find the sampled thread's, at most. */
+#define PY_MAX_THREADS 128
+/* Threads whose thread state the walker remembers (LRU). */
+#define PY_MAX_THREAD_CACHE 16384
+/* Bytes of a frame read in one go: every field the walker needs. */
+#define PY_FRAME_WINDOW 128
+
+#define PY_NO_OFF 0xffff	/* the field does not exist in this version */
+
+/* How a frame says which instruction it runs. */
+enum py_instr {
+	PY_INSTR_PTR = 1,	/* a pointer into the code (3.11+) */
+	PY_INSTR_LASTI_BYTES,	/* int f_lasti, a byte offset (3.8, 3.9) */
+	PY_INSTR_LASTI_UNITS,	/* int f_lasti, in 2-byte code units (3.10) */
+};
+
+/*
+ * Byte offsets into CPython's structures, as the walker follows them:
+ * _PyRuntime -> thread states -> the frame chain -> each code object.
+ */
+struct py_offsets {
+	__u16 rt_tstate_current;	/* _PyRuntimeState: the GIL holder's
+					 * PyThreadState *, or PY_NO_OFF */
+	__u16 rt_interp_head;		/* _PyRuntimeState.interpreters.head */
+	__u16 interp_threads_head;	/* PyInterpreterState.threads.head */
+	__u16 ts_next;			/* PyThreadState.next */
+	__u16 ts_thread_id;		/* PyThreadState.thread_id: pthread_self() */
+	__u16 ts_native_id;		/* PyThreadState.native_thread_id: the
+					 * thread's id in its pid namespace
+					 * (3.11+), or PY_NO_OFF */
+	__u16 ts_frame;			/* PyThreadState: cframe (3.11, 3.12),
+					 * current_frame (3.13), frame (<= 3.10) */
+	__u16 cframe_current_frame;	/* _PyCFrame.current_frame, or PY_NO_OFF
+					 * when ts_frame is the frame itself */
+	__u16 fr_code;			/* f_code, f_executable (3.13) */
+	__u16 fr_previous;		/* previous, f_back (<= 3.10) */
+	__u16 fr_instr;			/* prev_instr, instr_ptr, f_lasti */
+	__u16 fr_entry;			/* is_entry (3.11 only), or PY_NO_OFF */
+	__u16 fr_owner;			/* owner (3.11+), or PY_NO_OFF */
+	__u16 co_code;			/* first instruction, from the code
+					 * object (3.11+), or PY_NO_OFF */
+	__u8 instr_kind;		/* enum py_instr */
+	__u8 owner_cstack;		/* owner of a C-stack shim frame (3.12+),
+					 * or 0xff */
+};
+
+/* What the walker knows of a CPython process: py_procs, keyed by pid. */
+struct py_proc {
+	__u64 runtime;			/* address of _PyRuntime */
+	__u64 pidns_dev, pidns_ino;	/* the process's pid namespace (nsfs) */
+	struct py_offsets off;
+	__u32 version;			/* major << 8 | minor: 0x030b is 3.11 */
+	__u16 frame_read;		/* bytes of a frame to read: its fields' end */
+	__u16 pad;
+};
+
+/* Processes the walker knows at once, at most (py_procs). */
+#define PY_MAX_PROCS 4096
+
+/*
+ * A frame is two words of a stored stack (struct hashed_stack), innermost
+ * first:
+ *   word 0: the code object's address;
+ *   word 1: the instruction's index in 2-byte code units, and
+ *           PY_WORD_ENTRY when the frame is the outermost of those one
+ *           C-level call of the evaluation loop ran (the native
+ *           _PyEval_EvalFrameDefault frame it stands for).
+ */
+#define PY_WORD_ENTRY (1ull << 31)
+#define PY_INSTR_MASK (PY_WORD_ENTRY - 1)
+
+/*
+ * How the Python part of a stack ended, stored in hashed_stack.end as
+ * reason + 1, with PY_END_NO_GIL set when the thread did not hold the GIL.
+ * Each is counted in -v (CNT_PY_END + reason).
+ */
+enum py_end {
+	PY_END_ROOT,		/* the first frame of the thread: whole */
+	PY_END_DEPTH,		/* PY_MAX_FRAMES walked: the outer ones cut */
+	PY_END_NO_THREAD,	/* the thread has no thread state (not Python's) */
+	PY_END_NO_FRAME,	/* the thread state runs no frame */
+	PY_END_THREADS,		/* PY_MAX_THREADS thread states, not found */
+	PY_END_UNREADABLE,	/* a read failed: memory changing, or bad */
+	PY_END_BAD_FRAME,	/* a frame with no code object or bad links */
+	NR_PY_ENDS,
+};
+#define PY_END_NO_GIL (1u << 8)
+
+/* Tags struct py_stack_note (bpf/profile.h) on the side band. */
+#define PY_NOTE_MAGIC 0x7079	/* "py" */
+
+#endif /* PYFRAME_H */

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * CPython's frames, walked in the kernel; included by profile.bpf.c.
+ *
+ * The loader writes what it found of each CPython process into py_procs:
+ * where _PyRuntime is and the layout's offsets (bpf/interp/python/pyframe.h).  For a
+ * sample of such a process this finds the sampled thread's PyThreadState
+ * (the one it had last time, the GIL holder's, else the interpreter's list
+ * of them, matched by the thread's id in its pid namespace, or before 3.11
+ * by pthread_self(), which on x86-64 is the thread's fs base), then follows
+ * its frame chain innermost first, one frame per bpf_loop() step, and
+ * records each frame's code object and instruction (two words) into a
+ * stack stored by content like any other.  Every read is
+ * bpf_probe_read_user(), which fails rather than faults: the process can
+ * change or forge any of it, and the worst it gets is a wrong name for its
+ * own frames, which user space checks again.
+ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct py_proc);
+	__uint(max_entries, PY_MAX_PROCS);
+} py_procs SEC(".maps");
+
+/*
+ * Written by the loader: how many processes py_procs holds (0: a sample
+ * skips the lookup, so that a host without Python pays nothing), and the
+ * offset of the fs base in struct task_struct, from the kernel's BTF, only
+ * once a CPython older than 3.11 (no native_thread_id) is found: reading
+ * the kernel's BTF costs the loader 10 MiB and 20 ms.
+ */
+__u32 py_nr_procs = 0;
+__u32 py_fsbase_off = 0;
+
+/*
+ * The thread state each thread was found with last, by thread id (global):
+ * a thread that does not hold the GIL would otherwise search the list on
+ * every sample.  Checked on every use (its thread_id must still be the
+ * thread's fs base); the exit program drops a thread's entry.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, PY_MAX_THREAD_CACHE);
+} py_threads SEC(".maps");
+
+struct py_state {
+	__u64 runtime;
+	__u64 me;		/* the thread, as its thread state names it */
+	__u64 tstate;		/* the thread state being looked at */
+	__u64 frame;		/* the next frame to step */
+	__u32 nr;		/* frames recorded */
+	__u32 end;		/* enum py_end */
+	__u32 id_off;		/* the thread state's field that is me */
+	struct py_proc proc;
+	__u8 win[PY_FRAME_WINDOW];
+	struct py_stack_note note;
+	/*
+	 * The verifier bounds a frame's index by its bits: 2 * 62 + 1 can
+	 * look like 127, one word past the stack.  Never written.
+	 */
+	__u64 slack;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct py_state);
+	__uint(max_entries, 1);
+} py_scratch SEC(".maps");
+
+/*
+ * Hashes Python stacks apart from native ones with the same words, and
+ * each process's apart: a forked child runs the same code objects at the
+ * same addresses, and each process is told of its own stacks (user space
+ * learns code objects per process).
+ */
+#define PY_SPILL_FLAGS(pid) ((1ull << 56) | (pid))
+
+static __always_inline int py_read(void *dst, __u32 size, __u64 addr)
+{
+	return bpf_probe_read_user(dst, size, (const void *)addr);
+}
+
+static __always_inline int py_read_ptr(__u64 *dst, __u64 base, __u32 off)
+{
+	if (off == PY_NO_OFF)
+		return -1;
+	return py_read(dst, sizeof(*dst), base + off);
+}
+
+static __always_inline int py_end(struct py_state *s, enum py_end why)
+{
+	s->end = why;
+	return 1;
+}
+
+/* bpf_loop()'s context must live on the stack: it points at the state. */
+struct py_loop {
+	struct py_state *s;
+};
+
+/*
+ * How the sampled thread's thread state names it: its id in the process's
+ * pid namespace (native_thread_id, 3.11+), else pthread_self(), which on
+ * x86-64 is the thread's fs base.  False if neither can be known.
+ */
+static __always_inline bool py_whoami(struct py_state *s, void *task)
+{
+	struct pidns_ids ids;
+
+	if (s->proc.off.ts_native_id != PY_NO_OFF) {
+		if (bpf_get_ns_current_pid_tgid(s->proc.pidns_dev, s->proc.pidns_ino,
+						(void *)&ids, sizeof(ids)))
+			return false;
+		s->me = ids.pid;
+		s->id_off = s->proc.off.ts_native_id;
+		return true;
+	}
+	if (!py_fsbase_off ||
+	    bpf_probe_read_kernel(&s->me, sizeof(s->me), task + py_fsbase_off))
+		return false;
+	s->id_off = s->proc.off.ts_thread_id;
+	return true;
+}
+
+/* One thread state of the list: is it the sampled thread's? */
+static long py_find_step(__u64 i, void *data)
+{
+	struct py_state *s = ((struct py_loop *)data)->s;
+	__u64 id = 0;
+
+	if (!s->tstate)
+		return py_end(s, PY_END_NO_THREAD);
+	if (py_read_ptr(&id, s->tstate, s->id_off))
+		return py_end(s, PY_END_UNREADABLE);
+	if (id == s->me)
+		return py_end(s, PY_END_ROOT);	/* found: the walk starts */
+	if (py_read_ptr(&s->tstate, s->tstate, s->proc.off.ts_next))
+		return py_end(s, PY_END_UNREADABLE);
+	return 0;
+}
+
+/*
+ * The sampled thread's PyThreadState into s->tstate; s->end says how it
+ * went (PY_END_ROOT: found).  *no_gil: found, but another thread holds
+ * the GIL.
+ */
+static __always_inline void py_find_thread(struct py_state *s, __u32 tid, bool *no_gil)
+{
+	const struct py_offsets *o = &s->proc.off;
+	__u64 holder = 0, id = 0, interp = 0, *cached;
+	bool has_holder = o->rt_tstate_current != PY_NO_OFF;
+	struct py_loop l = { s };
+
+	*no_gil = false;
+	if (has_holder && py_read_ptr(&holder, s->runtime, o->rt_tstate_current))
+		holder = 0;
+	/* Found before: one read to check it is still this thread's. */
+	cached = bpf_map_lookup_elem(&py_threads, &tid);
+	if (cached && *cached && !py_read_ptr(&id, *cached, s->id_off) &&
+	    id == s->me) {
+		s->tstate = *cached;
+		s->end = PY_END_ROOT;
+		*no_gil = has_holder && holder != s->tstate;
+		return;
+	}
+	if (holder && !py_read_ptr(&id, holder, s->id_off) && id == s->me) {
+		s->tstate = holder;
+		s->end = PY_END_ROOT;
+	} else if (py_read_ptr(&interp, s->runtime, o->rt_interp_head) || !interp ||
+		   py_read_ptr(&s->tstate, interp, o->interp_threads_head)) {
+		s->end = PY_END_NO_THREAD;
+		return;
+	} else {
+		s->end = PY_END_THREADS;
+		bpf_loop(PY_MAX_THREADS, py_find_step, &l, 0);
+		*no_gil = s->end == PY_END_ROOT && has_holder;
+	}
+	if (s->end == PY_END_ROOT)
+		bpf_map_update_elem(&py_threads, &tid, &s->tstate, BPF_ANY);
+}
+
+/* A field of the frame window: a pointer, an int or a byte. */
+static __always_inline __u64 py_win_u64(const struct py_state *s, __u32 off)
+{
+	if (off > PY_FRAME_WINDOW - 8)
+		return 0;
+	return *(const __u64 *)(s->win + off);
+}
+
+static __always_inline __s32 py_win_s32(const struct py_state *s, __u32 off)
+{
+	if (off > PY_FRAME_WINDOW - 4)
+		return 0;
+	return *(const __s32 *)(s->win + off);
+}
+
+static __always_inline __u8 py_win_u8(const struct py_state *s, __u32 off)
+{
+	if (off > PY_FRAME_WINDOW - 1)
+		return 0;
+	return s->win[off];
+}
+
+/* The instruction a frame runs, in 2-byte code units from the first. */
+static __always_inline __u64 py_instr(const struct py_state *s, __u64 code)
+{
+	const struct py_offsets *o = &s->proc.off;
+	__u64 first, at;
+	__s32 lasti;
+
+	if (o->instr_kind == PY_INSTR_PTR) {
+		at = py_win_u64(s, o->fr_instr);
+		first = code + o->co_code;
+		/* Before the first instruction (a frame just pushed): 0. */
+		return at > first ? ((at - first) / 2) & PY_INSTR_MASK : 0;
+	}
+	lasti = py_win_s32(s, o->fr_instr);
+	if (lasti < 0)
+		return 0;
+	return (o->instr_kind == PY_INSTR_LASTI_BYTES ? lasti / 2 : lasti) & PY_INSTR_MASK;
+}
+
+/* Mark frame i as the outermost of its evaluation loop's call. */
+static __always_inline void py_mark_entry(struct py_state *s, __u32 i)
+{
+	__u64 w = 2 * (__u64)i + 1;
+
+	/*
+	 * Hidden from clang, which knows i's range and would drop the check
+	 * that older verifiers (6.1) need to bound 2 * i + 1 themselves.
+	 */
+	asm volatile("" : "+r"(w));
+	if (w < 2 * PY_MAX_FRAMES)
+		s->note.st.ips[w] |= PY_WORD_ENTRY;
+}
+
+/* One frame of the chain. */
+static long py_frame_step(__u64 i, void *data)
+{
+	struct py_state *s = ((struct py_loop *)data)->s;
+	const struct py_offsets *o = &s->proc.off;
+	__u64 frame = s->frame, code, prev;
+	__u32 n = s->nr, size = s->proc.frame_read;
+
+	if (!frame)
+		return py_end(s, PY_END_ROOT);
+	if (n >= PY_MAX_FRAMES)
+		return py_end(s, PY_END_DEPTH);
+	if (size > PY_FRAME_WINDOW)
+		size = PY_FRAME_WINDOW;
+	if (py_read(s->win, size, frame))
+		return py_end(s, PY_END_UNREADABLE);
+	prev = py_win_u64(s, o->fr_previous);
+	if (prev == frame)
+		return py_end(s, PY_END_BAD_FRAME);
+	s->frame = prev;
+	/* 3.12+: the evaluation loop's own frame on the C stack, not Python's. */
+	if (o->fr_owner != PY_NO_OFF && py_win_u8(s, o->fr_owner) == o->owner_cstack) {
+		if (n)
+			py_mark_entry(s, n - 1);
+		return 0;
+	}
+	/*
+	 * Nothing is read of the code object here: a read costs about as much
+	 * as the frame's own, and user space checks the object when it names it.
+	 */
+	code = py_win_u64(s, o->fr_code);
+	if (!code || code >= UW_USER_TOP)
+		return py_end(s, PY_END_BAD_FRAME);
+	s->note.st.ips[2 * n] = code;
+	s->note.st.ips[2 * n + 1] = py_instr(s, code);
+	s->nr = n + 1;
+	/* 3.11 flags the entry frame; before 3.11 each frame is a C call. */
+	if ((o->fr_entry != PY_NO_OFF && py_win_u8(s, o->fr_entry)) ||
+	    o->instr_kind != PY_INSTR_PTR)
+		py_mark_entry(s, n);
+	return 0;
+}
+
+/* The thread's innermost frame into s->frame; false when it runs none. */
+static __always_inline bool py_first_frame(struct py_state *s)
+{
+	const struct py_offsets *o = &s->proc.off;
+	__u64 p = 0;
+
+	if (py_read_ptr(&p, s->tstate, o->ts_frame) || !p)
+		return false;
+	if (o->cframe_current_frame != PY_NO_OFF &&
+	    (py_read_ptr(&p, p, o->cframe_current_frame) || !p))
+		return false;
+	s->frame = p;
+	return true;
+}
+
+/*
+ * Walk the Python frames of the sampled thread of pid, if pid is a CPython
+ * process, into s->note.st; NULL when there are none to store.
+ */
+static __always_inline struct py_state *py_walk(__u32 pid, __u64 *cnt)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	void *task = (void *)bpf_get_current_task();
+	struct py_loop l = {};
+	bool no_gil = false;
+	__u64 end;
+	struct py_proc *proc;
+	struct py_state *s;
+	__u32 zero = 0;
+
+	if (!py_nr_procs)
+		return NULL;
+	proc = bpf_map_lookup_elem(&py_procs, &pid);
+	s = proc ? bpf_map_lookup_elem(&py_scratch, &zero) : NULL;
+	if (!s)
+		return NULL;
+	cnt[CNT_PY_WALKS]++;
+	s->proc = *proc;
+	s->runtime = proc->runtime;
+	s->nr = 0;
+	if (!py_whoami(s, task)) {
+		s->end = PY_END_NO_THREAD;
+		goto out;
+	}
+	py_find_thread(s, tid, &no_gil);
+	if (s->end != PY_END_ROOT)
+		goto out;
+	if (!py_first_frame(s)) {
+		s->end = PY_END_NO_FRAME;
+		goto out;
+	}
+	s->end = PY_END_DEPTH;
+	/* Room for a shim frame (3.12+) between every two. */
+	l.s = s;
+	bpf_loop(2 * PY_MAX_FRAMES + 1, py_frame_step, &l, 0);
+out:
+	end = s->end;
+	/* Hidden from clang, which would check one copy and index by another. */
+	asm volatile("" : "+r"(end));
+	if (end < NR_PY_ENDS)
+		cnt[CNT_PY_END + end]++;
+	if (!s->nr)
+		return NULL;
+	cnt[CNT_PY_FRAMES] += s->nr;
+	cnt[CNT_PY_NO_GIL] += no_gil;
+	s->note.pid = pid;
+	s->note.magic = PY_NOTE_MAGIC;
+	s->note.st.nr = 2 * s->nr;
+	s->note.st.end = (s->end + 1) | (no_gil ? PY_END_NO_GIL : 0);
+	return s;
+}
+
+/*
+ * Fill in the reference to the sample's Python frames: stored by content,
+ * and sent to user space the first time.  Returns true when stored just
+ * now.
+ */
+static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms,
+					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
+{
+	struct py_state *s = py_walk(pid, cnt);
+	__u64 size;
+
+	ref->kind = FRAME_INTERP;
+	if (!s)
+		return false;
+	if (!store_stack(ms, &s->note.st, ref, PY_SPILL_FLAGS(pid), cnt))
+		return false;
+	/* The note up to its last frame: it shares the ring with mmap records. */
+	size = __builtin_offsetof(struct py_stack_note, st.ips) + s->note.st.nr * sizeof(__u64);
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(s->note))
+		size = sizeof(s->note);
+	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &s->note, size))
+		cnt[CNT_PY_NOTE_ERR]++;
+	else
+		cnt[CNT_PY_NOTES]++;
+	return true;
+}

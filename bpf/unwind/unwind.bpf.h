@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The in-kernel .eh_frame unwinder, included by profile.bpf.c (x86-64).
+ *
+ * User space compiles each object's .eh_frame into a sorted table of rows
+ * (bpf/unwind/uwtable.h), loads it as one array in uw_tables, and writes each
+ * sampled process's executable mappings into uw_procs.  Here a sample's
+ * user stack is walked one frame per bpf_loop() step: find the mapping of
+ * the PC, the row in force there, compute the canonical frame address
+ * (CFA, the caller's rsp), and read the return address and, when the frame
+ * saved it, the caller's rbp.  Code with no table (JIT, anonymous memory,
+ * objects built with frame pointers) takes a frame-pointer step instead.
+ * Every walk ends with a reason, counted, and kept with the stack.
+ *
+ * The walk's state lives in a per-CPU map value, not on the callback's
+ * stack: since 6.7 the verifier checks a bpf_loop() callback until its
+ * states converge, and unknown map contents converge at once.
+ */
+
+/*
+ * The template of the per-object tables; user space creates the real ones,
+ * of any size (BPF_F_INNER_MAP), and writes their rows through mmap().
+ */
+struct uw_table_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct uw_chunk));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, UW_MAX_TABLES);
+	__type(key, __u32);
+	__array(values, struct uw_table_map);
+} uw_tables SEC(".maps");
+
+/*
+ * Execs of each process, counted here, read by the loader before and after
+ * it reads a process's maps: a change means the list it wrote may be the
+ * old image's.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, UW_MAX_PROCS);
+} uw_execs SEC(".maps");
+
+/* Not preallocated: a process costs its 10 KiB only once it is synced. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct uw_proc);
+	__uint(max_entries, UW_MAX_PROCS);
+} uw_procs SEC(".maps");
+
+/* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
+#define REG_BP 4
+#define REG_IP 16
+#define REG_CS 17
+#define REG_SP 19
+#define NR_REGS 21
+
+struct uw_state {
+	__u64 pc, sp, bp;
+	__u32 bp_lost;		/* a frame saved rbp where no rule could follow */
+	__u32 adjust;		/* 1: pc is a return address, look up pc - 1 */
+	__u32 last_map;		/* the mapping of the previous frame */
+	__u32 end;		/* enum uw_end: UW_END_DEPTH until a step ends it */
+	__u64 table_frames, fp_frames;
+	__u64 regs[NR_REGS];	/* the task's user registers (off the BPF stack) */
+	struct hashed_stack st;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct uw_state);
+	__uint(max_entries, 1);
+} uw_scratch SEC(".maps");
+
+/* Set by the loader: walk from tables (false: frame pointers only). */
+const volatile bool unwind_tables = false;
+const volatile __u32 max_depth = MAX_STACK_DEPTH;
+
+#define UW_MAX_FRAME (1ULL << 20)	/* no frame is bigger than 1 MiB */
+#define UW_USER_TOP (1ULL << 56)	/* x86-64 user addresses lie below, 5-level too */
+
+
+/* The interrupted registers in a signal frame: struct ucontext at rsp,
+ * uc_mcontext at +40; in it rbp is word 10, rsp word 15 and rip word 16. */
+#define SIGFRAME_REGS (40 + 10 * 8)
+#define SIGFRAME_BP 0
+#define SIGFRAME_SP 5
+#define SIGFRAME_IP 6
+
+struct uw_walk {
+	struct uw_state *s;
+	struct uw_proc *proc;
+};
+
+static __always_inline int uw_end(struct uw_state *s, enum uw_end why)
+{
+	s->end = why;
+	return 1;
+}
+
+/*
+ * All ones when a <= b, else 0, without a branch: the searches below take
+ * no branch per step, so the verifier walks each once instead of every
+ * combination of their outcomes.
+ */
+static __always_inline __u32 uw_le_mask(__u64 a, __u64 b)
+{
+	__u64 d = b - a;
+
+	/* Hidden from clang, which would turn the arithmetic into a branch. */
+	asm volatile("" : "+r"(d));
+	return -(__u32)((d >> 63) ^ 1);
+}
+
+/* The mapping that holds pc: the previous frame's first, then a search. */
+static __always_inline const struct uw_map *uw_find_map(const struct uw_proc *p,
+							struct uw_state *s, __u64 pc)
+{
+	__u32 n = p->n_maps, lo = 0, len, i;
+	const struct uw_map *m;
+
+	if (n == 0 || n > UW_MAX_MAPS)
+		return NULL;
+	i = s->last_map & (UW_MAX_MAPS - 1);
+	m = &p->maps[i];
+	if (i < n && m->start <= pc && pc < m->end)
+		return m;
+	len = n;
+	for (int k = 0; k < UW_MAP_SEARCH_STEPS; k++) {
+		__u32 half = len >> 1;
+
+		lo += half & uw_le_mask(p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start, pc);
+		len -= half;
+	}
+	lo &= UW_MAX_MAPS - 1;
+	m = &p->maps[lo];
+	if (lo >= n || pc < m->start || pc >= m->end)
+		return NULL;
+	s->last_map = lo;
+	return m;
+}
+
+/*
+ * The row in force at addr: the last one whose addr is <= it.  First the
+ * last chunk that starts at or below addr, then the row inside it.
+ */
+static __always_inline const struct uw_row *uw_find_row(void *table, __u32 n_chunks,
+							__u32 addr)
+{
+	const struct uw_chunk *chunk;
+	__u32 lo = 0, len = n_chunks;
+
+	for (int k = 0; k < UW_CHUNK_STEPS; k++) {
+		__u32 half = len >> 1, mid = lo + half;
+
+		/* Small tables need fewer lookups: a table of 40 chunks, six. */
+		if (!half)
+			break;
+
+		chunk = bpf_map_lookup_elem(table, &mid);
+		if (!chunk)
+			return NULL;	/* n_chunks is not the table's: no row */
+		lo += half & uw_le_mask(chunk->rows[0].addr, addr);
+		len -= half;
+	}
+	chunk = bpf_map_lookup_elem(table, &lo);
+	if (!chunk || chunk->rows[0].addr > addr)
+		return NULL;
+	lo = 0;
+	len = UW_CHUNK_ROWS;
+	for (int k = 0; k < UW_CHUNK_SHIFT; k++) {
+		__u32 half = len >> 1;
+
+		lo += half & uw_le_mask(chunk->rows[(lo + half) & (UW_CHUNK_ROWS - 1)].addr, addr);
+		len -= half;
+	}
+	return &chunk->rows[lo & (UW_CHUNK_ROWS - 1)];
+}
+
+/* Step to the caller through the frame-pointer chain at bp. */
+static __always_inline int uw_fp_step(struct uw_state *s)
+{
+	__u64 fr[2];
+
+	if (!s)
+		return 1;
+	if (s->bp_lost)
+		return uw_end(s, UW_END_BP_LOST);
+	if (!s->bp)
+		return uw_end(s, UW_END_ROOT_FP);
+	if (s->bp < s->sp || s->bp - s->sp > UW_MAX_FRAME || (s->bp & 7))
+		return uw_end(s, UW_END_FP_BAD);
+	if (bpf_probe_read_user(fr, sizeof(fr), (void *)s->bp))
+		return uw_end(s, UW_END_READ);
+	if (!fr[1])
+		return uw_end(s, UW_END_ROOT_FP);
+	if (fr[1] < 0x1000 || fr[1] >= UW_USER_TOP)
+		return uw_end(s, UW_END_FP_BAD);
+	s->sp = s->bp + 16;
+	s->bp = fr[0];
+	s->pc = fr[1];
+	s->adjust = 1;
+	s->fp_frames++;
+	return 0;
+}
+
+/* The interrupted registers, saved by the kernel in the signal frame. */
+static __always_inline int uw_sigreturn(struct uw_state *s)
+{
+	__u64 r[SIGFRAME_IP + 1];
+
+	if (!s)
+		return 1;
+	if (bpf_probe_read_user(r, sizeof(r), (void *)(s->sp + SIGFRAME_REGS)))
+		return uw_end(s, UW_END_READ);
+	if (r[SIGFRAME_IP] < 0x1000 || r[SIGFRAME_IP] >= UW_USER_TOP)
+		return uw_end(s, UW_END_BAD_FRAME);
+	s->bp = r[SIGFRAME_BP];
+	s->bp_lost = 0;
+	s->sp = r[SIGFRAME_SP];
+	s->pc = r[SIGFRAME_IP];
+	s->adjust = 0;		/* an interrupted instruction, not a return */
+	s->table_frames++;
+	return 0;
+}
+
+/* Step to the caller by the row's rule. */
+static __always_inline int uw_cfa_step(struct uw_state *s, __u32 rule)
+{
+	unsigned int op = uw_rule_op(rule), off = uw_rule_cfa_off(rule);
+	int slot = uw_rule_bp(rule);
+	__u64 cfa, ra, bp;
+
+	if (!s)
+		return 1;
+	bp = s->bp;
+
+	if (op == UW_OP_CFA_SP)
+		cfa = s->sp + off;
+	else if (op == UW_OP_CFA_BP && s->bp)
+		cfa = s->bp + off;
+	else if (op == UW_OP_PLT)
+		cfa = s->sp + 8 + ((s->pc & 15) >= off ? 8 : 0);
+	else
+		return uw_end(s, UW_END_BAD_FRAME);
+	if (cfa <= s->sp || cfa - s->sp > UW_MAX_FRAME)
+		return uw_end(s, UW_END_BAD_FRAME);
+	if (slot == -2) {
+		/* rbp pushed first, as most prologues do: one read for both. */
+		__u64 fr[2];
+
+		if (bpf_probe_read_user(fr, sizeof(fr), (void *)(cfa - 16)))
+			return uw_end(s, UW_END_READ);
+		bp = fr[0];
+		ra = fr[1];
+		s->bp_lost = 0;
+	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+		return uw_end(s, UW_END_READ);
+	} else if (slot == UW_BP_UNKNOWN) {
+		bp = 0;
+		s->bp_lost = 1;
+	} else if (slot != UW_BP_SAME &&
+		   bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + 8 * (__s64)slot))) {
+		return uw_end(s, UW_END_READ);
+	}
+	if (!ra)
+		return uw_end(s, UW_END_ROOT);
+	if (ra < 0x1000 || ra >= UW_USER_TOP)
+		return uw_end(s, UW_END_BAD_FRAME);
+	s->sp = cfa;
+	s->bp = bp;
+	s->pc = ra;
+	s->adjust = 1;
+	s->table_frames++;
+	return 0;
+}
+
+/* Step from a mapping that has a table. */
+static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __u64 bias,
+			     int leaf)
+{
+	const struct uw_row *row;
+	__u64 addr;
+	__u32 rule;
+	void *rows;
+
+	if (!s)
+		return 1;
+	addr = s->pc - bias - s->adjust;
+	rows = bpf_map_lookup_elem(&uw_tables, &table);
+	if (!rows)
+		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
+	if (addr >> 32)
+		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_GAP);
+	row = uw_find_row(rows, n_chunks, addr);
+	rule = row ? row->rule : UW_OP_GAP;
+	switch (uw_rule_op(rule)) {
+	case UW_OP_CFA_SP:
+	case UW_OP_CFA_BP:
+	case UW_OP_PLT:
+		return uw_cfa_step(s, rule);
+	case UW_OP_SIGRETURN:
+		return uw_sigreturn(s);
+	case UW_OP_STOP:
+		return uw_end(s, UW_END_ROOT);
+	case UW_OP_UNSUPPORTED:
+		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_UNSUPPORTED);
+	default:
+		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_GAP);
+	}
+}
+
+/* One frame: record the PC, then step to the caller.  Non-zero ends the walk. */
+static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc)
+{
+	const struct uw_map *m;
+	bool exact;
+	__u32 n;
+
+	if (!s || !proc)
+		return 1;
+	n = s->st.nr;
+	if (n >= MAX_STACK_DEPTH || n >= max_depth)
+		return uw_end(s, UW_END_DEPTH);
+	s->st.ips[n] = s->pc;
+	s->st.nr = n + 1;
+	/* The interrupted instruction (the leaf, or past a signal frame). */
+	exact = s->adjust == 0;
+	m = uw_find_map(proc, s, s->pc);
+	if (!m)
+		/* Not in the list the loader wrote: new code, or JIT. */
+		return exact || (proc->flags & UWP_MAPS_CUT) ? uw_fp_step(s) :
+		       uw_end(s, UW_END_NO_MAP);
+	if (m->flags & UWM_FP)
+		return uw_fp_step(s);
+	if (!(m->flags & UWM_TABLE))
+		return exact ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
+	return uw_table_step(s, m->table, m->n_chunks, m->bias, exact);
+}
+
+static long uw_step(__u64 i, void *data)
+{
+	struct uw_walk *w = data;
+
+	/* bpf_loop() takes 0 or 1; the steps return any non-zero to end. */
+	return uw_frame(w->s, w->proc) ? 1 : 0;
+}
+
+/*
+ * The user registers at the sample: the interrupted ones when the CPU was
+ * in user mode, else those the task entered the kernel with.  False for
+ * a task with no user side (a kernel thread).
+ */
+static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_state *s)
+{
+	volatile __u64 *r = (volatile __u64 *)ctx;
+	__u64 *regs = s->regs;
+	void *task_regs;
+
+	/*
+	 * Context fields are loaded one by one at fixed offsets: the
+	 * verifier rewrites each load, and refuses a moved context pointer.
+	 */
+	if (in_user_mode(ctx)) {
+		s->pc = r[REG_IP];
+		s->sp = r[REG_SP];
+		s->bp = r[REG_BP];
+		return true;
+	}
+	task_regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!task_regs || bpf_probe_read_kernel(regs, sizeof(s->regs), task_regs))
+		return false;
+	if ((regs[REG_CS] & 3) != 3)
+		return false;
+	s->pc = regs[REG_IP];
+	s->sp = regs[REG_SP];
+	s->bp = regs[REG_BP];
+	return true;
+}
+
+/*
+ * Walk the user stack of the current task from the tables of proc, into
+ * the per-CPU scratch stack; NULL with ref->err set when there is none.
+ */
+static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *ctx,
+						    struct uw_proc *proc,
+						    struct stack_ref *ref, __u64 *cnt)
+{
+	struct uw_walk w = { .proc = proc };
+	struct uw_state *s;
+	__u32 zero = 0, gen;
+
+	s = bpf_map_lookup_elem(&uw_scratch, &zero);
+	if (!s) {
+		ref->err = -ENOMEM;
+		return NULL;
+	}
+	s->st.nr = 0;
+	s->bp_lost = 0;
+	s->adjust = 0;
+	s->last_map = 0;
+	s->end = UW_END_DEPTH;
+	s->table_frames = 0;
+	s->fp_frames = 0;
+	if (!uw_regs(ctx, s)) {
+		cnt[CNT_UW_END + UW_END_NO_REGS]++;
+		ref->err = -EFAULT;
+		return NULL;
+	}
+	w.s = s;
+	gen = proc->gen;
+	bpf_loop(MAX_STACK_DEPTH + 1, uw_step, &w, 0);
+	/*
+	 * A list freed and reused for another process's during the walk
+	 * (values of a hash map without preallocation are reused at once):
+	 * the frames may be garbage, keep only the leaf.
+	 */
+	if (*(volatile __u32 *)&proc->gen != gen) {
+		s->st.nr = s->st.nr ? 1 : 0;
+		s->end = UW_END_CHANGED;
+	}
+	if (s->end < NR_UW_ENDS)
+		cnt[CNT_UW_END + s->end]++;
+	cnt[CNT_UW_WALKS]++;
+	cnt[CNT_UW_TABLE_FRAMES] += s->table_frames;
+	cnt[CNT_UW_FP_FRAMES] += s->fp_frames;
+	s->st.end = s->end + 1;
+	return &s->st;
+}

@@ -1,0 +1,999 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <sys/uio.h>
+#include <bpf/bpf.h>
+#include <gelf.h>
+
+#include "interp/python/python.h"
+#include "bpf/profile.h"
+#include "interp/python/pycode.h"
+#include "interp/python/pyversions.h"
+#include "symbols/elf_file.h"
+#include "symbols/procfs.h"
+#include "symbols/procmaps.h"
+#include "lib/htab.h"
+#include "symbols/caps.h"
+#include "loader/kbtf.h"
+#include "lib/log.h"
+#include "output/text.h"
+#include "lib/util.h"
+#include "trace/trace.h"
+
+/* Requests waiting for the thread, at most: more are dropped and counted. */
+#define QUEUE_MAX 4096
+/* Symbols looked at in one table, at most: a hostile file has millions. */
+#define SYMS_MAX (4u << 20)
+/* Objects of a process looked at for CPython: the executable and libpython. */
+#define CANDIDATES_MAX 4
+
+/* What a file holds of CPython: addresses as ELF virtual addresses. */
+struct pyobj {
+	bool python;			/* has _PyRuntime */
+	__u64 runtime, version, code_type, str_type, bytes_type;
+	__u64 vaddr0;			/* the vaddr file offset 0 is loaded at */
+	unsigned int name_minor;	/* 3.X from the file's name, or 0 */
+	__u64 size, mtime;		/* of the file scanned */
+};
+
+struct pycode_ent {
+	struct pycode code;
+	__u64 name_obj;			/* the address of its name's str */
+	const char *func;		/* interned: qualname */
+	const char *file;		/* interned: co_filename */
+	const char *label;		/* interned: "func (short file)" */
+	size_t bytes;
+};
+
+/* What one user's processes hold of names and line tables. */
+struct pyuser {
+	__u64 bytes;
+};
+
+struct pyproc {
+	__u32 pid;
+	struct pyuser *user;		/* its owner's budget (euid) */
+	bool dead;			/* exited: no more reads */
+	__u64 dead_at;			/* py->reports when it exited */
+	struct py_layout layout;
+	struct pytypes types;
+	struct htab codes;		/* code object address -> struct pycode_ent */
+	struct pyproc *next_gone;	/* on py->gone, replaced by another */
+};
+
+enum req_op {
+	REQ_DETECT,		/* first sampled: look, unless known already */
+	REQ_EXEC,		/* a new image: look again */
+	REQ_FORGET,
+	REQ_NOTE,
+};
+
+struct request {
+	struct request *next;
+	enum req_op op;
+	__u32 pid;
+	__u32 nr;			/* REQ_NOTE: words */
+	__u64 words[];
+};
+
+struct python {
+	struct python_maps maps;
+	bool lines;			/* --py-lines */
+	pthread_t thread;
+	bool started, stop;
+	pthread_mutex_t lock;		/* everything below */
+	pthread_cond_t wake;
+	pthread_cond_t idle;		/* signalled when the queue is done */
+	bool busy;			/* the thread serves a request */
+	struct request *head, *tail;
+	size_t queued;
+	struct htab procs;		/* pid -> struct pyproc */
+	struct pyproc *gone;		/* dead, waiting for python__reap() */
+	struct htab objects;		/* file key -> struct pyobj */
+	struct strpool names;
+	__u64 bytes;			/* of code entries, against PYTHON_MEM_MAX */
+	struct htab users;		/* euid -> struct pyuser */
+	__u64 reports;
+	__u32 in_map;			/* entries written to py_procs */
+	bool fsbase_known;
+	struct python_stats stats;
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/* ---- reading a process ---- */
+
+static int read_mem(void *ctx, __u64 addr, void *buf, size_t len)
+{
+	pid_t pid = (pid_t)(uintptr_t)ctx;
+	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+static struct pymem proc_mem(__u32 pid)
+{
+	return (struct pymem){ .read = read_mem, .ctx = (void *)(uintptr_t)pid };
+}
+
+/* ---- finding CPython in a file ---- */
+
+static void match_symbol(struct pyobj *o, const char *name, __u64 value)
+{
+	if (!strcmp(name, "_PyRuntime"))
+		o->runtime = value;
+	else if (!strcmp(name, "Py_Version"))
+		o->version = value;
+	else if (!strcmp(name, "PyCode_Type"))
+		o->code_type = value;
+	else if (!strcmp(name, "PyUnicode_Type"))
+		o->str_type = value;
+	else if (!strcmp(name, "PyBytes_Type"))
+		o->bytes_type = value;
+}
+
+/*
+ * The first .dynsym and the first .symtab, each within CAP_SECTION_BYTES:
+ * a hostile file may hold any number of symbol tables, each as big as the
+ * file, and libelf reads each one it is asked for into memory.
+ */
+static void scan_symbols(Elf *elf, struct pyobj *o)
+{
+	bool seen_dynsym = false, seen_symtab = false;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_size > CAP_SECTION_BYTES)
+			continue;
+		if (sh.sh_type == SHT_DYNSYM && !seen_dynsym)
+			seen_dynsym = true;
+		else if (sh.sh_type == SHT_SYMTAB && !seen_symtab)
+			seen_symtab = true;
+		else
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		if (n > SYMS_MAX)
+			n = SYMS_MAX;
+		for (size_t i = 0; i < n; i++) {
+			const char *name;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value ||
+			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && (name[0] == '_' || name[0] == 'P'))
+				match_symbol(o, name, sym.st_value);
+		}
+	}
+}
+
+/* The vaddr at which file offset 0 is loaded: the first PT_LOAD holds it. */
+static int offset0_vaddr(Elf *elf, __u64 *vaddr)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_offset != 0)
+			return -EINVAL;
+		*vaddr = ph.p_vaddr & ~4095ull;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* "python3.11", "libpython3.9.so.1.0", "python3.12d": 11, 9, 12; else 0. */
+static unsigned int minor_from_name(const char *path, size_t len)
+{
+	const char *base = memrchr(path, '/', len), *p, *end = path + len;
+	unsigned int minor = 0;
+
+	base = base ? base + 1 : path;
+	p = memmem(base, end - base, "python3.", 8);
+	if (!p)
+		return 0;
+	for (p += 8; p < end && *p >= '0' && *p <= '9' && minor < 100; p++)
+		minor = minor * 10 + (*p - '0');
+	return minor;
+}
+
+static void scan_file(int fd, const char *path, size_t len, struct pyobj *o)
+{
+	Elf *elf = elf_file__begin(fd, NULL, 0);
+
+	memset(o, 0, sizeof(*o));
+	if (!elf)
+		return;
+	scan_symbols(elf, o);
+	o->python = o->runtime && !offset0_vaddr(elf, &o->vaddr0);
+	o->name_minor = minor_from_name(path, len);
+	elf_end(elf);
+}
+
+/* ---- finding CPython in a process ---- */
+
+struct candidate {
+	struct vma v;
+	char path[PATH_MAX];		/* v.path points here */
+};
+
+struct scan {
+	struct stat exe;
+	bool have_exe;
+	struct candidate c[CANDIDATES_MAX];
+	int n;
+};
+
+static bool is_libpython(const struct vma *v)
+{
+	const char *base = memrchr(v->path, '/', v->path_len);
+
+	base = base ? base + 1 : v->path;
+	return v->path + v->path_len - base > 9 && !memcmp(base, "libpython", 9);
+}
+
+/* The first mapping (file offset 0) of the executable and of libpython. */
+static int add_candidate(const struct vma *v, void *arg)
+{
+	struct scan *s = arg;
+	bool exe;
+
+	if (v->kind != VMA_FILE || v->pgoff || s->n == CANDIDATES_MAX)
+		return 0;
+	exe = s->have_exe && v->inode == s->exe.st_ino &&
+	      makedev(v->dev_major, v->dev_minor) == s->exe.st_dev;
+	if ((exe || is_libpython(v)) && v->path_len < PATH_MAX) {
+		struct candidate *c = &s->c[s->n++];
+
+		/* v->path points into a line that is gone when we return. */
+		c->v = *v;
+		memcpy(c->path, v->path, v->path_len);
+		c->v.path = c->path;
+	}
+	return 0;
+}
+
+static const struct pyobj *get_object(struct python *py, int proc_dirfd,
+				      const struct vma *v)
+{
+	struct procfs_mapping m = {
+		.start = v->start, .end = v->end, .path = v->path, .path_len = v->path_len,
+		.dev = makedev(v->dev_major, v->dev_minor), .ino = v->inode,
+		.deleted = v->deleted,
+	};
+	struct statfs sfs;
+	struct pyobj *o;
+	struct stat st;
+	__u64 mtime;
+	int fd;
+
+	fd = procfs__open_mapped(proc_dirfd, &m);
+	if (fd < 0)
+		return NULL;
+	/* A FUSE daemon may never answer a read: not worth a hang. */
+	if (fstat(fd, &st) || fstatfs(fd, &sfs) || sfs.f_type == FUSE_SUPER_MAGIC) {
+		close(fd);
+		return NULL;
+	}
+	/* Rewritten in place (another size or time): look again. */
+	mtime = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
+	o = htab__get(&py->objects, st.st_dev, st.st_ino);
+	if (o && (o->size != (__u64)st.st_size || o->mtime != mtime)) {
+		scan_file(fd, v->path, v->path_len, o);
+		o->size = st.st_size;
+		o->mtime = mtime;
+	} else if (!o && (o = calloc(1, sizeof(*o)))) {
+		scan_file(fd, v->path, v->path_len, o);
+		o->size = st.st_size;
+		o->mtime = mtime;
+		if (htab__put(&py->objects, st.st_dev, st.st_ino, o)) {
+			free(o);
+			o = NULL;
+		}
+	}
+	close(fd);
+	return o;
+}
+
+/* The layout for what the process says it is; -ENOENT if we have none. */
+static int find_layout(const struct pyobj *o, __u64 bias, struct pymem *mem,
+		       struct py_layout *l, unsigned int *major, unsigned int *minor)
+{
+	__u8 dbg[PY_DEBUG_OFFSETS_MAX];
+	__u32 hex = 0;
+
+	*major = 3;
+	*minor = o->name_minor;
+	if (o->version && !mem->read(mem->ctx, bias + o->version, &hex, sizeof(hex))) {
+		*major = hex >> 24;
+		*minor = (hex >> 16) & 0xff;
+	}
+	/* 3.13+ describes itself: believe it over a table. */
+	if (!mem->read(mem->ctx, bias + o->runtime, dbg, sizeof(dbg)) &&
+	    !pyversions__from_debug_offsets(dbg, sizeof(dbg), l))
+		return 0;
+	return pyversions__lookup(*major, *minor, l);
+}
+
+static __u16 field_end(__u16 off, __u16 size)
+{
+	return off == PY_NO_OFF ? 0 : off + size;
+}
+
+/* Bytes of a frame the walker reads: up to the end of its last field. */
+static __u16 frame_read(const struct py_offsets *o)
+{
+	__u16 end = field_end(o->fr_code, 8), e;
+
+	if ((e = field_end(o->fr_previous, 8)) > end)
+		end = e;
+	if ((e = field_end(o->fr_instr, o->instr_kind == PY_INSTR_PTR ? 8 : 4)) > end)
+		end = e;
+	if ((e = field_end(o->fr_entry, 1)) > end)
+		end = e;
+	if ((e = field_end(o->fr_owner, 1)) > end)
+		end = e;
+	return end;
+}
+
+static void free_code(struct pycode_ent *c)
+{
+	pycode__free(&c->code);
+	free(c);
+}
+
+/* Called locked, or at the end: give back what p's code objects held. */
+static void free_proc(struct python *py, struct pyproc *p)
+{
+	struct hent *e;
+
+	for (size_t pos = 0; (e = htab__next(&p->codes, &pos));) {
+		struct pycode_ent *c = e->val;
+
+		py->bytes -= c->bytes;
+		p->user->bytes -= c->bytes;
+		free_code(c);
+	}
+	htab__free(&p->codes);
+	free(p);
+}
+
+/* Called locked: stop walking pid; its names stay until python__reap(). */
+static void unpublish(struct python *py, struct pyproc *p)
+{
+	if (p->dead)
+		return;
+	p->dead = true;
+	p->dead_at = py->reports;
+	/* python__free() gave up on us: the maps may be gone. */
+	if (py->stop)
+		return;
+	/* The exec or exit program may have deleted it first: count it gone. */
+	bpf_map_delete_elem(py->maps.procs_fd, &p->pid);
+	if (py->in_map)
+		py->in_map--;
+	*py->maps.nr_procs = py->in_map;
+}
+
+/* Called locked: pid's entry goes to py->gone.  Was there one? */
+static bool retire(struct python *py, __u32 pid)
+{
+	struct pyproc *p = htab__get(&py->procs, pid, 0);
+
+	if (!p)
+		return false;
+	unpublish(py, p);
+	htab__del_key(&py->procs, pid, 0);
+	p->next_gone = py->gone;
+	py->gone = p;
+	return true;
+}
+
+static bool fsbase_ready(struct python *py)
+{
+	__u32 off;
+	int err;
+
+	if (py->fsbase_known)
+		return *py->maps.fsbase_off != 0;
+	py->fsbase_known = true;
+	err = kbtf__fsbase_offset(&off);
+	if (err) {
+		pr_warn("cannot find the thread pointer in the kernel's BTF (%s); Python frames are not walked",
+			strerror(-err));
+		return false;
+	}
+	pthread_mutex_lock(&py->lock);
+	if (!py->stop)
+		*py->maps.fsbase_off = off;
+	pthread_mutex_unlock(&py->lock);
+	return true;
+}
+
+static void note_unsupported(struct python *py, const char *path, size_t len,
+			     unsigned int major, unsigned int minor)
+{
+	if (py->stats.unsupported++)
+		return;
+	/* Neither Py_Version nor a name like python3.X said which. */
+	if (!minor)
+		snprintf(py->stats.unsupported_first, sizeof(py->stats.unsupported_first),
+			 "%.*s (CPython of no known version)", (int)(len > 60 ? 60 : len), path);
+	else
+		snprintf(py->stats.unsupported_first, sizeof(py->stats.unsupported_first),
+			 "%.*s (CPython %u.%u)", (int)(len > 60 ? 60 : len), path, major, minor);
+	text__sanitize_str(py->stats.unsupported_first);
+}
+
+/* Write what the walker needs to know of pid; called locked. */
+/* Called locked: the budget of user uid, made on first use. */
+static struct pyuser *get_user(struct python *py, __u32 uid)
+{
+	struct pyuser *u = htab__get(&py->users, uid, 0);
+
+	if (u)
+		return u;
+	u = calloc(1, sizeof(*u));
+	if (u && htab__put(&py->users, uid, 0, u)) {
+		free(u);
+		u = NULL;
+	}
+	return u;
+}
+
+static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *pidns,
+		   const struct pyobj *o, __u64 bias, const struct py_layout *l, bool again)
+{
+	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
+			      .pidns_dev = pidns->st_dev, .pidns_ino = pidns->st_ino,
+			      .version = l->version, .frame_read = frame_read(&l->bpf) };
+	struct pyproc *p;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->user = get_user(py, uid);
+	if (!p->user) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->pid = pid;
+	p->layout = *l;
+	p->types = (struct pytypes){ .code = o->code_type ? bias + o->code_type : 0,
+				     .str = o->str_type ? bias + o->str_type : 0,
+				     .bytes = o->bytes_type ? bias + o->bytes_type : 0 };
+	if (htab__put(&py->procs, pid, 0, p)) {
+		free(p);
+		return -ENOMEM;
+	}
+	/* python__free() gave up on us: the maps may be gone. */
+	if (py->stop) {
+		p->dead = true;
+		return -ECANCELED;
+	}
+	if (bpf_map_update_elem(py->maps.procs_fd, &pid, &pp, BPF_ANY)) {
+		p->dead = true;
+		return -errno;
+	}
+	py->in_map++;
+	*py->maps.nr_procs = py->in_map;
+	py->stats.procs += !again;
+	return 0;
+}
+
+/* Look for CPython in pid; exec: even if it was found before. */
+static void detect(struct python *py, __u32 pid, bool exec)
+{
+	struct procfs_status status;
+	struct stat pidns;
+	struct scan *s;
+	int dirfd = -1;
+	__u64 t0 = now_ns();
+	bool again;
+
+	pthread_mutex_lock(&py->lock);
+	if (!exec && htab__get(&py->procs, pid, 0)) {
+		pthread_mutex_unlock(&py->lock);
+		return;
+	}
+	again = retire(py, pid);
+	pthread_mutex_unlock(&py->lock);
+	s = calloc(1, sizeof(*s));
+	dirfd = procfs__open_pid(pid);
+	if (dirfd < 0 || !s)
+		goto out;
+	/* Whose it is: each user's processes share one budget of names. */
+	if (procfs__status(dirfd, &status) || fstatat(dirfd, "ns/pid", &pidns, 0))
+		goto out;
+	s->have_exe = !fstatat(dirfd, "exe", &s->exe, 0);
+	if (procmaps__read_at(dirfd, add_candidate, s) < 0)
+		s->n = 0;
+	for (int i = 0; i < s->n; i++) {
+		const struct vma *v = &s->c[i].v;
+		struct pymem mem = proc_mem(pid);
+		unsigned int major, minor;
+		const struct pyobj *o;
+		struct py_layout l;
+		__u64 bias;
+		int err;
+
+		o = get_object(py, dirfd, v);
+		if (!o || !o->python)
+			continue;
+		bias = v->start - o->vaddr0;
+		/* Reads of the process and the kernel's BTF: never under the lock. */
+		err = find_layout(o, bias, &mem, &l, &major, &minor);
+		/* Before 3.11 a thread is known by its fs base: the BTF says where. */
+		if (!err && l.bpf.ts_native_id == PY_NO_OFF && !fsbase_ready(py))
+			break;
+		pthread_mutex_lock(&py->lock);
+		if (err)
+			note_unsupported(py, v->path, v->path_len, major, minor);
+		else if (!publish(py, pid, status.euid, &pidns, o, bias, &l, again))
+			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
+				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
+		pthread_mutex_unlock(&py->lock);
+		break;
+	}
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	free(s);
+}
+
+/* ---- naming code objects ---- */
+
+/* The file as py-spy shows it: from the package root, else its base name. */
+static const char *short_file(const char *path)
+{
+	static const char *const roots[] = { "site-packages/", "dist-packages/" };
+	const char *p, *best = NULL;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		for (p = strstr(path, roots[i]); p; p = strstr(p + 1, roots[i]))
+			if (!best || p + strlen(roots[i]) > best)
+				best = p + strlen(roots[i]);
+	}
+	if (best && *best)
+		return best;
+	/* The standard library: /usr/lib/python3.11/json/__init__.py. */
+	p = strstr(path, "/lib/python3.");
+	if (p && (p = strchr(p + 13, '/')) && p[1] && !strstr(p + 1, "/lib/python3."))
+		return p + 1;
+	p = strrchr(path, '/');
+	return p && p[1] ? p + 1 : path;
+}
+
+/*
+ * What tells one code object from another at the same address: its name
+ * object and first line.  The sampler records addresses only; a code
+ * object freed and another made where it was must not keep the first's name.
+ */
+static int code_identity(const struct pyproc *p, __u64 addr, __u64 *name_obj, __u32 *line)
+{
+	const struct py_layout *l = &p->layout;
+	struct pymem mem = proc_mem(p->pid);
+	__u16 name = l->co_qualname != PY_NO_OFF ? l->co_qualname : l->co_name;
+	int err;
+
+	*line = 0;
+	err = mem.read(mem.ctx, addr + name, name_obj, sizeof(*name_obj));
+	if (!err)
+		err = mem.read(mem.ctx, addr + l->co_firstlineno, line, sizeof(*line));
+	return err;
+}
+
+/* The code object at addr read from the process, unlocked; NULL if it is not one. */
+static struct pycode_ent *read_code(const struct pyproc *p, __u64 addr, __u64 name_obj)
+{
+	struct pymem mem = proc_mem(p->pid);
+	struct pycode_ent *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->name_obj = name_obj;
+	if (pycode__read(&p->layout, &p->types, &mem, addr, &c->code)) {
+		free(c);
+		return NULL;
+	}
+	c->bytes = sizeof(*c) + c->code.lines_len + strlen(c->code.qualname) +
+		   strlen(c->code.file) + 2;
+	return c;
+}
+
+/* Called locked: name c's strings once for all processes, and keep it. */
+static int keep_code(struct python *py, struct pyproc *p, __u64 addr, struct pycode_ent *c)
+{
+	struct pycode_ent *old = htab__get(&p->codes, addr, 0);
+	char label[PYCODE_NAME_MAX + 64];
+
+	snprintf(label, sizeof(label), "%s (%s)", c->code.qualname, short_file(c->code.file));
+	c->func = strpool__intern(&py->names, c->code.qualname, strlen(c->code.qualname));
+	c->file = strpool__intern(&py->names, c->code.file, strlen(c->code.file));
+	c->label = strpool__intern(&py->names, label, strlen(label));
+	if (!c->func || !c->file || !c->label || htab__put(&p->codes, addr, 0, c))
+		return -ENOMEM;
+	if (old) {
+		py->bytes -= old->bytes;
+		p->user->bytes -= old->bytes;
+		free_code(old);
+	}
+	py->bytes += c->bytes;
+	p->user->bytes += c->bytes;
+	py->stats.codes++;
+	return 0;
+}
+
+/*
+ * The reader thread only: make sure the code object at addr is known, and
+ * is still the object it was (a new stack may hold a new code object where
+ * an old one was).  Memory is read with the lock dropped: a read of
+ * another process can block (its page in a file on a FUSE mount that does
+ * not answer), and the report must still get the lock and print.
+ */
+static void learn_code(struct python *py, struct pyproc *p, __u64 addr)
+{
+	struct pycode_ent *c;
+	__u64 name_obj, known_obj = 0;
+	__u32 line, known_line = 0;
+	bool known, over;
+
+	pthread_mutex_lock(&py->lock);
+	c = htab__get(&p->codes, addr, 0);
+	known = c != NULL;
+	if (c) {
+		known_obj = c->name_obj;
+		known_line = c->code.firstlineno;
+	}
+	/* Names are never freed: they count for good against the whole. */
+	over = py->bytes + strpool__bytes(&py->names) >= PYTHON_MEM_MAX ||
+	       p->user->bytes >= PYTHON_USER_MEM_MAX;
+	pthread_mutex_unlock(&py->lock);
+	if (code_identity(p, addr, &name_obj, &line) ||
+	    (known && name_obj == known_obj && line == known_line))
+		return;
+	c = over ? NULL : read_code(p, addr, name_obj);
+	pthread_mutex_lock(&py->lock);
+	if (over)
+		py->stats.over_budget++;
+	else if (!c)
+		py->stats.code_errors++;
+	else if (keep_code(py, p, addr, c))
+		free_code(c);
+	pthread_mutex_unlock(&py->lock);
+}
+
+/*
+ * Read the new code objects of a stack the sampler stored.  p stays in
+ * py->procs while we read unlocked: only this thread retires processes,
+ * and python__reap() frees only retired ones.
+ */
+static void read_note(struct python *py, const struct request *r)
+{
+	struct pyproc *p;
+
+	pthread_mutex_lock(&py->lock);
+	p = htab__get(&py->procs, r->pid, 0);
+	pthread_mutex_unlock(&py->lock);
+	for (__u32 i = 0; p && i + 1 < r->nr; i += 2)
+		learn_code(py, p, r->words[i]);
+}
+
+/*
+ * Name a frame from what the reader thread learned; nothing is read here.
+ * A stack is sent to the reader the first time it is stored, and the
+ * report waits for the reader (python__settle()) before it names frames.
+ */
+void python__resolve(struct python *py, __u32 pid, struct frame *f)
+{
+	struct pycode_ent *c;
+	struct pyproc *p;
+	char label[PYCODE_NAME_MAX + 80];
+
+	pthread_mutex_lock(&py->lock);
+	p = htab__get(&py->procs, pid, 0);
+	c = p ? htab__get(&p->codes, f->addr, 0) : NULL;
+	/*
+	 * Exited: the newest process that had the pid.  Not when one lives
+	 * with it now: a code object it has not named is not an older one's.
+	 */
+	for (struct pyproc *g = p ? NULL : py->gone; !c && g; g = g->next_gone) {
+		c = g->pid == pid ? htab__get(&g->codes, f->addr, 0) : NULL;
+		p = g;
+	}
+	if (c) {
+		f->func = c->func;
+		f->module = c->file;
+		f->line = pycode__line(&p->layout, &c->code, f->aux & PY_INSTR_MASK);
+		f->name = c->label;
+		if (py->lines) {
+			snprintf(label, sizeof(label), "%s (%s:%u)", c->code.qualname,
+				 short_file(c->code.file), f->line);
+			f->name = strpool__intern(&py->names, label, strlen(label));
+		}
+	}
+	pthread_mutex_unlock(&py->lock);
+}
+
+/* ---- the thread and its queue ---- */
+
+static void serve(struct python *py, struct request *r)
+{
+	switch (r->op) {
+	case REQ_DETECT:
+	case REQ_EXEC:
+		detect(py, r->pid, r->op == REQ_EXEC);
+		break;
+	case REQ_FORGET:
+		pthread_mutex_lock(&py->lock);
+		retire(py, r->pid);
+		pthread_mutex_unlock(&py->lock);
+		break;
+	case REQ_NOTE:
+		read_note(py, r);
+		break;
+	}
+}
+
+static void *python_thread(void *arg)
+{
+	struct python *py = arg;
+	struct request *r;
+
+	pthread_mutex_lock(&py->lock);
+	while (!py->stop) {
+		if (!py->head) {
+			py->busy = false;
+			pthread_cond_broadcast(&py->idle);
+			pthread_cond_wait(&py->wake, &py->lock);
+			continue;
+		}
+		r = py->head;
+		py->head = r->next;
+		if (!py->head)
+			py->tail = NULL;
+		py->queued--;
+		py->busy = true;
+		pthread_mutex_unlock(&py->lock);
+		serve(py, r);
+		free(r);
+		pthread_mutex_lock(&py->lock);
+	}
+	pthread_mutex_unlock(&py->lock);
+	return NULL;
+}
+
+/* words: nr 8-byte words, at any alignment. */
+static void request(struct python *py, enum req_op op, __u32 pid, const void *words,
+		    __u32 nr)
+{
+	struct request *r;
+
+	if (!py)
+		return;
+	r = malloc(sizeof(*r) + nr * sizeof(r->words[0]));
+	pthread_mutex_lock(&py->lock);
+	/*
+	 * Only notes are dropped when the reader falls behind: the others are
+	 * as many as processes come and go, and a lost one would leave a
+	 * process unwalked, or walked after its pid went to another.
+	 */
+	if (!r || (op == REQ_NOTE && py->queued >= QUEUE_MAX)) {
+		py->stats.dropped++;
+		pthread_mutex_unlock(&py->lock);
+		free(r);
+		return;
+	}
+	*r = (struct request){ .op = op, .pid = pid, .nr = nr };
+	if (nr)
+		memcpy(r->words, words, nr * sizeof(r->words[0]));
+	if (py->tail)
+		py->tail->next = r;
+	else
+		py->head = r;
+	py->tail = r;
+	py->queued++;
+	py->busy = true;
+	pthread_cond_signal(&py->wake);
+	pthread_mutex_unlock(&py->lock);
+}
+
+void python__detect(struct python *py, __u32 pid)
+{
+	request(py, REQ_DETECT, pid, NULL, 0);
+}
+
+void python__exec(struct python *py, __u32 pid)
+{
+	request(py, REQ_EXEC, pid, NULL, 0);
+}
+
+void python__forget(struct python *py, __u32 pid)
+{
+	bool known;
+
+	if (!py)
+		return;
+	/* Every exit on the host comes here: queue only those we know. */
+	pthread_mutex_lock(&py->lock);
+	known = htab__get(&py->procs, pid, 0) != NULL;
+	pthread_mutex_unlock(&py->lock);
+	if (known)
+		request(py, REQ_FORGET, pid, NULL, 0);
+}
+
+void python__note(struct python *py, const void *data, size_t len)
+{
+	const size_t head = offsetof(struct py_stack_note, st.ips);
+	struct py_stack_note n;
+	__u32 nr;
+
+	/*
+	 * The sampler sends a note up to its last frame; a perf record's raw
+	 * data is 4 bytes off 8-byte alignment: copy before reading.
+	 */
+	if (!py || len < head)
+		return;
+	memcpy(&n, data, head);
+	if (n.magic != PY_NOTE_MAGIC)
+		return;
+	nr = n.st.nr < 2 * PY_MAX_FRAMES ? n.st.nr : 2 * PY_MAX_FRAMES;
+	if (nr > (len - head) / sizeof(n.st.ips[0]))
+		nr = (len - head) / sizeof(n.st.ips[0]);
+	pthread_mutex_lock(&py->lock);
+	py->stats.notes++;
+	pthread_mutex_unlock(&py->lock);
+	request(py, REQ_NOTE, n.pid, (const char *)data + head, nr);
+}
+
+void python__settle(struct python *py, unsigned int timeout_ms)
+{
+	struct timespec deadline;
+
+	if (!py)
+		return;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&py->lock);
+	while (py->busy && !py->stop)
+		if (pthread_cond_timedwait(&py->idle, &py->lock, &deadline))
+			break;
+	pthread_mutex_unlock(&py->lock);
+}
+
+void python__reap(struct python *py)
+{
+	struct pyproc **pp;
+
+	if (!py)
+		return;
+	pthread_mutex_lock(&py->lock);
+	py->reports++;
+	/* Gone before the report that just ended: its samples are printed. */
+	for (pp = &py->gone; *pp;) {
+		struct pyproc *p = *pp;
+
+		if (p->dead_at + 1 < py->reports) {
+			*pp = p->next_gone;
+			free_proc(py, p);
+		} else {
+			pp = &p->next_gone;
+		}
+	}
+	pthread_mutex_unlock(&py->lock);
+}
+
+void python__stats(struct python *py, struct python_stats *st)
+{
+	pthread_mutex_lock(&py->lock);
+	*st = py->stats;
+	pthread_mutex_unlock(&py->lock);
+}
+
+struct python *python__new(const struct python_maps *maps, bool lines)
+{
+	struct python *py = calloc(1, sizeof(*py));
+	int err;
+
+	if (!py)
+		return NULL;
+	py->maps = *maps;
+	py->lines = lines;
+	pthread_mutex_init(&py->lock, NULL);
+	pthread_cond_init(&py->wake, NULL);
+	pthread_cond_init(&py->idle, NULL);
+	err = pthread_create(&py->thread, NULL, python_thread, py);
+	if (err) {
+		python__free(py);
+		errno = err;
+		return NULL;
+	}
+	py->started = true;
+	return py;
+}
+
+void python__free(struct python *py)
+{
+	struct hent *e;
+
+	if (!py)
+		return;
+	if (py->started) {
+		pthread_mutex_lock(&py->lock);
+		py->stop = true;
+		pthread_cond_signal(&py->wake);
+		pthread_mutex_unlock(&py->lock);
+		/* A read of a file or a process may block: do not wait long. */
+		if (util__join_within(py->thread, 2)) {
+			pr_warn("the Python reader is stuck reading a file; exiting without it");
+			return;
+		}
+	}
+	while (py->head) {
+		struct request *r = py->head;
+
+		py->head = r->next;
+		free(r);
+	}
+	for (size_t pos = 0; (e = htab__next(&py->procs, &pos));)
+		free_proc(py, e->val);
+	while (py->gone) {
+		struct pyproc *p = py->gone;
+
+		py->gone = p->next_gone;
+		free_proc(py, p);
+	}
+	for (size_t pos = 0; (e = htab__next(&py->objects, &pos));)
+		free(e->val);
+	for (size_t pos = 0; (e = htab__next(&py->users, &pos));)
+		free(e->val);
+	htab__free(&py->users);
+	htab__free(&py->procs);
+	htab__free(&py->objects);
+	strpool__free(&py->names);
+	pthread_cond_destroy(&py->wake);
+	pthread_cond_destroy(&py->idle);
+	pthread_mutex_destroy(&py->lock);
+	free(py);
+}

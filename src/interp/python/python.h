@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * CPython processes, seen from the loader: finding the interpreter in a
+ * process and telling the frame walker (bpf/interp/python/python.bpf.h) where it is, and
+ * naming the code objects the walker records.
+ *
+ * A thread of its own does the slow parts while sampling runs: it looks
+ * for _PyRuntime in a process's executable and libpython when the process
+ * is first sampled (or execs, or is a -p target), and reads the code
+ * objects of each new Python stack as the sampler reports it, so that the
+ * names are known even when the process exits before the report.  The
+ * report asks python__resolve() for each frame.
+ */
+#ifndef PYTHON_H
+#define PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct frame;
+struct python;
+
+struct python_maps {
+	int procs_fd;			/* py_procs */
+	__u32 *nr_procs;		/* the sampler's py_nr_procs */
+	__u32 *fsbase_off;		/* ... and py_fsbase_off */
+};
+
+struct python_stats {
+	__u64 procs;			/* CPython processes found */
+	__u64 unsupported;		/* ... of a version we have no layout for */
+	__u64 codes;			/* code objects named */
+	__u64 code_errors;		/* ... that could not be read or checked */
+	__u64 notes;			/* new stacks reported by the sampler */
+	__u64 dropped;			/* requests lost to a full queue */
+	__u64 over_budget;		/* code objects not kept: memory budget */
+	char unsupported_first[96];	/* "PATH: VERSION" of the first one */
+};
+
+/*
+ * Bytes kept of names and line tables: for all processes together, and
+ * for the processes of one user, so that one user's processes cannot take
+ * all of it from everyone else's.
+ */
+#define PYTHON_MEM_MAX (64ull << 20)
+#define PYTHON_USER_MEM_MAX (16ull << 20)
+
+struct python *python__new(const struct python_maps *maps, bool lines);
+void python__free(struct python *py);
+
+/* Look for CPython in pid, unless known already; asynchronous. */
+void python__detect(struct python *py, __u32 pid);
+/* pid exec'd: forget what it was, look again; asynchronous. */
+void python__exec(struct python *py, __u32 pid);
+/* pid exited: stop walking it, keep its names for the report. */
+void python__forget(struct python *py, __u32 pid);
+/* A struct py_stack_note from the side band: read its code objects. */
+void python__note(struct python *py, const void *note, size_t len);
+/*
+ * Before a report: wait, at most timeout_ms, for the reader to finish what
+ * it was asked (new stacks' code objects), so that their frames are named.
+ */
+#define PYTHON_SETTLE_MS 1000
+void python__settle(struct python *py, unsigned int timeout_ms);
+/* After a report: free what only processes gone before it needed. */
+void python__reap(struct python *py);
+
+/*
+ * Name a FRAME_INTERP frame of pid (f->addr and f->aux as recorded) from
+ * what the reader learned; it reads nothing, so it never blocks on a
+ * process.  A frame it cannot name keeps no name.
+ */
+void python__resolve(struct python *py, __u32 pid, struct frame *f);
+
+void python__stats(struct python *py, struct python_stats *st);
+
+#endif /* PYTHON_H */

@@ -1,0 +1,966 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * BPF lifecycle.  The skeleton is opened, configured (read-only data and
+ * map sizes), loaded and attached in separate steps, so that each failure
+ * can be reported for what it is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+
+#include "loader/session.h"
+#include "unwind/unwind.h"
+#include "trace/symbolize.h"
+#include "loader/kbtf.h"
+#include "interp/python/python.h"
+#include "lib/util.h"
+#include "profile.skel.h"
+#include "lib/log.h"
+
+/* The inode number of the initial PID namespace (include/linux/proc_ns.h). */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
+
+#define DRAIN_CHUNK 1024
+
+/* The kernel's "operation not supported" (include/linux/errno.h), not libc's. */
+#define ENOTSUPP 524
+
+struct map_set {
+	struct bpf_map *counts, *stacks, *spilled;
+};
+
+struct session {
+	struct session_config cfg;
+	struct profile_bpf *skel;
+	struct map_set sets[2];
+	int read_set;		/* the set drained and read from */
+	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
+	__u64 *batch_vals;
+	struct bpf_link **links;
+	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
+	struct bpf_link *follow_links[3];	/* exec, fork, exit: profile -- CMD */
+	int *pfds;
+	__u64 events_closed;	/* counted by the events detached so far */
+	int nr_links;
+	int nr_cpus;		/* possible CPUs: per-CPU map value count */
+	bool flip_pending;	/* switched away from flip_from, not yet idle */
+	int flip_from;
+};
+
+static const char *load_hint(int err)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		return "loading BPF needs root, or CAP_BPF and CAP_PERFMON: run as root";
+	case ENOMEM:
+	case E2BIG:
+		return "not enough memory for the maps: lower --stack-storage-size or --hash-storage-size";
+	case ENOENT:
+	case ESRCH:
+		return "the kernel lacks a needed BPF feature or BTF (/sys/kernel/btf/vmlinux)";
+	default:
+		return "run with -vv to see libbpf's log";
+	}
+}
+
+static int session__configure(struct session *s);
+
+/* Open the skeleton and set it up for s->cfg. */
+static int open_skel(struct session *s)
+{
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		pr_err("cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	s->sets[0] = (struct map_set){ s->skel->maps.counts0, s->skel->maps.stacks0,
+				       s->skel->maps.spilled0 };
+	s->sets[1] = (struct map_set){ s->skel->maps.counts1, s->skel->maps.stacks1,
+				       s->skel->maps.spilled1 };
+	return session__configure(s);
+}
+
+struct session *session__open(const struct session_config *cfg)
+{
+	struct session *s;
+	int n;
+
+	n = libbpf_num_possible_cpus();
+	if (n <= 0) {
+		pr_err("cannot count possible CPUs: %s", strerror(-n));
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto nomem;
+	s->cfg = *cfg;
+	s->nr_cpus = n;
+	s->links = calloc(n, sizeof(*s->links));
+	s->pfds = calloc(n, sizeof(*s->pfds));
+	s->batch_keys = calloc(DRAIN_CHUNK, sizeof(*s->batch_keys));
+	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
+	if (!s->links || !s->pfds || !s->batch_keys || !s->batch_vals)
+		goto nomem;
+	if (open_skel(s)) {
+		session__destroy(s);
+		return NULL;
+	}
+	return s;
+nomem:
+	pr_err("out of memory");
+	session__destroy(s);
+	return NULL;
+}
+
+static int configure_pidns(struct profile_bpf *skel)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st)) {
+		pr_err("cannot stat /proc/self/ns/pid: %s; is /proc mounted?",
+			strerror(errno));
+		return -errno;
+	}
+	if (st.st_ino == PROC_PID_INIT_INO)
+		return 0;
+	skel->rodata->use_pidns = true;
+	skel->rodata->pidns_dev = st.st_dev;
+	skel->rodata->pidns_ino = st.st_ino;
+	return 0;
+}
+
+/* Size a pinned bcc-style map's twin so that libbpf can reuse its fd. */
+static int reuse_pinned(struct bpf_map *map, const char *path, const char *opt)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		pr_err("%s '%s': %s", opt, path, strerror(errno));
+		return -errno;
+	}
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (!err && (info.type != BPF_MAP_TYPE_HASH || info.key_size != 8)) {
+		pr_err("%s '%s' must be a hash map with 8-byte keys",
+			opt, path);
+		err = -EINVAL;
+	}
+	if (!err)
+		err = bpf_map__set_value_size(map, info.value_size);
+	if (!err)
+		err = bpf_map__set_max_entries(map, info.max_entries);
+	if (!err)
+		err = bpf_map__set_map_flags(map, info.map_flags);
+	if (!err)
+		err = bpf_map__reuse_fd(map, fd);
+	close(fd);
+	if (err && err != -EINVAL)
+		pr_err("cannot use %s '%s': %s", opt, path, strerror(-err));
+	return err;
+}
+
+static void configure_filters(struct profile_bpf *skel, const struct session_config *c)
+{
+	struct profile_bpf__rodata *rd = skel->rodata;
+
+	rd->filter_pids = c->nr_pids > 0;
+	rd->filter_tids = c->nr_tids > 0;
+	rd->filter_cgroup = c->cgroup != NULL;
+	rd->filter_cgroupmap = c->cgroupmap != NULL;
+	rd->filter_mntns = c->mntnsmap != NULL;
+	rd->include_idle = c->include_idle;
+	rd->want_user = c->parts[PART_USER];
+	rd->want_kernel = c->parts[PART_KERNEL];
+	rd->self_tgid = getpid();
+	rd->per_cpu = c->per_cpu;
+	rd->per_thread = c->per_thread;
+	if (c->nr_pids)
+		bpf_map__set_max_entries(skel->maps.pid_set, c->nr_pids);
+	if (c->nr_tids)
+		bpf_map__set_max_entries(skel->maps.tid_set, c->nr_tids);
+}
+
+/* Size one set; the second set is only used by -i, and stays tiny without. */
+static int size_set(const struct map_set *ms, const struct session_config *c, bool used)
+{
+	int err;
+
+	err = bpf_map__set_value_size(ms->stacks, c->max_stack_depth * sizeof(__u64));
+	if (!err)
+		err = bpf_map__set_max_entries(ms->stacks, used ? c->stack_storage : 1);
+	/*
+	 * Every user stack is stored by content, and kernel stacks that
+	 * collide in the stack map too: twice the room, as the two maps had
+	 * when user stacks went to the stack map first.
+	 */
+	if (!err)
+		err = bpf_map__set_max_entries(ms->spilled, used ? 2 * c->stack_storage : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(ms->counts, used ? c->hash_storage : 1);
+	return err;
+}
+
+static int configure_mntns(struct profile_bpf *skel)
+{
+	struct mntns_offsets off;
+	int err = kbtf__mntns_offsets(&off);
+
+	if (err) {
+		pr_err("--mntnsmap needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			strerror(-err));
+		return err;
+	}
+	skel->rodata->off_nsproxy = off.nsproxy;
+	skel->rodata->off_mnt_ns = off.mnt_ns;
+	skel->rodata->off_ns_inum = off.ns_inum;
+	return 0;
+}
+
+/*
+ * The spill hash's key (bpf/profile.h): secret, so that no process can
+ * choose frames that collide.  PROFILE_TEST_SPILL_SEED="K0,K1" fixes it for
+ * the test that forges a collision (tests/e2e/t07-collide.sh), and only for
+ * it: a run with it set says so.  -vv prints a fingerprint, never the key.
+ */
+static int read_test_key(const char *val, __u64 key[SPILL_KEY_WORDS])
+{
+	char *end;
+
+	errno = 0;
+	key[0] = strtoull(val, &end, 0);
+	if (!errno && *end == ',')
+		key[1] = strtoull(end + 1, &end, 0);
+	if (errno || *end) {
+		pr_err("PROFILE_TEST_SPILL_SEED must be K0,K1 (two numbers)");
+		return -EINVAL;
+	}
+	pr_warn("PROFILE_TEST_SPILL_SEED is set: the spill hash is not secret (tests only)");
+	return 0;
+}
+
+static int random_key(__u64 key[SPILL_KEY_WORDS])
+{
+	size_t len = SPILL_KEY_WORDS * sizeof(__u64);
+	ssize_t n;
+
+	do
+		n = getrandom(key, len, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len) {
+		pr_err("cannot draw the spill hash key: %s",
+		       n < 0 ? strerror(errno) : "short read");
+		return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static int configure_spill_key(struct profile_bpf *skel)
+{
+	const char *test = getenv("PROFILE_TEST_SPILL_SEED");
+	__u64 key[SPILL_KEY_WORDS];
+	int err;
+
+	err = test ? read_test_key(test, key) : random_key(key);
+	if (err)
+		return err;
+	for (int i = 0; i < SPILL_KEY_WORDS; i++)
+		skel->rodata->spill_key[i] = key[i];
+	pr_debug("spill hash key: fingerprint %08llx",
+		 (unsigned long long)(spill_mix(spill_mix(key[0]) ^ key[1]) >> 32));
+	return 0;
+}
+
+/*
+ * The unwinder's maps take no memory until used, but are created small
+ * when it is off, and its exec and exit programs are not loaded.
+ * PROFILE_TEST_UNWIND_FAIL makes the outer map impossible to create, so
+ * that a test can see the fall back to frame pointers.
+ */
+static int configure_unwind(struct profile_bpf *skel, const struct session_config *c)
+{
+	int err = 0;
+
+	skel->rodata->unwind_tables = c->unwind;
+	if (c->unwind && getenv("PROFILE_TEST_UNWIND_FAIL"))
+		return bpf_map__set_max_entries(skel->maps.uw_tables, 0);
+	if (c->unwind)
+		return 0;
+	err = bpf_map__set_max_entries(skel->maps.uw_tables, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.uw_procs, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.uw_execs, 1);
+	/* The Python walker needs them too: a pid's entry must go at once. */
+	if (!err && !c->python)
+		err = bpf_program__set_autoload(skel->progs.uw_exec, false);
+	if (!err && !c->python)
+		err = bpf_program__set_autoload(skel->progs.uw_exit, false);
+	return err;
+}
+
+/*
+ * profile -- CMD: the command and its children, followed by three programs
+ * that only such a run loads.  They read task fields at offsets from the
+ * kernel's BTF, parsed here and only here.
+ */
+static int configure_follow(struct profile_bpf *skel, const struct session_config *c)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.follow_exec, skel->progs.follow_fork, skel->progs.follow_exit,
+	};
+	const char *test = getenv("PROFILE_TEST_FOLLOW_SET");
+	__u32 size = FOLLOW_SET_SIZE;
+	struct follow_offsets off;
+	int err;
+
+	if (!c->follow) {
+		for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+			bpf_program__set_autoload(progs[i], false);
+		return 0;
+	}
+	err = kbtf__follow_offsets(&off);
+	if (err) {
+		pr_err("profiling a command needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			strerror(-err));
+		return err;
+	}
+	skel->rodata->follow = true;
+	skel->rodata->cmd_pid = c->cmd_pid;
+	skel->rodata->off_tgid = off.tgid;
+	skel->rodata->off_signal = off.signal;
+	skel->rodata->off_live = off.live;
+	/* A test fills a small map to see the count of those left out. */
+	if (test) {
+		size = strtoul(test, NULL, 10);
+		if (!size)
+			size = 1;
+		pr_warn("PROFILE_TEST_FOLLOW_SET is set: %u processes are followed at once (tests only)",
+			size);
+	}
+	err = bpf_map__set_max_entries(skel->maps.follow_set, size);
+	if (err)
+		pr_err("cannot size the map of followed processes: %s", strerror(-err));
+	return err;
+}
+
+/* Read-only data and map sizes: everything that must be set before load. */
+static int session__configure(struct session *s)
+{
+	const struct session_config *c = &s->cfg;
+	struct profile_bpf *skel = s->skel;
+	int err;
+
+	configure_filters(skel, c);
+	err = configure_follow(skel, c);
+	if (err)
+		return err;
+	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
+	skel->rodata->max_depth = c->max_stack_depth;
+	err = configure_unwind(skel, c);
+	if (!err && !c->python)
+		err = bpf_map__set_max_entries(skel->maps.py_procs, 1);
+	if (!err && !c->python)
+		err = bpf_map__set_max_entries(skel->maps.py_threads, 1);
+	if (err)
+		return err;
+	skel->rodata->notify_new = true;
+	err = configure_pidns(skel);
+	if (!err)
+		err = configure_spill_key(skel);
+	if (err)
+		return err;
+	err = size_set(&s->sets[0], c, true);
+	if (!err)
+		err = size_set(&s->sets[1], c, c->two_sets);
+	if (err) {
+		pr_err("cannot size the maps: %s", strerror(-err));
+		return err;
+	}
+	if (c->cgroupmap && (err = reuse_pinned(skel->maps.cgroupmap, c->cgroupmap, "--cgroupmap")))
+		return err;
+	if (c->mntnsmap && (err = reuse_pinned(skel->maps.mntnsmap, c->mntnsmap, "--mntnsmap")))
+		return err;
+	if (c->mntnsmap)
+		return configure_mntns(skel);
+	return 0;
+}
+
+static int fill_set(struct bpf_map *map, const __u32 *ids, size_t nr)
+{
+	__u8 one = 1;
+
+	for (size_t i = 0; i < nr; i++)
+		if (bpf_map__update_elem(map, &ids[i], sizeof(ids[i]), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int fill_cgroup(struct profile_bpf *skel, const char *path)
+{
+	__u32 zero = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map__update_elem(skel->maps.cgroup_set, &zero, sizeof(zero), &fd,
+				 sizeof(fd), BPF_ANY))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int session__load(struct session *s)
+{
+	const struct session_config *c = &s->cfg;
+	struct profile_bpf *skel = s->skel;
+	int err;
+
+	err = profile_bpf__load(skel);
+	if (err && s->cfg.unwind) {
+		int uw_err = err;
+
+		/* Without it; if that fails too, its error is the one to report. */
+		profile_bpf__destroy(skel);
+		s->skel = NULL;
+		s->cfg.unwind = false;
+		err = open_skel(s);
+		skel = s->skel;
+		if (!err)
+			err = profile_bpf__load(skel);
+		if (!err)
+			pr_warn("cannot load the .eh_frame unwinder: %s; user stacks are walked by frame pointer only (-vv shows why)",
+				strerror(-uw_err));
+	}
+	if (err) {
+		pr_err("cannot load the BPF program: %s; %s",
+			strerror(-err), load_hint(err));
+		return err;
+	}
+	err = fill_set(skel->maps.pid_set, c->pids, c->nr_pids);
+	if (!err)
+		err = fill_set(skel->maps.tid_set, c->tids, c->nr_tids);
+	if (!err && c->cgroup)
+		err = fill_cgroup(skel, c->cgroup);
+	if (err)
+		pr_err("cannot fill the filter maps: %s", strerror(-err));
+	return err;
+}
+
+static const char *open_hint(int err, const struct perf_sampling *ps)
+{
+	if (err == -EACCES || err == -EPERM)
+		return "run as root or with CAP_PERFMON, or lower kernel.perf_event_paranoid";
+	if (ps->type == PERF_TYPE_SOFTWARE && ps->config == PERF_COUNT_SW_CPU_CLOCK)
+		return "check that perf events work here";
+	/* No hardware PMU (a VM), or not this event: say so, never fall back. */
+	return "this machine cannot sample it (see --list-events); use -e cpu-clock";
+}
+
+static int attach_cpu(struct session *s, const struct perf_sampling *ps,
+		      const char *name, int cpu)
+{
+	struct bpf_link *link;
+	int fd, err;
+
+	fd = perf__open_sampling(ps, cpu);
+	if (fd == -ENODEV)
+		return 0;	/* went offline meanwhile: nothing to sample */
+	if (fd < 0) {
+		pr_err("cannot open event '%s' on CPU %d: %s; %s",
+			name, cpu, strerror(-fd), open_hint(fd, ps));
+		return fd;
+	}
+	link = bpf_program__attach_perf_event(s->skel->progs.do_sample, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		pr_err("cannot attach to CPU %d: %s", cpu, strerror(-err));
+		return err;
+	}
+	s->pfds[s->nr_links] = fd;
+	s->links[s->nr_links++] = link;
+	return 0;
+}
+
+/*
+ * Exec and exit drop a process's mappings and Python entry in the kernel
+ * at once.
+ */
+static int attach_unwind(struct session *s)
+{
+	struct bpf_program *progs[2] = { s->skel->progs.uw_exec, s->skel->progs.uw_exit };
+
+	if (!s->cfg.unwind && !s->cfg.python)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		s->uw_links[i] = bpf_program__attach(progs[i]);
+		if (!s->uw_links[i]) {
+			int err = -errno;
+
+			pr_err("cannot attach to %s: %s; try --unwind=fp --python=off",
+			       bpf_program__section_name(progs[i]), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* profile -- CMD: before the command's exec, so that it is followed from there. */
+static int attach_follow(struct session *s)
+{
+	struct bpf_program *progs[] = {
+		s->skel->progs.follow_exec, s->skel->progs.follow_fork, s->skel->progs.follow_exit,
+	};
+
+	if (!s->cfg.follow)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		s->follow_links[i] = bpf_program__attach(progs[i]);
+		if (!s->follow_links[i]) {
+			int err = -errno;
+
+			pr_err("cannot attach to %s: %s; the command cannot be followed",
+			       bpf_program__section_name(progs[i]), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+__u32 session__verified_insns(const struct session *s, const char *prog)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(s->skel->obj, prog);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!p || bpf_program__fd(p) < 0 ||
+	    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		return 0;
+	return info.verified_insns;
+}
+
+int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
+{
+	if (!s->cfg.unwind)
+		return -ENOENT;
+	maps->tables_fd = bpf_map__fd(s->skel->maps.uw_tables);
+	maps->procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
+	maps->execs_fd = bpf_map__fd(s->skel->maps.uw_execs);
+	return 0;
+}
+
+int session__python_maps(const struct session *s, struct python_maps *maps)
+{
+	if (!s->cfg.python)
+		return -ENOENT;
+	maps->procs_fd = bpf_map__fd(s->skel->maps.py_procs);
+	maps->nr_procs = &s->skel->bss->py_nr_procs;
+	maps->fsbase_off = &s->skel->bss->py_fsbase_off;
+	return 0;
+}
+
+int session__attach(struct session *s)
+{
+	const struct session_config *c = &s->cfg;
+	int err;
+
+	for (int cpu = 0; cpu < c->nr_cpus && cpu < s->nr_cpus; cpu++) {
+		if (!c->cpu_online[cpu] || (c->cpu >= 0 && cpu != c->cpu))
+			continue;
+		err = attach_cpu(s, &c->sampling, c->event_name, cpu);
+		if (err)
+			return err;
+	}
+	if (!s->nr_links) {
+		pr_err("no online CPU to sample on");
+		return -ENODEV;
+	}
+	err = attach_follow(s);
+	if (err)
+		return err;
+	return attach_unwind(s);
+}
+
+int session__nr_attached(const struct session *s)
+{
+	return s->nr_links;
+}
+
+/* A sampling event's count: every event since it was opened. */
+static __u64 event_count(int fd)
+{
+	__u64 v;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : 0;
+}
+
+__u64 session__events(const struct session *s)
+{
+	__u64 sum = s->events_closed;
+
+	for (int i = 0; i < s->nr_links; i++)
+		sum += event_count(s->pfds[i]);
+	return sum;
+}
+
+void session__detach(struct session *s)
+{
+	for (int i = 0; i < s->nr_links; i++) {
+		s->events_closed += event_count(s->pfds[i]);
+		bpf_link__destroy(s->links[i]);
+		close(s->pfds[i]);
+	}
+	s->nr_links = 0;
+}
+
+void session__destroy(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->links)
+		session__detach(s);
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(s->uw_links[i]);
+	for (int i = 0; i < 3; i++)
+		bpf_link__destroy(s->follow_links[i]);
+	profile_bpf__destroy(s->skel);
+	free(s->links);
+	free(s->pfds);
+	free(s->batch_keys);
+	free(s->batch_vals);
+	free(s);
+}
+
+int session__counters(struct session *s, __u64 out[NR_COUNTERS])
+{
+	size_t sz = NR_COUNTERS * sizeof(__u64);
+	__u32 zero = 0;
+	__u64 *vals;
+	int err = 0;
+
+	vals = calloc(s->nr_cpus, sz);
+	if (!vals)
+		return -ENOMEM;
+	memset(out, 0, sz);
+	if (bpf_map__lookup_elem(s->skel->maps.stats, &zero, sizeof(zero), vals,
+				 s->nr_cpus * sz, 0)) {
+		err = -errno;
+		goto out;
+	}
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		for (int i = 0; i < NR_COUNTERS; i++)
+			out[i] += vals[cpu * NR_COUNTERS + i];
+out:
+	free(vals);
+	return err;
+}
+
+/* Batched read: one syscall per thousand keys instead of two per key. */
+static int drain_batch(struct session *s, int fd, struct sample **out, size_t *nr)
+{
+	size_t n = 0, cap = 0;
+	__u64 token;
+	void *in = NULL;
+	int err;
+
+	for (;;) {
+		__u32 count = DRAIN_CHUNK;
+
+		err = bpf_map_lookup_batch(fd, in, &token, s->batch_keys, s->batch_vals,
+					   &count, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+		for (__u32 i = 0; i < count; i++, n++) {
+			if (util__grow_array((void **)out, &cap, n + 1, sizeof(**out))) {
+				*nr = n;
+				return -ENOMEM;
+			}
+			(*out)[n].key = s->batch_keys[i];
+			(*out)[n].count = s->batch_vals[i];
+		}
+		if (err) {	/* ENOENT: that was the last batch */
+			err = 0;
+			break;
+		}
+		in = &token;
+	}
+	*nr = n;
+	return err;
+}
+
+static int drain_iter(int fd, struct sample **out, size_t *nr)
+{
+	struct count_key key, next;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (util__grow_array((void **)out, &cap, n + 1, sizeof(**out)))
+			return -ENOMEM;
+		if (!bpf_map_lookup_elem(fd, &next, &(*out)[n].count)) {
+			(*out)[n].key = next;
+			n++;
+		}
+		key = next;
+		prev = &key;
+	}
+	*nr = n;
+	return 0;
+}
+
+int session__drain(struct session *s, struct sample **samples, size_t *nr)
+{
+	int fd = bpf_map__fd(s->sets[s->read_set].counts);
+	struct sample *out = NULL;
+	int err;
+
+	*nr = 0;
+	err = drain_batch(s, fd, &out, nr);
+	if (err == -EINVAL || err == -ENOTSUP || err == -ENOTSUPP) {
+		free(out);
+		out = NULL;
+		err = drain_iter(fd, &out, nr);
+	}
+	if (err) {
+		free(out);
+		return err;
+	}
+	*samples = out;
+	return 0;
+}
+
+/*
+ * Frames of a stored stack, leaf first; their number or a negative errno.
+ * *end: how an unwinder's walk ended (struct hashed_stack), else 0.
+ */
+static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, __u32 *end)
+{
+	const struct map_set *ms = &s->sets[s->read_set];
+	__u32 depth = s->cfg.max_stack_depth, id = ref->id;
+	struct hashed_stack hs;
+	int n = 0;
+
+	*end = 0;
+	switch (ref->src) {
+	case STACK_MAP:
+		memset(ips, 0, depth * sizeof(*ips));
+		if (bpf_map_lookup_elem(bpf_map__fd(ms->stacks), &id, ips))
+			return -errno;
+		while (n < (int)depth && ips[n])
+			n++;
+		return n;
+	case STACK_HASHED:
+		if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &ref->id, &hs))
+			return -errno;
+		n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
+		memcpy(ips, hs.ips, n * sizeof(*ips));
+		*end = hs.end;
+		return n;
+	default:
+		return -ENOENT;
+	}
+}
+
+/*
+ * bpf_get_stack[id]() stacks: the first frame is where the CPU was, every
+ * other one a return address (bpf/profile.h, FRAME_RETADDR); a stack that
+ * fills the depth was cut there (FRAME_TRUNCATED on its outermost frame).
+ */
+/*
+ * A Python stack: two words a frame (bpf/interp/python/pyframe.h), innermost first,
+ * after a marker when the thread did not hold the GIL, and before one when
+ * the walk stopped at its depth.  At most PY_MAX_FRAMES + 2 frames.
+ */
+static int read_interp(const __u64 *ips, int n, __u32 end, struct trace_frame *frames)
+{
+	int nr = 0;
+
+	if (end & PY_END_NO_GIL)
+		frames[nr++] = (struct trace_frame){ .kind = FRAME_NONE, .flags = FRAME_NO_GIL };
+	for (int i = 0; i + 1 < n; i += 2)
+		frames[nr++] = (struct trace_frame){ .addr = ips[i], .aux = (__u32)ips[i + 1],
+						     .kind = FRAME_INTERP };
+	/* Deeper than the walk goes: say so where the frames are missing. */
+	if (((end - 1) & (PY_END_NO_GIL - 1)) == PY_END_DEPTH)
+		frames[nr++] = (struct trace_frame){ .kind = FRAME_NONE, .flags = FRAME_PY_CUT };
+	return nr;
+}
+
+static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
+{
+	struct session *s = ctx;
+	__u64 ips[MAX_STACK_DEPTH];
+	__u32 end;
+	int n = read_ips(s, ref, ips, &end);
+
+	if (n > 0 && ref->kind == FRAME_INTERP)
+		return read_interp(ips, n, end, frames);
+
+	for (int i = 0; i < n; i++)
+		frames[i] = (struct trace_frame){ .addr = ips[i], .kind = ref->kind,
+						  .flags = i ? FRAME_RETADDR : 0 };
+	/* As deep as we asked for: the walk stopped there. */
+	if (n > 0 && n >= (int)s->cfg.max_stack_depth)
+		frames[n - 1].flags |= FRAME_TRUNCATED;
+	else if (n > 0 && s->cfg.unwind_debug && unwind__ended_early(end))
+		frames[n++] = (struct trace_frame){ .addr = end - 1, .kind = FRAME_NONE,
+						    .flags = FRAME_UNWIND_END };
+	return n;
+}
+
+void session__trace_source(struct session *s, struct trace_source *src)
+{
+	src->read = read_trace;
+	src->ctx = s;
+}
+
+int session__events_fd(const struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.events);
+}
+
+/*
+ * *cpu: the first CPU still running the program on set `set`, or about to
+ * pick a set; -1 when there is none.  0 or -errno.
+ */
+static int busy_cpu(struct session *s, int set, int *cpu)
+{
+	__u32 zero = 0;
+	__u64 *vals;
+	int err = 0;
+
+	vals = calloc(s->nr_cpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	*cpu = -1;
+	if (bpf_map__lookup_elem(s->skel->maps.inflight, &zero, sizeof(zero), vals,
+				 s->nr_cpus * sizeof(*vals), 0)) {
+		err = -errno;
+		goto out;
+	}
+	for (int i = 0; i < s->nr_cpus && *cpu < 0; i++)
+		if (vals[i] == INFLIGHT_SET((__u64)set) || vals[i] == INFLIGHT_UNKNOWN)
+			*cpu = i;
+out:
+	free(vals);
+	return err;
+}
+
+static double elapsed_s(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) + (now.tv_nsec - since->tv_nsec) / 1e9;
+}
+
+/*
+ * Programs run in interrupt context: the wait takes microseconds, unless a
+ * virtual CPU was descheduled in the middle of one.  Then it takes what it
+ * takes: a warning after FLIP_WARN_S and every FLIP_REWARN_S after that, but
+ * no failure, since counting into a set being drained would lose samples.
+ */
+#define FLIP_WARN_S 1
+#define FLIP_REWARN_S 10
+
+static int wait_set_idle(struct session *s, int set, const volatile sig_atomic_t *stop)
+{
+	const struct timespec ms = { 0, 1000000 };
+	double warn_at = FLIP_WARN_S;
+	struct timespec start;
+	int cpu, err;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		err = busy_cpu(s, set, &cpu);
+		if (err || cpu < 0)
+			return err;
+		if (stop && *stop)
+			return -EINTR;
+		if (elapsed_s(&start) >= warn_at) {
+			pr_warn("CPU %d has not left the sampler on the old map set for %.0f s; still waiting to switch",
+				cpu, elapsed_s(&start));
+			warn_at += FLIP_REWARN_S;
+		}
+		nanosleep(&ms, NULL);
+	}
+}
+
+int session__flip(struct session *s, const volatile sig_atomic_t *stop)
+{
+	int err;
+
+	/* A flip that a stop request interrupted resumes its wait. */
+	if (!s->flip_pending) {
+		s->flip_from = s->skel->bss->active_set & 1;
+		/* The store, then a full barrier, then the flags: see do_sample(). */
+		__atomic_store_n(&s->skel->bss->active_set, !s->flip_from, __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		s->flip_pending = true;
+	}
+	err = wait_set_idle(s, s->flip_from, stop);
+	if (err)
+		return err;
+	s->flip_pending = false;
+	s->read_set = s->flip_from;
+	return 0;
+}
+
+/*
+ * Delete every entry: first collect the keys (a chain of get_next_key calls,
+ * one pass over the map), then delete them, so that deleting never restarts
+ * the walk from the first bucket.
+ */
+static int clear_map(struct bpf_map *map, size_t key_size)
+{
+	int fd = bpf_map__fd(map);
+	size_t n = 0, cap = 0;
+	char *keys = NULL;
+	int err = 0;
+
+	for (;;) {
+		if (util__grow_array((void **)&keys, &cap, n + 1, key_size)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (bpf_map_get_next_key(fd, n ? keys + (n - 1) * key_size : NULL,
+					 keys + n * key_size))
+			break;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, keys + i * key_size);
+	free(keys);
+	return err;
+}
+
+int session__clear(struct session *s, const struct sample *samples, size_t nr)
+{
+	const struct map_set *ms = &s->sets[s->read_set];
+	int fd = bpf_map__fd(ms->counts);
+	int err;
+
+	for (size_t i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &samples[i].key);
+	/* Stacks whose sample was dropped are referenced by no count: sweep. */
+	err = clear_map(ms->stacks, sizeof(__u32));
+	if (!err)
+		err = clear_map(ms->spilled, sizeof(__u64));
+	return err;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The BPF side's lifecycle: open the skeleton, configure it, load, attach
+ * to perf events, and drain the maps at the end.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "loader/perf.h"
+#include "bpf/profile.h"
+
+struct session;
+struct trace_source;
+
+/* What the loader needs to know; the caller keeps the arrays and strings. */
+struct session_config {
+	const __u32 *pids;		/* only these processes, when nr_pids */
+	size_t nr_pids;
+	const __u32 *tids;		/* only these threads, when nr_tids */
+	size_t nr_tids;
+	const char *cgroup;		/* a cgroup v2 directory, or NULL */
+	const char *cgroupmap;		/* bcc-style pinned filter maps, or NULL */
+	const char *mntnsmap;
+	/*
+	 * profile -- CMD: only the command (from its exec on) and the
+	 * processes it starts, followed in the kernel; cmd_pid as seen from
+	 * profile's PID namespace.
+	 */
+	bool follow;
+	__u32 cmd_pid;
+	bool include_idle;
+	bool parts[NR_PARTS];		/* which stacks to take (enum trace_part) */
+	bool per_cpu, per_thread;	/* break the count key down */
+	bool two_sets;			/* -i: double-buffered maps */
+	__u32 stack_storage;		/* entries of each stack map */
+	__u32 hash_storage;		/* keys of the count map */
+	__u32 max_stack_depth;
+	bool unwind;			/* walk user stacks from .eh_frame tables */
+	bool unwind_debug;		/* [unwind: REASON] ends incomplete stacks */
+	bool python;			/* walk CPython's frames */
+	struct perf_sampling sampling;
+	const char *event_name;		/* for messages */
+	int cpu;			/* -1: every CPU */
+	const bool *cpu_online;		/* indexed by CPU, nr_cpus entries */
+	int nr_cpus;
+};
+
+/* A counted key and its count, as drained from the count map. */
+struct sample {
+	struct count_key key;
+	__u64 count;
+};
+
+/*
+ * Each returns NULL / a negative errno after printing a one-line error.
+ * The session keeps a copy of cfg, not of what it points to.
+ */
+struct session *session__open(const struct session_config *cfg);
+int session__load(struct session *s);
+int session__attach(struct session *s);
+void session__destroy(struct session *s);
+
+/* Stop sampling: detach every perf event, keep the maps. */
+void session__detach(struct session *s);
+
+/*
+ * The sampled event's count on every CPU so far, samples or not, of every
+ * task (the filters act on samples only): with the samples taken, what one
+ * sample stands for in frequency mode, where the kernel tunes the period.
+ */
+__u64 session__events(const struct session *s);
+
+/* Number of CPUs a perf event was attached on. */
+int session__nr_attached(const struct session *s);
+
+/* Sum of the per-CPU counters. */
+int session__counters(struct session *s, __u64 out[NR_COUNTERS]);
+
+/* Read every counted key; *samples is malloc'ed, caller frees. */
+int session__drain(struct session *s, struct sample **samples, size_t *nr);
+
+/*
+ * The stored stacks of the read set as typed frames, leaf first, for the
+ * symbolizer (symbolize.h).  Valid as long as the session.
+ */
+void session__trace_source(struct session *s, struct trace_source *src);
+
+/*
+ * For -i: switch sampling to the other set of maps, wait until no program
+ * still runs on the old one, and make the old one the set that
+ * session__drain() and the trace source read.  The wait has no time limit
+ * (it warns after a second); when *stop is set during it (stop may be
+ * NULL), -EINTR, and the next call resumes the wait instead of switching
+ * again.  0, -EINTR or -errno.
+ */
+int session__flip(struct session *s, const volatile sig_atomic_t *stop);
+
+/* Empty the read set after its samples were reported, for its next turn. */
+int session__clear(struct session *s, const struct sample *samples, size_t nr);
+
+/*
+ * The unwinder's maps (bpf/unwind/uwtable.h): 0, or -ENOENT when the run walks
+ * by frame pointer only (--unwind=fp, or the unwinder did not load).
+ */
+struct unwind_maps;
+int session__unwind_maps(const struct session *s, struct unwind_maps *maps);
+
+/* The Python walker's maps (bpf/interp/python/pyframe.h): 0, or -ENOENT when it is off. */
+struct python_maps;
+int session__python_maps(const struct session *s, struct python_maps *maps);
+
+/* Instructions the verifier walked to load program prog; 0 if unknown. */
+__u32 session__verified_insns(const struct session *s, const char *prog);
+
+/* The PERF_EVENT_ARRAY map for the side-band ring buffers. */
+int session__events_fd(const struct session *s);
+
+#endif /* SESSION_H */

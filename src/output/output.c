@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Plain and folded output in bcc's formats.  Each record is rendered once
+ * into one shared text buffer; records are then merged by text and sorted,
+ * and the result goes out in a single write.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "lib/strbuf.h"
+#include "output/text.h"
+#include "trace/trace.h"
+
+struct rendered {
+	size_t off, len;
+	__u64 count;
+};
+
+/*
+ * Untrusted text: names come made safe from where they were read
+ * (text.h); check again as they go out, so that one source missed cannot
+ * forge lines or reach a terminal with escapes.  In folded output, each of
+ * from becomes to: a name is one frame (stackcollapse-perf.pl's rules).
+ */
+static void put_text(struct strbuf *sb, const char *s, const char *from, char to)
+{
+	size_t at = sb->len;
+
+	strbuf__puts(sb, s);
+	if (sb->err)
+		return;
+	text__sanitize(sb->buf + at, sb->len - at);
+	if (!from)
+		return;
+	for (char *c = sb->buf + at; c < sb->buf + sb->len; c++)
+		if (strchr(from, *c))
+			*c = to;
+}
+
+/*
+ * A frame's name; a marker's is what it stands for.  Unnamed: bcc's
+ * "[unknown]", or the label of its module with --unknown=module and -v.
+ */
+static void put_name(struct strbuf *sb, const struct frame *f,
+		     const struct output_opts *o, struct frame_names *fn)
+{
+	char buf[FRAME_LABEL_MAX];
+	const char *name = frame__name(f, fn);
+
+	if (f->flags & FRAME_DELIMITER) {
+		strbuf__puts(sb, o->folded ? "-" : "--");
+		return;
+	}
+	if (!name)
+		name = o->module_labels || (o->verbose && !o->folded) ?
+		       frame__label(f, buf, sizeof(buf)) : "[unknown]";
+	/* Folded: "a;b" would be two frames; FlameGraph writes "a:b". */
+	put_text(sb, name, o->folded ? ";" : NULL, ':');
+	if (f->kind == FRAME_KERNEL && o->annotations && !frame__is_marker(f))
+		strbuf__puts(sb, "_[k]");
+}
+
+/* " [module]"; one already in brackets ("[vdso]") as it is. */
+static void put_module(struct strbuf *sb, const char *module)
+{
+	bool bracketed = trace__is_bracketed(module);
+
+	strbuf__puts(sb, bracketed ? " " : " [");
+	put_text(sb, module, NULL, 0);
+	if (!bracketed)
+		strbuf__putc(sb, ']');
+}
+
+/*
+ * "    ffffffff81001234 name+0x1f [module]"; unnamed, the offset is in the
+ * module's file: "    55d0c0a01a2b [gzip]+0x1a2b [/usr/bin/gzip]".
+ */
+static void put_verbose(struct strbuf *sb, const struct frame *f,
+			const struct output_opts *o, struct frame_names *fn)
+{
+	if (frame__is_marker(f)) {
+		put_name(sb, f, o, fn);
+		return;
+	}
+	/* An interpreter's frame: its name, then where it is in its source. */
+	if (f->kind == FRAME_INTERP) {
+		put_name(sb, f, o, fn);
+		if (f->module) {
+			strbuf__puts(sb, " [");
+			put_text(sb, f->module, NULL, 0);
+			strbuf__putc(sb, ':');
+			strbuf__u64(sb, f->line);
+			strbuf__putc(sb, ']');
+		}
+		return;
+	}
+	strbuf__hex(sb, f->addr);
+	strbuf__putc(sb, ' ');
+	put_name(sb, f, o, fn);
+	if (f->name || frame__has_file_offset(f)) {
+		strbuf__puts(sb, "+0x");
+		strbuf__hex(sb, f->offset);
+	}
+	if (f->module || f->kind == FRAME_KERNEL)
+		put_module(sb, f->module ? f->module : "kernel.kallsyms");
+}
+
+/*
+ * The comm is the root frame in folded output: keep it one frame, with
+ * no space, as stackcollapse-perf.pl does.
+ */
+static void put_comm(struct strbuf *sb, const char *comm)
+{
+	put_text(sb, comm, "; ", '_');
+}
+
+/*
+ * comm;user_root;...;user_leaf;-;kernel_root;...;kernel_leaf, with a
+ * cpu_N root and comm-PID/TID (stackcollapse-perf.pl --tid) when broken down.
+ */
+static void render_folded(struct strbuf *sb, const struct record *r,
+			  const struct output_opts *o, struct frame_names *fn)
+{
+	struct trace_iter it;
+
+	if (o->per_cpu) {
+		strbuf__puts(sb, "cpu_");
+		strbuf__u64(sb, r->cpu);
+		strbuf__putc(sb, ';');
+	}
+	put_comm(sb, r->comm);
+	if (o->per_thread) {
+		strbuf__putc(sb, '-');
+		strbuf__u64(sb, r->pid);
+		strbuf__putc(sb, '/');
+		strbuf__u64(sb, r->tid);
+	}
+	trace_iter__init(&it, r, &o->view);
+	for (__u32 i = 0; i < it.len; i++) {
+		strbuf__putc(sb, ';');
+		put_name(sb, trace_iter__frame(&it, i), o, fn);
+	}
+}
+
+/* Kernel frames leaf first, "--", user frames leaf first, "- comm (pid)". */
+static void render_plain(struct strbuf *sb, const struct record *r,
+			 const struct output_opts *o, struct frame_names *fn)
+{
+	struct trace_iter it;
+
+	trace_iter__init(&it, r, &o->view);
+	for (__u32 i = it.len; i-- > 0;) {
+		const struct frame *f = trace_iter__frame(&it, i);
+
+		strbuf__puts(sb, "    ");
+		if (o->verbose)
+			put_verbose(sb, f, o, fn);
+		else
+			put_name(sb, f, o, fn);
+		strbuf__putc(sb, '\n');
+	}
+	strbuf__puts(sb, "    -                ");
+	put_text(sb, r->comm, NULL, 0);
+	strbuf__puts(sb, " (");
+	strbuf__u64(sb, r->pid);
+	if (o->per_thread) {
+		strbuf__putc(sb, '/');
+		strbuf__u64(sb, r->tid);
+	}
+	strbuf__putc(sb, ')');
+	if (o->per_cpu) {
+		strbuf__puts(sb, " CPU#");
+		strbuf__u64(sb, r->cpu);
+	}
+	strbuf__putc(sb, '\n');
+}
+
+static int cmp_text(const struct rendered *a, const struct rendered *b,
+		    const char *base)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(base + a->off, base + b->off, n);
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int by_text(const void *a, const void *b, void *base)
+{
+	return cmp_text(a, b, base);
+}
+
+static int by_count_then_text(const void *pa, const void *pb, void *base)
+{
+	const struct rendered *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count < b->count ? -1 : 1;
+	return cmp_text(a, b, base);
+}
+
+/* Sort by text, fold equal texts together; returns the new length. */
+static size_t merge(struct rendered *rs, size_t nr, char *base)
+{
+	size_t out = 0;
+
+	qsort_r(rs, nr, sizeof(*rs), by_text, base);
+	for (size_t i = 0; i < nr; i++) {
+		if (out && !cmp_text(&rs[out - 1], &rs[i], base))
+			rs[out - 1].count += rs[i].count;
+		else
+			rs[out++] = rs[i];
+	}
+	return out;
+}
+
+/* Straight through stdio's buffer: one fwrite per record, not per frame. */
+static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
+		size_t nr, const struct output_opts *o)
+{
+	char num[32];
+
+	for (size_t i = 0; i < nr; i++) {
+		int n = snprintf(num, sizeof(num), o->folded ? " %llu\n" : "        %llu\n\n",
+				 (unsigned long long)rs[i].count);
+
+		if (fwrite(text->buf + rs[i].off, 1, rs[i].len, out) != rs[i].len ||
+		    fwrite(num, 1, n, out) != (size_t)n)
+			return -errno;
+	}
+	return fflush(out) ? -errno : 0;
+}
+
+/* Every record's text into text, merged: *rs and *nr, or -ENOMEM. */
+static int render_all(const struct records *p, const struct output_opts *o,
+		      struct strbuf *text, struct rendered **rsp, size_t *nr)
+{
+	struct rendered *rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
+	struct frame_names fn;
+
+	if (!rs)
+		return -ENOMEM;
+	/* The names are copied into text: they need not outlive the loop. */
+	frame_names__init(&fn, o->short_names);
+	for (size_t i = 0; i < p->nr; i++) {
+		rs[i].off = text->len;
+		if (o->folded)
+			render_folded(text, &p->recs[i], o, &fn);
+		else
+			render_plain(text, &p->recs[i], o, &fn);
+		rs[i].len = text->len - rs[i].off;
+		rs[i].count = p->recs[i].count;
+	}
+	frame_names__free(&fn);
+	if (text->err) {
+		free(rs);
+		return text->err;
+	}
+	*nr = merge(rs, p->nr, text->buf);
+	*rsp = rs;
+	return 0;
+}
+
+int output__write(FILE *out, const struct records *p, const struct output_opts *o)
+{
+	struct strbuf text = {};
+	struct rendered *rs;
+	size_t nr;
+	int err;
+
+	err = render_all(p, o, &text, &rs, &nr);
+	if (!err) {
+		qsort_r(rs, nr, sizeof(*rs), by_count_then_text, text.buf);
+		err = emit(out, &text, rs, nr, o);
+		free(rs);
+	}
+	strbuf__free(&text);
+	return err;
+}
+
+int output__count(const struct records *p, const struct output_opts *o, size_t *nr)
+{
+	struct strbuf text = {};
+	struct rendered *rs;
+	int err;
+
+	err = render_all(p, o, &text, &rs, nr);
+	if (!err)
+		free(rs);
+	strbuf__free(&text);
+	return err;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The profiled command: fork, hold, exec, wait, as perf record does for
+ * `perf record -- CMD`.  Two close-on-exec pipes: profile writes one byte
+ * on the first to let the child exec; the child writes its errno on the
+ * second if the exec fails, and the exec itself closes it when it works,
+ * so that profile reads either an errno or end-of-file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "run/command.h"
+#include "lib/log.h"
+
+struct command {
+	const char *name;	/* argv[0], for messages */
+	pid_t pid;
+	int go_fd;		/* write end: one byte lets it exec; -1 once used */
+	int err_fd;		/* read end: the exec's errno, or EOF once it ran */
+	bool released;		/* told to exec */
+	bool exited;		/* seen exited, maybe not reaped */
+	bool reaped;
+	int wstatus;		/* from waitpid(), once reaped */
+};
+
+/*
+ * For the signal handler: the command while it may still run, and how
+ * many stop signals came meanwhile (command__take_signal()).
+ */
+static volatile sig_atomic_t signal_pid;
+static volatile sig_atomic_t signals_taken;
+
+/*
+ * The signals profile handles or ignores: the command gets them back as
+ * profile found them, ignored (a background job's SIGINT, nohup's SIGHUP)
+ * or not.
+ */
+static const int profile_signals[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD,
+};
+#define NR_PROFILE_SIGNALS (sizeof(profile_signals) / sizeof(profile_signals[0]))
+static bool ignored_at_start[NR_PROFILE_SIGNALS];
+
+void command__save_signals(void)
+{
+	struct sigaction old;
+
+	for (size_t i = 0; i < NR_PROFILE_SIGNALS; i++)
+		ignored_at_start[i] = !sigaction(profile_signals[i], NULL, &old) &&
+				      old.sa_handler == SIG_IGN;
+}
+
+/* In the child: wait for the go, then exec; never returns. */
+static void __attribute__((noreturn)) child(char *const argv[], int go_fd, int err_fd)
+{
+	char go;
+	ssize_t n;
+	int e;
+
+	for (size_t i = 0; i < NR_PROFILE_SIGNALS; i++)
+		signal(profile_signals[i], ignored_at_start[i] ? SIG_IGN : SIG_DFL);
+	do
+		n = read(go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	/* End of file: profile failed, or died, before sampling began. */
+	if (n != 1)
+		_exit(EXIT_NOT_FOUND);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
+		_exit(EXIT_NOT_FOUND);
+	_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+}
+
+struct command *command__start(char *const argv[])
+{
+	struct command *c = calloc(1, sizeof(*c));
+	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
+
+	if (!c) {
+		pr_err("out of memory");
+		return NULL;
+	}
+	c->name = argv[0];
+	c->go_fd = c->err_fd = -1;
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		pr_err("cannot make a pipe to start '%s': %s", c->name, strerror(errno));
+		goto fail;
+	}
+	/* Nothing buffered may be written twice, by the child too. */
+	fflush(stdout);
+	fflush(stderr);
+	c->pid = fork();
+	if (c->pid < 0) {
+		pr_err("cannot start '%s': fork: %s", c->name, strerror(errno));
+		goto fail;
+	}
+	if (c->pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(argv, go[0], err[1]);
+	}
+	close(go[0]);
+	close(err[1]);
+	c->go_fd = go[1];
+	c->err_fd = err[0];
+	signals_taken = 0;
+	signal_pid = c->pid;
+	return c;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (err[i] >= 0)
+			close(err[i]);
+	}
+	free(c);
+	return NULL;
+}
+
+pid_t command__pid(const struct command *c)
+{
+	return c->pid;
+}
+
+/* Block until it has exited; *stop ends the wait.  true once reaped. */
+static bool reap(struct command *c, const volatile sig_atomic_t *stop)
+{
+	siginfo_t si;
+
+	while (!c->reaped) {
+		if (stop && *stop && !command__exited(c))
+			return false;
+		memset(&si, 0, sizeof(si));
+		/* Seen exited first, reaped after: its pid is never signalled reused. */
+		if (waitid(P_PID, c->pid, &si, WEXITED | WNOWAIT) && errno != EINTR)
+			break;
+		if (si.si_pid != c->pid)
+			continue;
+		signal_pid = 0;
+		if (waitpid(c->pid, &c->wstatus, 0) == c->pid)
+			c->exited = c->reaped = true;
+	}
+	return c->reaped;
+}
+
+int command__release(struct command *c)
+{
+	const char go = 1;
+	ssize_t n;
+	int e = 0;
+
+	c->released = true;
+	/* EPIPE: it died before the go (a signal); the pipe below says EOF. */
+	do
+		n = write(c->go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	close(c->go_fd);
+	c->go_fd = -1;
+	do
+		n = read(c->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	if (n != sizeof(e))
+		return 0;
+	pr_err("cannot run '%s': %s", c->name, strerror(e));
+	reap(c, NULL);
+	return -e;
+}
+
+bool command__exited(struct command *c)
+{
+	siginfo_t si;
+
+	if (c->exited)
+		return true;
+	memset(&si, 0, sizeof(si));
+	if (!waitid(P_PID, c->pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == c->pid)
+		c->exited = true;
+	return c->exited;
+}
+
+bool command__wait(struct command *c, const volatile sig_atomic_t *stop)
+{
+	return reap(c, stop);
+}
+
+int command__status(struct command *c)
+{
+	int sig;
+
+	if (!c->reaped)
+		return 1;
+	if (WIFEXITED(c->wstatus))
+		return WEXITSTATUS(c->wstatus);
+	sig = WTERMSIG(c->wstatus);
+	/* Shells say nothing of an interrupt or a closed pipe either. */
+	if (sig != SIGINT && sig != SIGPIPE)
+		pr_warn("'%s' was killed by signal %d (%s)%s", c->name, sig, strsignal(sig),
+			WCOREDUMP(c->wstatus) ? ", core dumped" : "");
+	return 128 + sig;
+}
+
+void command__free(struct command *c)
+{
+	if (!c)
+		return;
+	if (!c->released) {
+		/* Never let run: profile failed before sampling began. */
+		kill(c->pid, SIGKILL);
+		reap(c, NULL);
+	} else if (!c->reaped) {
+		signal_pid = 0;
+		pr_warn("'%s' (PID %d) is still running: profile stopped before it exited",
+			c->name, (int)c->pid);
+	}
+	if (c->go_fd >= 0)
+		close(c->go_fd);
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	free(c);
+}
+
+bool command__take_signal(int sig, const siginfo_t *si)
+{
+	pid_t pid = signal_pid;
+
+	if (!pid || signals_taken++)
+		return false;
+	if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
+		kill(pid, sig);
+	return true;
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Processes whose samples sit in unnamed JIT code, and what to do about it. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run/hints.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Anonymous executable memory: "[anon]", "[anon:name]", or a memfd. */
+static bool is_anon_module(const char *module)
+{
+	return module && (!strncmp(module, "[anon", 5) || !strncmp(module, "/memfd:", 7));
+}
+
+/* The runtime a program or library name gives away, if any. */
+static enum hint_runtime runtime_of_name(const char *name)
+{
+	if (!strcmp(name, "java") || !strcmp(name, "libjvm.so"))
+		return HINT_RT_JAVA;
+	if (!strcmp(name, "node") || !strcmp(name, "nodejs") ||
+	    !strncmp(name, "libnode.so", 10))
+		return HINT_RT_NODE;
+	return HINT_RT_OTHER;
+}
+
+/* From /proc/PID/exe, while the process is there. */
+static enum hint_runtime runtime_of_exe(const struct hints *h, __u32 pid)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%u/exe", h->proc_root ? h->proc_root : "/proc", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return HINT_RT_OTHER;
+	exe[n] = '\0';
+	return runtime_of_name(base_name(exe));
+}
+
+static struct hint_proc *get_proc(struct hints *h, const struct record *r)
+{
+	void *id = htab__get(&h->by_pid, r->pid, 0);
+	struct hint_proc *p;
+
+	if (id)
+		return &h->procs[htab__val_id(id) - 1];
+	if (util__grow_array((void **)&h->procs, &h->cap, h->nr + 1, sizeof(*h->procs)) ||
+	    htab__put(&h->by_pid, r->pid, 0, htab__id_val(h->nr + 1)))
+		return NULL;
+	p = &h->procs[h->nr++];
+	memset(p, 0, sizeof(*p));
+	p->pid = r->pid;
+	p->runtime = runtime_of_exe(h, r->pid);
+	return p;
+}
+
+/* The runtime, from the comm or a module on the stack, if the exe did not say. */
+static void note_runtime(struct hint_proc *p, const struct record *r,
+			 const struct stack *st)
+{
+	if (p->runtime == HINT_RT_OTHER)
+		p->runtime = runtime_of_name(r->comm);
+	for (__u32 i = 0; i < st->nr && p->runtime == HINT_RT_OTHER; i++)
+		if (st->frames[i]->module)
+			p->runtime = runtime_of_name(base_name(st->frames[i]->module));
+}
+
+void hints__add(struct hints *h, const struct records *rs)
+{
+	for (size_t i = 0; i < rs->nr; i++) {
+		const struct record *r = &rs->recs[i];
+		const struct part *u = &r->parts[PART_USER];
+		const struct frame *leaf;
+		struct hint_proc *p;
+
+		if (u->state != PART_OK || !u->stack->nr || !r->count)
+			continue;
+		p = get_proc(h, r);
+		if (!p)
+			return;
+		if (!p->main_comm) {
+			memcpy(p->comm, r->comm, sizeof(p->comm));
+			p->comm[sizeof(p->comm) - 1] = '\0';
+			p->main_comm = r->tid == r->pid;
+		}
+		leaf = u->stack->frames[0];
+		p->user += r->count;
+		if (!leaf->name && !frame__is_marker(leaf) && is_anon_module(leaf->module))
+			p->anon += r->count;
+		note_runtime(p, r, u->stack);
+	}
+}
+
+const char *hints__line(const struct hint_proc *p, char *buf, size_t size)
+{
+	unsigned int pct = p->user ? (unsigned int)(p->anon * 100 / p->user) : 0;
+	char comm[TASK_COMM_LEN];
+	int n;
+
+	/* A comm is anything its task set: no controls on the terminal. */
+	memcpy(comm, p->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	for (char *c = comm; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	n = snprintf(buf, size, "%s (PID %u): %u%% of its user-space samples are in unnamed JIT code (anonymous memory); ",
+		     comm, p->pid, pct);
+	if (n < 0 || (size_t)n >= size)
+		return buf;
+	switch (p->runtime) {
+	case HINT_RT_JAVA:
+		snprintf(buf + n, size - n,
+			 "run jcmd %u Compiler.perfmap while it runs and profile again, and start java with -XX:+PreserveFramePointer for whole stacks",
+			 p->pid);
+		break;
+	case HINT_RT_NODE:
+		snprintf(buf + n, size - n,
+			 "start node with --perf-basic-prof (and --interpreted-frames-native-stack) and profile again");
+		break;
+	default:
+		snprintf(buf + n, size - n,
+			 "have its runtime write /tmp/perf-%u.map (the perf JIT map format; often a runtime flag) and profile again",
+			 p->pid);
+		break;
+	}
+	return buf;
+}
+
+static bool qualifies(const struct hint_proc *p)
+{
+	return p->user >= HINTS_MIN_SAMPLES && p->anon * 2 >= p->user;
+}
+
+static int by_anon(const void *pa, const void *pb)
+{
+	const struct hint_proc *a = *(const struct hint_proc *const *)pa;
+	const struct hint_proc *b = *(const struct hint_proc *const *)pb;
+
+	if (a->anon != b->anon)
+		return a->anon > b->anon ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+size_t hints__pick(const struct hints *h, const struct hint_proc **out, size_t max)
+{
+	const struct hint_proc **list;
+	size_t nr = 0;
+
+	for (size_t i = 0; i < h->nr; i++)
+		nr += qualifies(&h->procs[i]);
+	if (!nr)
+		return 0;
+	list = calloc(nr, sizeof(*list));
+	if (!list)
+		return 0;
+	nr = 0;
+	for (size_t i = 0; i < h->nr; i++)
+		if (qualifies(&h->procs[i]))
+			list[nr++] = &h->procs[i];
+	qsort(list, nr, sizeof(*list), by_anon);
+	memcpy(out, list, (nr < max ? nr : max) * sizeof(*list));
+	free(list);
+	return nr;
+}
+
+void hints__warn(const struct hints *h)
+{
+	const struct hint_proc *top[HINTS_MAX_LINES];
+	size_t nr = hints__pick(h, top, HINTS_MAX_LINES);
+	char line[512];
+
+	for (size_t i = 0; i < nr && i < HINTS_MAX_LINES; i++)
+		pr_warn("%s", hints__line(top[i], line, sizeof(line)));
+	if (nr > HINTS_MAX_LINES)
+		pr_warn("%zu more processes run mostly in unnamed JIT code", nr - HINTS_MAX_LINES);
+}
+
+void hints__free(struct hints *h)
+{
+	free(h->procs);
+	htab__free(&h->by_pid);
+	memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Fetching debug files through libdebuginfod, in worker threads.
+ *
+ * Each worker has its own client (libdebuginfod's are not shared between
+ * threads) and takes the oldest queued lookup.  A lookup is cut short by
+ * returning non-zero from the client's progress callback, which the
+ * library calls at least once a second while it waits on its sockets; to
+ * end one at once, the worker is also sent SIGURG, whose no-op handler
+ * makes that wait return early.  The callback finds its worker through
+ * this_worker, set by each worker thread for itself.
+ *
+ * The lock guards the lookups' states and the queue; the parsed debug
+ * files are handed over under it and never touched by a worker again.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <elfutils/debuginfod.h>
+
+#include "symbols/debuginfod.h"
+#include "symbols/elf_file.h"
+#include "lib/log.h"
+#include "output/text.h"
+#include "lib/util.h"
+
+#define NR_WORKERS	4
+/* A GNU build-id is 8 to 64 bytes; ours are hex. */
+#define ID_MIN_HEX	8
+#define ID_MAX_HEX	128
+/* The report shows progress once it has waited this long. */
+#define PROGRESS_AFTER_S	0.5
+#define WAIT_STEP_MS		100
+
+enum lookup_state {
+	LK_QUEUED,
+	LK_RUNNING,
+	LK_FOUND,		/* dbg is the debug file */
+	LK_NOT_FOUND,		/* no server has it */
+	LK_FAILED,		/* fault says why */
+};
+
+enum fault {
+	FAULT_NONE,
+	FAULT_WAIT,		/* no answer within the report's wait */
+	FAULT_STOPPED,		/* still under way when the run was stopped */
+	FAULT_TIMEOUT,		/* DEBUGINFOD_TIMEOUT or _MAXTIME ran out */
+	FAULT_TOO_BIG,		/* over DEBUGINFOD_MAX_BYTES or _MAXSIZE */
+	FAULT_OTHER_ID,		/* an ELF file of another build-id */
+	FAULT_NOT_ELF,		/* not an ELF file */
+	FAULT_BAD_ELF,		/* an ELF file cut short, or corrupt */
+	FAULT_NO_SYMTAB,	/* an ELF file without a symbol table */
+	FAULT_ERRNO,		/* the library's error: err */
+	NR_FAULTS,
+};
+
+struct lookup {
+	char id[ID_MAX_HEX + 1];
+	char *object;		/* for messages, sanitized */
+	double asked;		/* when requested, monotonic seconds */
+	enum lookup_state state;
+	enum fault fault;
+	int err;		/* FAULT_ERRNO: the library's errno */
+	char *server;		/* the server that answered, if known */
+	long bytes;		/* downloaded so far */
+	struct elf_file *dbg;	/* LK_FOUND, until debuginfod__next() */
+	bool taken;		/* dbg was handed out by debuginfod__next() */
+	__s64 uid;		/* of the first process that mapped the object */
+};
+
+struct worker {
+	struct debuginfod *d;
+	pthread_t thread;
+	bool started;
+	struct lookup *lk;	/* the lookup under way, or NULL */
+	bool too_big;		/* set by the progress callback */
+	bool cut;		/* the progress callback ended the lookup */
+};
+
+/* The library's entry points, from dlopen(). */
+struct dfd_api {
+	void *handle;
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int,
+			      char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	const char *(*get_url)(debuginfod_client *);
+};
+
+struct debuginfod {
+	struct debuginfod_opts o;
+	char *urls;		/* for messages, sanitized */
+	char *cache;		/* the library's cache directory, or NULL */
+	struct dfd_api api;
+	pthread_mutex_t lock;
+	pthread_cond_t work;	/* a lookup was queued, or quit */
+	pthread_cond_t done;	/* a lookup ended */
+	volatile sig_atomic_t quit;
+	struct lookup **v;
+	size_t nr, cap;
+	struct worker workers[NR_WORKERS];
+	__u64 refused;
+	__s64 refused_uid;	/* the first user refused */
+	double waited;
+};
+
+/* The worker this thread is, for the library's progress callback. */
+static __thread struct worker *this_worker;
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- the library ---- */
+
+static int load_api(struct dfd_api *a)
+{
+	a->handle = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!a->handle)
+		return -ENOENT;
+	*(void **)&a->begin = dlsym(a->handle, "debuginfod_begin");
+	*(void **)&a->end = dlsym(a->handle, "debuginfod_end");
+	*(void **)&a->find_debuginfo = dlsym(a->handle, "debuginfod_find_debuginfo");
+	*(void **)&a->set_progressfn = dlsym(a->handle, "debuginfod_set_progressfn");
+	*(void **)&a->get_url = dlsym(a->handle, "debuginfod_get_url");
+	if (!a->begin || !a->end || !a->find_debuginfo || !a->set_progressfn ||
+	    !a->get_url) {
+		dlclose(a->handle);
+		a->handle = NULL;
+		return -ENOSYS;
+	}
+	return 0;
+}
+
+/*
+ * The library's cache directory, found as it finds it:
+ * DEBUGINFOD_CACHE_PATH, else an existing ~/.debuginfod_client_cache, else
+ * $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client, with
+ * / for ~ when HOME is unset.
+ */
+static char *cache_dir(void)
+{
+	const char *env = getenv(DEBUGINFOD_CACHE_PATH_ENV_VAR);
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
+	char path[4096];
+	struct stat st;
+
+	if (env && *env)
+		return strdup(env);
+	if (!home || !*home)
+		home = "/";
+	snprintf(path, sizeof(path), "%s/.debuginfod_client_cache", home);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return strdup(path);
+	if (xdg && *xdg)
+		snprintf(path, sizeof(path), "%s/debuginfod_client", xdg);
+	else
+		snprintf(path, sizeof(path), "%s/.cache/debuginfod_client", home);
+	return strdup(path);
+}
+
+/* ---- one lookup, in a worker ---- */
+
+static void nop_handler(int sig)
+{
+	(void)sig;
+}
+
+
+/*
+ * The library's progress callback, in the worker's thread: a non-zero
+ * return ends the lookup.  done and total are bytes; total is 0 until the
+ * server has said.
+ */
+static int on_progress(debuginfod_client *c, long done, long total)
+{
+	struct worker *w = this_worker;
+
+	(void)c;
+	if (!w || !w->lk)
+		return 0;
+	/* Before a server answers, done counts the library's loops. */
+	if (total > 0)
+		__atomic_store_n(&w->lk->bytes, done, __ATOMIC_RELAXED);
+	if ((unsigned long)done > DEBUGINFOD_MAX_BYTES ||
+	    (unsigned long)total > DEBUGINFOD_MAX_BYTES)
+		w->too_big = true;
+	w->cut = w->too_big || w->d->quit;
+	return w->cut;
+}
+
+static bool is_temp_name(const char *name)
+{
+	return !strncmp(name, "debuginfo.", 10) && strlen(name) == 16;
+}
+
+/*
+ * After a lookup that was cut short or failed: remove what it left in
+ * the cache directory of id since `since` (seconds, CLOCK_REALTIME), so
+ * that no later run takes it for an answer.  The library leaves an empty
+ * "debuginfo" (its mark for "no server has it", trusted for 10 minutes)
+ * when its progress callback ends a lookup, and its temporary file when
+ * a transfer times out.
+ */
+static void clean_cache(const struct debuginfod *d, const char *id,
+			bool had_entry, time_t since)
+{
+	char dir[4096];
+	struct dirent *de;
+	struct stat st;
+	DIR *dp;
+
+	if (!d->cache ||
+	    snprintf(dir, sizeof(dir), "%s/%s", d->cache, id) >= (int)sizeof(dir))
+		return;
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((de = readdir(dp))) {
+		if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if ((!strcmp(de->d_name, "debuginfo") && !had_entry && st.st_size == 0) ||
+		    (is_temp_name(de->d_name) && st.st_mtime >= since))
+			unlinkat(dirfd(dp), de->d_name, 0);
+	}
+	closedir(dp);
+	rmdir(dir);	/* if empty */
+}
+
+/* Whether the cache holds an entry for id now (an answer, or a miss). */
+static bool has_entry(const struct debuginfod *d, const char *id)
+{
+	char path[4096];
+	struct stat st;
+
+	if (!d->cache || snprintf(path, sizeof(path), "%s/%s/debuginfo", d->cache,
+				  id) >= (int)sizeof(path))
+		return false;
+	return !lstat(path, &st);
+}
+
+static enum fault fault_of(int err)
+{
+	switch (err) {
+	case -ETIME:
+	case -ETIMEDOUT:
+		return FAULT_TIMEOUT;
+	case -EFBIG:
+		return FAULT_TOO_BIG;
+	default:
+		return FAULT_ERRNO;
+	}
+}
+
+/*
+ * Check and parse what the library gave: a regular ELF file with a
+ * symbol table and id's build-id.  FAULT_NONE with *dbg set, or why not.
+ */
+static enum fault take_file(int fd, const char *id, struct elf_file **dbg,
+			    long *bytes)
+{
+	struct elf_file *ef;
+	const char *got;
+	Elf64_Ehdr eh;
+	struct stat st;
+
+	*dbg = NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return FAULT_NOT_ELF;
+	if ((__u64)st.st_size > DEBUGINFOD_MAX_BYTES)
+		return FAULT_TOO_BIG;
+	/* Cut short: its section headers, at the end, are past it. */
+	if (eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_shoff + (__u64)eh.e_shnum * eh.e_shentsize > (__u64)st.st_size)
+		return FAULT_BAD_ELF;
+	ef = elf_file__open_fd(fd);
+	if (!ef)
+		return FAULT_BAD_ELF;
+	got = elf_file__build_id(ef);
+	if (!got || strcmp(got, id)) {
+		elf_file__free(ef);
+		return FAULT_OTHER_ID;
+	}
+	if (elf_file__sym_source(ef) != ELF_SYMS_SYMTAB) {
+		elf_file__free(ef);
+		return FAULT_NO_SYMTAB;
+	}
+	*dbg = ef;
+	*bytes = st.st_size;
+	return FAULT_NONE;
+}
+
+/* The server of a file's URL: up to its "/buildid/", sanitized. */
+static char *server_url(const char *url)
+{
+	const char *end = strstr(url, "/buildid/");
+	char *s = strndup(url, end ? (size_t)(end - url) : strlen(url));
+
+	if (s)
+		text__sanitize_str(s);
+	return s;
+}
+
+/* Ask the servers for lk's debug file, without the lock. */
+static void run_lookup(struct worker *w, debuginfod_client *c,
+		       struct lookup *lk)
+{
+	struct debuginfod *d = w->d;
+	bool had = has_entry(d, lk->id);
+	time_t since = time(NULL);
+	struct elf_file *dbg = NULL;
+	enum lookup_state state;
+	enum fault fault;
+	const char *url;
+	char *path = NULL;
+	long size = 0;
+	int fd;
+
+	w->too_big = w->cut = false;
+	fd = d->api.find_debuginfo(c, (const unsigned char *)lk->id, 0, &path);
+	if (fd >= 0) {
+		fault = take_file(fd, lk->id, &dbg, &size);
+		close(fd);
+		/* Not ours: out of the cache, where others would find it. */
+		if (fault != FAULT_NONE && path)
+			unlink(path);
+	} else if (w->too_big) {
+		fault = FAULT_TOO_BIG;
+	} else if (w->cut) {
+		fault = FAULT_WAIT;
+	} else {
+		fault = fd == -ENOENT ? FAULT_NONE : fault_of(fd);
+	}
+	if (fault != FAULT_NONE || w->cut)
+		clean_cache(d, lk->id, had, since);
+	state = dbg ? LK_FOUND : fault == FAULT_NONE ? LK_NOT_FOUND : LK_FAILED;
+	url = d->api.get_url(c);
+	pthread_mutex_lock(&d->lock);
+	lk->state = state;
+	lk->fault = fault;
+	lk->err = fd < 0 ? -fd : 0;
+	lk->dbg = dbg;
+	if (dbg)
+		__atomic_store_n(&lk->bytes, size, __ATOMIC_RELAXED);
+	if (url && !lk->server)
+		lk->server = server_url(url);
+	pthread_cond_broadcast(&d->done);
+	pthread_mutex_unlock(&d->lock);
+	free(path);
+}
+
+static struct lookup *next_queued(struct debuginfod *d)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->v[i]->state == LK_QUEUED)
+			return d->v[i];
+	return NULL;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct debuginfod *d = w->d;
+	struct lookup *lk = NULL;
+	debuginfod_client *c;
+	sigset_t urg;
+
+	this_worker = w;
+	sigemptyset(&urg);
+	sigaddset(&urg, SIGURG);
+	pthread_sigmask(SIG_UNBLOCK, &urg, NULL);
+	c = d->api.begin();
+	if (c)
+		d->api.set_progressfn(c, on_progress);
+	pthread_mutex_lock(&d->lock);
+	for (;;) {
+		while (!d->quit && !(lk = next_queued(d)))
+			pthread_cond_wait(&d->work, &d->lock);
+		if (d->quit)
+			break;
+		lk->state = LK_RUNNING;
+		w->lk = lk;
+		pthread_mutex_unlock(&d->lock);
+		if (c) {
+			run_lookup(w, c, lk);
+		} else {
+			pthread_mutex_lock(&d->lock);
+			lk->state = LK_FAILED;
+			lk->fault = FAULT_ERRNO;
+			lk->err = ENOMEM;
+			pthread_cond_broadcast(&d->done);
+			pthread_mutex_unlock(&d->lock);
+		}
+		pthread_mutex_lock(&d->lock);
+		w->lk = NULL;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (c)
+		d->api.end(c);
+	return NULL;
+}
+
+/* ---- the run's side ---- */
+
+static bool blank(const char *s)
+{
+	return !s || !s[strspn(s, " \t\n")];
+}
+
+static char *sanitized(const char *s)
+{
+	char *t = strdup(s);
+
+	if (t)
+		text__sanitize_str(t);
+	return t;
+}
+
+static int start_workers(struct debuginfod *d)
+{
+	struct sigaction sa = { .sa_handler = nop_handler, .sa_flags = SA_RESTART };
+	int err;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGURG, &sa, NULL))
+		return -errno;
+	for (int i = 0; i < NR_WORKERS; i++) {
+		d->workers[i].d = d;
+		err = pthread_create(&d->workers[i].thread, NULL, worker_main,
+				     &d->workers[i]);
+		if (err)
+			return -err;
+		d->workers[i].started = true;
+	}
+	return 0;
+}
+
+struct debuginfod *debuginfod__new(const struct debuginfod_opts *o)
+{
+	struct debuginfod *d;
+	int err;
+
+	if (blank(o->urls)) {
+		errno = 0;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->o = *o;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->work, NULL);
+	pthread_cond_init(&d->done, NULL);
+	err = load_api(&d->api);
+	if (err) {
+		pr_warn("DEBUGINFOD_URLS is set but %s cannot be loaded: %s; install libdebuginfod1 to name stripped binaries",
+			DEBUGINFOD_SONAME, dlerror() ? : "no such library");
+		goto fail;
+	}
+	d->urls = sanitized(o->urls);
+	d->cache = cache_dir();
+	if (!d->urls) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = start_workers(d);
+	if (err) {
+		pr_warn("cannot start the debuginfod lookups: %s", strerror(-err));
+		goto fail;
+	}
+	return d;
+fail:
+	debuginfod__free(d);
+	errno = -err;
+	return NULL;
+}
+
+static void free_lookup(struct lookup *lk)
+{
+	elf_file__free(lk->dbg);
+	free(lk->object);
+	free(lk->server);
+	free(lk);
+}
+
+void debuginfod__free(struct debuginfod *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->quit = 1;
+	pthread_cond_broadcast(&d->work);
+	pthread_mutex_unlock(&d->lock);
+	for (int i = 0; i < NR_WORKERS; i++)
+		if (d->workers[i].started)
+			pthread_kill(d->workers[i].thread, SIGURG);
+	for (int i = 0; i < NR_WORKERS; i++)
+		if (d->workers[i].started)
+			pthread_join(d->workers[i].thread, NULL);
+	for (size_t i = 0; i < d->nr; i++)
+		free_lookup(d->v[i]);
+	free(d->v);
+	/*
+	 * The library stays loaded: libcurl and its TLS library keep global
+	 * state until their destructors run at exit, which unloading now
+	 * would strand.
+	 */
+	pthread_cond_destroy(&d->done);
+	pthread_cond_destroy(&d->work);
+	pthread_mutex_destroy(&d->lock);
+	free(d->urls);
+	free(d->cache);
+	free(d);
+}
+
+static bool valid_id(const char *id)
+{
+	size_t n = strlen(id);
+
+	return n >= ID_MIN_HEX && n <= ID_MAX_HEX && n % 2 == 0 &&
+	       strspn(id, "0123456789abcdef") == n;
+}
+
+static struct lookup *find(const struct debuginfod *d, const char *id)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (!strcmp(d->v[i]->id, id))
+			return d->v[i];
+	return NULL;
+}
+
+static size_t lookups_of(const struct debuginfod *d, __s64 uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nr; i++)
+		n += d->v[i]->uid == uid;
+	return n;
+}
+
+/*
+ * Whether uid may have one more lookup: the run's bound, and a share of
+ * it per user, so that one user's processes cannot use it all up.
+ */
+static bool may_ask(struct debuginfod *d, __s64 uid)
+{
+	if (d->nr < DEBUGINFOD_MAX_LOOKUPS &&
+	    lookups_of(d, uid) < DEBUGINFOD_MAX_USER_LOOKUPS)
+		return true;
+	if (!d->refused++)
+		d->refused_uid = uid;
+	return false;
+}
+
+/* A new queued lookup, or NULL (out of memory, or over the bound). */
+static struct lookup *add(struct debuginfod *d, const char *id,
+			  const char *object, __s64 uid)
+{
+	struct lookup *lk;
+
+	if (!may_ask(d, uid))
+		return NULL;
+	if (util__grow_array((void **)&d->v, &d->cap, d->nr + 1, sizeof(*d->v)))
+		return NULL;
+	lk = calloc(1, sizeof(*lk));
+	if (!lk)
+		return NULL;
+	lk->object = sanitized(object ? object : "?");
+	if (!lk->object) {
+		free(lk);
+		return NULL;
+	}
+	strcpy(lk->id, id);
+	lk->uid = uid;
+	lk->asked = now_s();
+	d->v[d->nr++] = lk;
+	pthread_cond_signal(&d->work);
+	return lk;
+}
+
+/* Its debug file was handed out and freed: read it again (the cache). */
+static void requeue(struct debuginfod *d, struct lookup *lk)
+{
+	lk->state = LK_QUEUED;
+	lk->taken = false;
+	lk->asked = now_s();
+	pthread_cond_signal(&d->work);
+}
+
+void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
+		     __s64 uid)
+{
+	struct lookup *lk;
+
+	if (!d || !id || !valid_id(id))
+		return;
+	pthread_mutex_lock(&d->lock);
+	lk = find(d, id);
+	if (!lk)
+		add(d, id, object, uid);
+	else if (lk->state == LK_FOUND && lk->taken)
+		requeue(d, lk);
+	pthread_mutex_unlock(&d->lock);
+}
+
+struct elf_file *debuginfod__next(struct debuginfod *d, char *id, size_t len)
+{
+	struct elf_file *dbg = NULL;
+
+	if (!d)
+		return NULL;
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->nr && !dbg; i++) {
+		struct lookup *lk = d->v[i];
+
+		if (lk->state == LK_FOUND && !lk->taken) {
+			lk->taken = true;
+			snprintf(id, len, "%s", lk->id);
+			dbg = lk->dbg;
+			lk->dbg = NULL;
+		}
+	}
+	pthread_mutex_unlock(&d->lock);
+	return dbg;
+}
+
+/* Lookups still worth waiting for at t, and the bytes and ends so far. */
+static size_t count_waiting(const struct debuginfod *d, double t,
+			    size_t *ended, long *bytes)
+{
+	size_t waiting = 0;
+
+	*ended = 0;
+	*bytes = 0;
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct lookup *lk = d->v[i];
+
+		*bytes += __atomic_load_n(&lk->bytes, __ATOMIC_RELAXED);
+		if (lk->state != LK_QUEUED && lk->state != LK_RUNNING)
+			(*ended)++;
+		else if (t < lk->asked + d->o.wait)
+			waiting++;
+	}
+	return waiting;
+}
+
+static void show_progress(size_t ended, size_t all, long bytes, double secs)
+{
+	fprintf(stderr, "\rprofile: debuginfod: %zu of %zu debug files, %.1f MiB, %.1f s ",
+		ended, all, (double)bytes / (1 << 20), secs);
+	fflush(stderr);
+}
+
+void debuginfod__wait(struct debuginfod *d, const volatile sig_atomic_t *stop)
+{
+	double t0 = now_s(), t = t0;
+	bool shown = false;
+	struct timespec until;
+	size_t ended = 0;
+	long bytes = 0;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	while (!(stop && *stop) && count_waiting(d, t, &ended, &bytes)) {
+		if (d->o.progress && t - t0 >= PROGRESS_AFTER_S) {
+			show_progress(ended, d->nr, bytes, t - t0);
+			shown = true;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += WAIT_STEP_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&d->done, &d->lock, &until);
+		t = now_s();
+	}
+	if (shown) {
+		count_waiting(d, t, &ended, &bytes);
+		show_progress(ended, d->nr, bytes, t - t0);
+		fputc('\n', stderr);
+	}
+	d->waited += t - t0;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static const char *fault_text(enum fault f, int err, double wait,
+			      char *buf, size_t len)
+{
+	switch (f) {
+	case FAULT_WAIT:
+		snprintf(buf, len, "no answer within %g s (--debuginfod-wait)", wait);
+		break;
+	case FAULT_STOPPED:
+		snprintf(buf, len, "no answer yet when the run was stopped");
+		break;
+	case FAULT_TIMEOUT:
+		snprintf(buf, len, "timed out (DEBUGINFOD_TIMEOUT)");
+		break;
+	case FAULT_TOO_BIG:
+		snprintf(buf, len, "file too large (over %llu MiB, or DEBUGINFOD_MAXSIZE)",
+			 DEBUGINFOD_MAX_BYTES >> 20);
+		break;
+	case FAULT_OTHER_ID:
+		snprintf(buf, len, "sent a file with another build-id");
+		break;
+	case FAULT_NOT_ELF:
+		snprintf(buf, len, "sent a file that is not ELF");
+		break;
+	case FAULT_BAD_ELF:
+		snprintf(buf, len, "sent a truncated or corrupt ELF file");
+		break;
+	case FAULT_NO_SYMTAB:
+		snprintf(buf, len, "sent an ELF file without a symbol table");
+		break;
+	default:
+		snprintf(buf, len, "%s", strerror(err));
+		break;
+	}
+	return buf;
+}
+
+/*
+ * Lookups still under way at t failed for want of time: the wait's, or
+ * the run's if it was stopped before.
+ */
+static enum fault fault_at(const struct debuginfod *d, const struct lookup *lk,
+			   double t)
+{
+	if (lk->state == LK_QUEUED || lk->state == LK_RUNNING)
+		return t >= lk->asked + d->o.wait ? FAULT_WAIT : FAULT_STOPPED;
+	return lk->state == LK_FAILED ? lk->fault : FAULT_NONE;
+}
+
+static const char *server_of(const struct debuginfod *d, const struct lookup *lk)
+{
+	return lk->server ? lk->server : d->urls;
+}
+
+/* Lookups in [from, to) that failed at t like `like` did. */
+static size_t count_like(const struct debuginfod *d, size_t from, size_t to,
+			 const struct lookup *like, double t)
+{
+	enum fault f = fault_at(d, like, t);
+	size_t n = 0;
+
+	for (size_t j = from; j < to; j++) {
+		const struct lookup *lk = d->v[j];
+
+		if (fault_at(d, lk, t) == f &&
+		    !strcmp(server_of(d, lk), server_of(d, like)) &&
+		    (f != FAULT_ERRNO || lk->err == like->err))
+			n++;
+	}
+	return n;
+}
+
+void debuginfod__warn(struct debuginfod *d)
+{
+	double t = now_s();
+	char why[128];
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct lookup *lk = d->v[i];
+		enum fault f = fault_at(d, lk, t);
+		size_t more;
+
+		/* One line per server and kind of failure: at its first lookup. */
+		if (f == FAULT_NONE || count_like(d, 0, i, lk, t))
+			continue;
+		more = count_like(d, i, d->nr, lk, t) - 1;
+		fault_text(f, lk->err, d->o.wait, why, sizeof(why));
+		if (more)
+			pr_warn("debuginfod: cannot fetch the debug files of %s and %zu more from %s: %s; their frames stay unnamed",
+				lk->object, more, server_of(d, lk), why);
+		else
+			pr_warn("debuginfod: cannot fetch the debug file of %s from %s: %s; its frames stay unnamed",
+				lk->object, server_of(d, lk), why);
+	}
+	if (d->refused)
+		pr_warn("debuginfod: %llu objects not looked up, over the bound of %d a run and %d per user (user %lld's processes were first); their frames stay unnamed",
+			(unsigned long long)d->refused, DEBUGINFOD_MAX_LOOKUPS,
+			DEBUGINFOD_MAX_USER_LOOKUPS, (long long)d->refused_uid);
+	pthread_mutex_unlock(&d->lock);
+}
+
+void debuginfod__stats(struct debuginfod *d, struct debuginfod_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct lookup *lk = d->v[i];
+
+		st->lookups++;
+		st->bytes += (__u64)__atomic_load_n(&lk->bytes, __ATOMIC_RELAXED);
+		switch (lk->state) {
+		case LK_FOUND:
+			st->fetched++;
+			break;
+		case LK_NOT_FOUND:
+			st->not_found++;
+			break;
+		case LK_FAILED:
+			st->failed++;
+			break;
+		default:
+			st->pending++;
+			break;
+		}
+	}
+	st->refused = d->refused;
+	st->waited = d->waited;
+	pthread_mutex_unlock(&d->lock);
+}

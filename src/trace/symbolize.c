@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/symbolize.h"
+#include "unwind/unwind.h"
+#include "interp/python/python.h"
+#include "loader/session.h"
+#include "symbols/knames.h"
+#include "symbols/usyms.h"
+#include "lib/htab.h"
+#include "output/text.h"
+
+/*
+ * Two htab tables map (k1, k2) keys to pointers: stacks by
+ * (reference id, process, kind and source), frames by (address, process,
+ * kind and flags).  Stacks and frames live in an arena, freed all at once.
+ */
+struct sym_cache {
+	struct htab stacks, frames;
+	struct htab interp_frames;	/* (address, process and instruction) */
+	struct htab merged;		/* (user stack, Python stack): stack */
+	struct arena mem;
+};
+
+/* ---- resolvers, one per frame kind ---- */
+
+static void kernel_prepare(void *ctx, const __u64 *pcs, int n)
+{
+	knames__prepare(ctx, pcs, n);
+}
+
+static void kernel_resolve(void *ctx, __u32 pid, struct frame *f)
+{
+	struct ksym sym;
+
+	if (knames__find(ctx, frame__pc(f), &sym)) {
+		f->name = sym.name;
+		f->module = sym.module;
+		f->offset = f->addr - sym.addr;
+	}
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Anonymous executable memory, or a perf map (/tmp/perf-PID.map) naming it. */
+static bool is_jit_module(const char *module)
+{
+	return !module || !strcmp(module, "[anon]") ||
+	       (strstr(module, "perf-") && ends_with(module, ".map"));
+}
+
+static void native_resolve(void *ctx, __u32 pid, struct frame *f)
+{
+	__u64 pc = frame__pc(f);
+	struct usym sym;
+
+	if (usyms__resolve(ctx, pid, pc, &sym))
+		return;
+	f->name = sym.name;
+	f->module = sym.module;
+	/* Unnamed: where it is in its module's file, for -v and the SVG. */
+	if (!sym.name) {
+		f->offset = sym.file_offset + (f->addr - pc);
+		return;
+	}
+	f->offset = sym.offset + (f->addr - pc);
+	if (sym.demangled)
+		f->flags |= FRAME_DEMANGLED;
+	if (is_jit_module(sym.module))
+		f->kind = FRAME_JIT;
+}
+
+static void interp_resolve(void *ctx, __u32 pid, struct frame *f)
+{
+	python__resolve(ctx, pid, f);
+}
+
+void symbolizer__set_python(struct symbolizer *sym, struct python *py)
+{
+	if (py)
+		sym->resolvers[FRAME_INTERP] = (struct resolver){
+			.resolve = interp_resolve, .ctx = py };
+}
+
+void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
+		      struct knames *kn, struct usyms *us, struct sym_cache *cache)
+{
+	memset(sym, 0, sizeof(*sym));
+	sym->source = *source;
+	sym->cache = cache;
+	if (kn)
+		sym->resolvers[FRAME_KERNEL] = (struct resolver){
+			.prepare = kernel_prepare, .resolve = kernel_resolve, .ctx = kn };
+	if (us) {
+		sym->resolvers[FRAME_NATIVE] = (struct resolver){
+			.resolve = native_resolve, .ctx = us };
+		sym->resolvers[FRAME_JIT] = sym->resolvers[FRAME_NATIVE];
+	}
+}
+
+/* ---- stacks and frames, cached ---- */
+
+/* The pseudo-frame that says why a walk ended early (--unwind-debug). */
+static const char *unwind_end_label(struct sym_cache *c, __u64 end)
+{
+	size_t len = 48;
+	char *label = arena__alloc(&c->mem, len, 1);
+
+	if (label)
+		snprintf(label, len, "[unwind: %s]", unwind__end_name(end));
+	return label;
+}
+
+static const struct resolver *resolver_for(const struct symbolizer *sym, __u8 kind)
+{
+	return kind < NR_FRAME_KINDS ? &sym->resolvers[kind] : NULL;
+}
+
+static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
+				     __u32 pid, const struct trace_frame *tf)
+{
+	__u64 k2 = ((__u64)pid << 16) | ((__u64)tf->kind << 8) | tf->flags;
+	struct htab *h = &c->frames;
+	const struct resolver *res;
+	struct frame *f;
+	struct hent *s;
+
+	/* An interpreter's frame is its code object and the instruction. */
+	if (tf->kind == FRAME_INTERP) {
+		h = &c->interp_frames;
+		k2 = ((__u64)pid << 32) | tf->aux;
+	}
+	s = htab__slot(h, tf->addr, k2, NULL, NULL);
+	if (!s)
+		return NULL;
+	if (s->val)
+		return s->val;
+	f = arena__alloc(&c->mem, sizeof(*f), _Alignof(struct frame));
+	if (!f)
+		return NULL;
+	*f = (struct frame){ .addr = tf->addr, .aux = tf->aux, .kind = tf->kind,
+			     .flags = tf->flags };
+	res = resolver_for(sym, tf->kind);
+	if (tf->flags & FRAME_UNWIND_END)
+		f->name = unwind_end_label(c, tf->addr);
+	else if (tf->flags & FRAME_NO_GIL)
+		f->name = "[GIL released]";
+	else if (tf->flags & FRAME_PY_CUT)
+		f->name = "[python: more frames]";
+	else if (res && res->resolve)
+		res->resolve(res->ctx, pid, f);
+	htab__fill(h, s, tf->addr, k2, f);
+	return f;
+}
+
+/* Tell each kind's resolver the pcs it is about to be asked for. */
+static void prepare_stack(const struct symbolizer *sym, const struct trace_frame *tfs, int n)
+{
+	__u64 pcs[MAX_STACK_DEPTH];
+	int kind = n ? tfs[0].kind : FRAME_NONE;
+	const struct resolver *res = resolver_for(sym, kind);
+
+	if (!res || !res->prepare)
+		return;
+	for (int i = 0; i < n; i++) {
+		struct frame f = { .addr = tfs[i].addr, .flags = tfs[i].flags };
+
+		if (tfs[i].kind != kind)
+			return;		/* mixed kinds: one by one */
+		pcs[i] = frame__pc(&f);
+	}
+	res->prepare(res->ctx, pcs, n);
+}
+
+static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolizer *sym,
+				     __u32 pid, const struct trace_frame *tfs, int n)
+{
+	struct stack *st;
+
+	st = arena__alloc(&c->mem, sizeof(*st) + n * sizeof(st->frames[0]),
+			  _Alignof(struct stack));
+	if (!st)
+		return NULL;
+	st->nr = n;
+	prepare_stack(sym, tfs, n);
+	for (int i = 0; i < n; i++) {
+		st->frames[i] = get_frame(c, sym, pid, &tfs[i]);
+		if (!st->frames[i])
+			return NULL;
+	}
+	return st;
+}
+
+/*
+ * Look a stack up in the cache, reading and symbolizing it on a miss.
+ * Kernel stacks are the same in every process.
+ */
+static int get_stack(struct sym_cache *c, const struct symbolizer *sym, __u32 pid,
+		     const struct stack_ref *ref, const struct stack **out)
+{
+	struct trace_frame tfs[MAX_STACK_DEPTH];
+	__u32 owner = ref->kind == FRAME_KERNEL ? 0 : pid;
+	__u64 k2 = ((__u64)owner << 16) | ((__u64)ref->kind << 8) | ref->src;
+	struct stack *st;
+	struct hent *s;
+	int n;
+
+	s = htab__slot(&c->stacks, ref->id, k2, NULL, NULL);
+	if (!s)
+		return -ENOMEM;
+	if (!s->val) {
+		n = sym->source.read(sym->source.ctx, ref, tfs);
+		if (n < 0)
+			return n;
+		if (n > MAX_STACK_DEPTH)
+			n = MAX_STACK_DEPTH;
+		st = symbolize_stack(c, sym, owner, tfs, n);
+		if (!st)
+			return -ENOMEM;
+		htab__fill(&c->stacks, s, ref->id, k2, st);
+	}
+	*out = s->val;
+	return 0;
+}
+
+static bool is_stored(const struct stack_ref *ref)
+{
+	return ref->src == STACK_MAP || ref->src == STACK_HASHED;
+}
+
+static bool is_truncated(const struct stack *st)
+{
+	return st->nr && (st->frames[st->nr - 1]->flags & FRAME_TRUNCATED);
+}
+
+static void set_part(struct records *rs, const struct symbolizer *sym,
+		     const struct sample *s, int i, struct part *part)
+{
+	const struct stack_ref *ref = &s->key.parts[i];
+	int err;
+
+	part->err = ref->err;
+	if (ref->src == STACK_NONE) {
+		part->state = PART_ABSENT;
+		return;
+	}
+	part->state = PART_MISSED;
+	if (is_stored(ref)) {
+		err = get_stack(rs->cache, sym, s->key.pid, ref, &part->stack);
+		if (!err)
+			part->state = PART_OK;
+		else
+			part->err = err;
+	}
+	if (part->state == PART_OK) {
+		if (is_truncated(part->stack))
+			rs->truncated += s->count;
+		return;
+	}
+	rs->missed_stacks++;
+	if (part->err == -ENOMEM)
+		rs->missed_enomem = true;
+}
+
+/* ---- Python frames in place of the interpreter's ---- */
+
+/* The native frame of CPython's evaluation loop: one per C-level call. */
+static bool is_eval_frame(const struct frame *f)
+{
+	return f->kind == FRAME_NATIVE && f->name && !strcmp(f->name, "_PyEval_EvalFrameDefault");
+}
+
+/* Is frame i of a Python stack the last of its evaluation loop's call? */
+static bool ends_call(const struct stack *py, __u32 i)
+{
+	return py->frames[i]->kind == FRAME_INTERP && (py->frames[i]->aux & PY_WORD_ENTRY);
+}
+
+/*
+ * The user stack with each _PyEval_EvalFrameDefault frame replaced by the
+ * Python frames it ran, innermost first on both sides.  Python frames left
+ * over (the native walk stopped early) go on the outer end.
+ */
+static struct stack *merge_interp(struct sym_cache *c, const struct stack *user,
+				  const struct stack *py)
+{
+	__u32 nu = user ? user->nr : 0, n = 0, j = 0;
+	struct stack *st;
+
+	st = arena__alloc(&c->mem, sizeof(*st) + (nu + py->nr) * sizeof(st->frames[0]),
+			  _Alignof(struct stack));
+	if (!st)
+		return NULL;
+	for (__u32 i = 0; i < nu; i++) {
+		if (j == py->nr || !is_eval_frame(user->frames[i])) {
+			st->frames[n++] = user->frames[i];
+			continue;
+		}
+		do
+			st->frames[n++] = py->frames[j];
+		while (!ends_call(py, j++) && j < py->nr);
+	}
+	while (j < py->nr)
+		st->frames[n++] = py->frames[j++];
+	st->nr = n;
+	return st;
+}
+
+/*
+ * Fold the record's Python part into its user part, once per pair of
+ * stacks.  A lost user stack stays lost: its Python frames alone would
+ * read as a whole stack.
+ */
+static int fold_interp(struct sym_cache *c, struct record *r)
+{
+	struct part *user = &r->parts[PART_USER], *py = &r->parts[PART_INTERP];
+	const struct stack *u = user->state == PART_OK ? user->stack : NULL;
+	struct stack *st;
+	struct hent *s;
+
+	if (py->state != PART_OK || user->state == PART_MISSED) {
+		py->state = PART_ABSENT;
+		return 0;
+	}
+	s = htab__slot(&c->merged, (__u64)(uintptr_t)u, (__u64)(uintptr_t)py->stack, NULL, NULL);
+	if (!s)
+		return -ENOMEM;
+	if (!s->val) {
+		st = merge_interp(c, u, py->stack);
+		if (!st)
+			return -ENOMEM;
+		htab__fill(&c->merged, s, (__u64)(uintptr_t)u, (__u64)(uintptr_t)py->stack, st);
+	}
+	user->stack = s->val;
+	user->state = PART_OK;
+	py->state = PART_ABSENT;
+	return 0;
+}
+
+struct sym_cache *sym_cache__new(void)
+{
+	struct sym_cache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->mem.block_size = 256 * 1024;
+	return c;
+}
+
+void sym_cache__free(struct sym_cache *c)
+{
+	if (!c)
+		return;
+	arena__free(&c->mem);
+	htab__free(&c->stacks);
+	htab__free(&c->frames);
+	htab__free(&c->interp_frames);
+	htab__free(&c->merged);
+	free(c);
+}
+
+int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samples,
+			 size_t nr)
+{
+	const struct stack *st;
+	int err;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct count_key *k = &samples[i].key;
+
+		/*
+		 * Not Python stacks: their code objects may not be read yet,
+		 * and a frame named now is named for good.
+		 */
+		for (int p = 0; p < NR_PARTS; p++) {
+			if (!is_stored(&k->parts[p]) || p == PART_INTERP)
+				continue;
+			err = get_stack(sym->cache, sym, k->pid, &k->parts[p], &st);
+			if (err == -ENOMEM)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int records__build(struct records *rs, const struct symbolizer *sym,
+		   const struct sample *samples, size_t nr)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->own_cache = !sym->cache;
+	rs->cache = sym->cache ? sym->cache : sym_cache__new();
+	rs->recs = calloc(nr ? nr : 1, sizeof(*rs->recs));
+	if (!rs->cache || !rs->recs) {
+		records__free(rs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct count_key *k = &samples[i].key;
+		struct record *r = &rs->recs[i];
+
+		r->pid = k->pid;
+		r->tid = k->tid;
+		r->cpu = k->cpu;
+		memcpy(r->comm, k->comm, sizeof(r->comm));
+		r->comm[sizeof(r->comm) - 1] = '\0';
+		text__sanitize_str(r->comm);	/* any process names itself */
+		r->count = samples[i].count;
+		for (int p = 0; p < NR_PARTS; p++)
+			set_part(rs, sym, &samples[i], p, &r->parts[p]);
+		if (fold_interp(rs->cache, r)) {
+			records__free(rs);
+			return -ENOMEM;
+		}
+	}
+	rs->nr = nr;
+	return 0;
+}
+
+void records__free(struct records *rs)
+{
+	if (rs->own_cache)
+		sym_cache__free(rs->cache);
+	free(rs->recs);
+	memset(rs, 0, sizeof(*rs));
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * From counted keys to symbolized records.  Stored stacks come from a
+ * trace source as typed frames; each frame is named by the resolver for its
+ * kind.  Each distinct stack (by reference, and process for user stacks) is
+ * read and named once, however many records share it.
+ */
+#ifndef SYMBOLIZE_H
+#define SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "bpf/profile.h"
+#include "trace/trace.h"
+
+struct knames;
+struct usyms;
+struct sample;
+
+/*
+ * Where stored stacks are read: the BPF session, or a test's synthetic
+ * traces.  read() fills frames (room for MAX_STACK_DEPTH), leaf first,
+ * and returns their number or a negative errno.
+ */
+struct trace_source {
+	int (*read)(void *ctx, const struct stack_ref *ref, struct trace_frame *frames);
+	void *ctx;
+};
+
+/*
+ * Names frames of one kind.  prepare(), when set, is told every pc of a
+ * stack about to be resolved, so that a resolver can look them up in one
+ * go; resolve() fills f->name, module and offset (from frame__pc(f)), and
+ * may refine f->kind (native code found to be JIT code).
+ */
+struct resolver {
+	void (*prepare)(void *ctx, const __u64 *pcs, int n);
+	void (*resolve)(void *ctx, __u32 pid, struct frame *f);
+	void *ctx;
+};
+
+struct symbolizer {
+	struct trace_source source;
+	struct resolver resolvers[NR_FRAME_KINDS];	/* unset: [unknown] */
+	/*
+	 * Stacks and frames symbolized so far.  NULL: each set of records
+	 * gets its own.  Shared across reports only while stack ids stay
+	 * valid, that is, without -i (which recycles them).
+	 */
+	struct sym_cache *cache;
+};
+
+/* Kernel frames named by kn, native and JIT frames by us (either may be NULL). */
+void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
+		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
+
+/* Build rs from samples.  0 or -ENOMEM. */
+/* Name FRAME_INTERP frames through py (NULL: they stay unnamed). */
+struct python;
+void symbolizer__set_python(struct symbolizer *sym, struct python *py);
+
+int records__build(struct records *rs, const struct symbolizer *sym,
+		   const struct sample *samples, size_t nr);
+void records__free(struct records *rs);
+
+struct sym_cache *sym_cache__new(void);
+void sym_cache__free(struct sym_cache *c);
+
+/*
+ * Read and symbolize, ahead of the report, the stacks these samples refer
+ * to, into sym->cache: stacks are immutable once stored, so the report at
+ * the end has only the newest ones left to read.  0 or -ENOMEM.
+ */
+int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samples,
+			 size_t nr);
+
+#endif /* SYMBOLIZE_H */

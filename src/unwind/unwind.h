@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Feeding the in-kernel unwinder (bpf/unwind/unwind.bpf.h): the tables of the
+ * objects sampled processes map, and each process's list of executable
+ * mappings.
+ *
+ * A table is compiled from an object's .eh_frame (ehframe.h) once, loaded
+ * as one BPF array, and shared by every process that maps the object
+ * (keyed by device, inode, size and modification time).  Processes are
+ * synced in a thread of their own, so that neither the side band nor the
+ * report waits for a table to be built: until its process is synced, a
+ * stack is walked by frame pointer.  Tables no process uses stay loaded
+ * while the memory allows (--unwind-mem), and are evicted oldest first.
+ */
+#ifndef UNWIND_H
+#define UNWIND_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+enum unwind_mode {
+	UNWIND_AUTO,	/* tables for objects built without frame pointers */
+	UNWIND_FP,	/* frame pointers only: the kernel's walk */
+	UNWIND_DWARF,	/* tables for every object that has one */
+};
+
+/*
+ * Default for --unwind-mem: the kernel memory tables and mapping lists may
+ * take.  A table costs 8 bytes a row: libc 0.2 MiB, python3.11 0.5 MiB,
+ * libcrypto 0.6 MiB; fifty distinct objects of a busy host about 10 MiB.
+ * A process's mapping list costs 10 KiB.  64 MiB holds several times a
+ * host's worth and is 0.3% of this machine's memory.
+ */
+#define UNWIND_MEM_DEFAULT (64ull << 20)
+
+struct unwind_opts {
+	enum unwind_mode mode;
+	__u64 mem_max;		/* bytes of tables and mapping lists */
+};
+
+struct unwind_stats {
+	__u64 syncs;		/* processes' mappings read and written */
+	__u64 sync_errors;	/* ... that failed (most: the process is gone) */
+	__u64 procs;		/* processes synced now */
+	__u64 procs_fp;		/* syncs that found no table among the objects */
+	__u64 maps_over;	/* mappings past UW_MAX_MAPS, walked by FP */
+	__u64 tables;		/* tables loaded now */
+	__u64 rows;		/* ... and their rows */
+	__u64 bytes;		/* kernel memory of tables and mapping lists */
+	__u64 built;		/* objects whose .eh_frame was compiled */
+	__u64 build_ns;		/* ... and the time it took */
+	__u64 fp_objects;	/* objects walked by FP as built with them */
+	__u64 no_table;		/* objects without a usable .eh_frame */
+	__u64 over_budget;	/* objects with no room under --unwind-mem */
+	__u64 evicted;		/* tables unloaded to make room */
+	__u64 dropped;		/* requests lost to a full queue */
+	char first_over[160];	/* the first object over budget, or "" */
+};
+
+struct unwind;
+
+/* The sampler's maps the unwinder fills (bpf/unwind/unwind.bpf.h). */
+struct unwind_maps {
+	int tables_fd;		/* uw_tables: a table per object */
+	int procs_fd;		/* uw_procs: a mapping list per process */
+	int execs_fd;		/* uw_execs: execs per process, read only */
+};
+
+/* Starts the sync thread.  NULL + errno on failure. */
+struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps);
+
+/* Stop the thread and unload what it loaded. */
+void unwind__free(struct unwind *u);
+
+/*
+ * Ask for pid's mappings to be (re)read and written, after its first
+ * sample, an exec or a new executable mapping.  Cheap and never blocks on
+ * I/O: the work happens in the sync thread.  u may be NULL.
+ */
+void unwind__sync(struct unwind *u, __u32 pid);
+
+/* pid exited: drop its mappings and its hold on its tables. */
+void unwind__forget(struct unwind *u, __u32 pid);
+
+/* Is pid synced, or asked to be? */
+bool unwind__knows(struct unwind *u, __u32 pid);
+
+void unwind__stats(struct unwind *u, struct unwind_stats *st);
+
+const char *unwind__mode_name(enum unwind_mode mode);
+
+/* Short names of the ways a walk ends (enum uw_end), for -v and pseudo-frames. */
+const char *unwind__end_name(unsigned int end);
+
+/*
+ * Did a stored stack's walk (struct hashed_stack's end: enum uw_end + 1,
+ * 0 for the kernel's own walk) stop before the root for a reason worth
+ * showing?
+ */
+bool unwind__ended_early(__u32 stored_end);
+
+#endif /* UNWIND_H */

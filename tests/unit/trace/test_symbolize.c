@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The symbolizer on synthetic traces, with no BPF session: a fake trace
+ * source hands out stored stacks by reference, fake resolvers name frames
+ * by kind, and the records are read back through the writers' iterator and
+ * the folded writer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "trace/symbolize.h"
+#include "loader/session.h"
+#include "output/output.h"
+
+/* ---- a trace source of stored stacks ---- */
+
+struct stored {
+	__u8 src;
+	__u64 id;
+	int nr;			/* < 0: read() fails with this errno */
+	struct trace_frame frames[8];
+	int reads;
+};
+
+struct fake_source {
+	struct stored *stacks;
+	int nr;
+};
+
+static int fake_read(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
+{
+	struct fake_source *fs = ctx;
+
+	for (int i = 0; i < fs->nr; i++) {
+		struct stored *st = &fs->stacks[i];
+
+		if (st->src != ref->src || st->id != ref->id)
+			continue;
+		st->reads++;
+		if (st->nr < 0)
+			return st->nr;
+		for (int j = 0; j < st->nr; j++) {
+			frames[j] = st->frames[j];
+			/* What the session does: the kind comes with the reference. */
+			if (!frames[j].kind)
+				frames[j].kind = ref->kind;
+			if (j)
+				frames[j].flags |= FRAME_RETADDR;
+		}
+		return st->nr;
+	}
+	return -ENOENT;
+}
+
+/* ---- resolvers that name a frame after its kind, process and pc ---- */
+
+struct fake_names {
+	char names[64][48];
+	int nr;
+	int resolves;
+	int prepares, prepared_pcs;
+	__u64 last_pcs[8];
+};
+
+static const char *keep(struct fake_names *fn, const char *s)
+{
+	if (fn->nr == 64)
+		abort();
+	snprintf(fn->names[fn->nr], sizeof(fn->names[0]), "%s", s);
+	return fn->names[fn->nr++];
+}
+
+static void fake_prepare(void *ctx, const __u64 *pcs, int n)
+{
+	struct fake_names *fn = ctx;
+
+	fn->prepares++;
+	fn->prepared_pcs += n;
+	memcpy(fn->last_pcs, pcs, (n < 8 ? n : 8) * sizeof(*pcs));
+}
+
+/* Kernel text at 0xffff...: "k<pc>"; anything else is not kernel text. */
+static void fake_kernel(void *ctx, __u32 pid, struct frame *f)
+{
+	struct fake_names *fn = ctx;
+	char buf[48];
+
+	fn->resolves++;
+	snprintf(buf, sizeof(buf), "k%llx", (unsigned long long)frame__pc(f));
+	f->name = keep(fn, buf);
+	f->offset = f->addr & 0xf;
+}
+
+/* User code: "u<pid>_<pc>"; above 0x7000 it is JIT code. */
+static void fake_native(void *ctx, __u32 pid, struct frame *f)
+{
+	struct fake_names *fn = ctx;
+	char buf[48];
+
+	fn->resolves++;
+	if (f->addr == 0xdead)
+		return;		/* mapped, but no symbol */
+	if ((f->addr & ~0xffull) == 0xe00) {
+		f->name = "_PyEval_EvalFrameDefault";
+		return;
+	}
+	snprintf(buf, sizeof(buf), "u%u_%llx", pid, (unsigned long long)frame__pc(f));
+	f->name = keep(fn, buf);
+	f->module = f->addr >= 0x7000 ? "[anon]" : "/bin/x";
+	if (f->addr >= 0x7000)
+		f->kind = FRAME_JIT;
+}
+
+/* An interpreter's frames: the code object and the instruction offset. */
+static void fake_interp(void *ctx, __u32 pid, struct frame *f)
+{
+	struct fake_names *fn = ctx;
+	char buf[48];
+
+	fn->resolves++;
+	snprintf(buf, sizeof(buf), "py_%llx (main.py)", (unsigned long long)f->addr);
+	f->name = keep(fn, buf);
+}
+
+
+/* ---- fixtures ---- */
+
+#define KSTACK 1	/* ids of the stored stacks */
+#define USTACK 2
+#define USTACK2 3
+#define BROKEN 4
+
+static struct stored stored[] = {
+	{ .src = STACK_MAP, .id = KSTACK, .nr = 3,
+	  .frames = { { .addr = 0xffff0010 }, { .addr = 0xffff0020 }, { .addr = 0xffff0030 } } },
+	{ .src = STACK_MAP, .id = USTACK, .nr = 3,
+	  .frames = { { .addr = 0x1010 }, { .addr = 0x7020 }, { .addr = 0x1030 } } },
+	{ .src = STACK_HASHED, .id = USTACK2, .nr = 2,
+	  .frames = { { .addr = 0xdead }, { .addr = 0x1030 } } },
+	{ .src = STACK_MAP, .id = BROKEN, .nr = -EIO },
+};
+
+struct fixture {
+	struct fake_source src;
+	struct fake_names names;
+	struct symbolizer sym;
+};
+
+static void fixture_init(struct fixture *fx, struct sym_cache *cache)
+{
+	struct trace_source ts = { .read = fake_read, .ctx = &fx->src };
+
+	for (size_t i = 0; i < sizeof(stored) / sizeof(stored[0]); i++)
+		stored[i].reads = 0;
+	memset(fx, 0, sizeof(*fx));
+	fx->src = (struct fake_source){ stored, sizeof(stored) / sizeof(stored[0]) };
+	symbolizer__init(&fx->sym, &ts, NULL, NULL, cache);
+	fx->sym.resolvers[FRAME_KERNEL] = (struct resolver){
+		.prepare = fake_prepare, .resolve = fake_kernel, .ctx = &fx->names };
+	fx->sym.resolvers[FRAME_NATIVE] = (struct resolver){
+		.resolve = fake_native, .ctx = &fx->names };
+	fx->sym.resolvers[FRAME_JIT] = fx->sym.resolvers[FRAME_NATIVE];
+}
+
+static struct stack_ref ref(__u8 src, __u8 kind, __u64 id, __s32 err)
+{
+	return (struct stack_ref){ .src = src, .kind = kind, .id = id, .err = err };
+}
+
+static struct sample sample(__u32 pid, const char *comm, __u64 count,
+			    struct stack_ref user, struct stack_ref kern)
+{
+	struct sample s = { .count = count };
+
+	s.key.pid = pid;
+	s.key.parts[PART_USER] = user;
+	s.key.parts[PART_KERNEL] = kern;
+	snprintf(s.key.comm, sizeof(s.key.comm), "%s", comm);
+	return s;
+}
+
+static const struct trace_view both = {
+	.parts = { [PART_KERNEL] = true, [PART_USER] = true },
+};
+
+/* A record's frames root first, ";"-joined, as the writers see them. */
+static void path(const struct record *r, const struct trace_view *v, char *buf, size_t sz)
+{
+	struct trace_iter it;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	trace_iter__init(&it, r, v);
+	for (__u32 i = 0; i < it.len && n < sz; i++) {
+		const struct frame *f = trace_iter__frame(&it, i);
+
+		n += snprintf(buf + n, sz - n, "%s%s", i ? ";" : "",
+			      f->name ? f->name : "[unknown]");
+	}
+}
+
+static char *folded(const struct records *rs, const struct trace_view *v)
+{
+	struct output_opts oo = { .view = *v, .folded = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	CHECK_INT(output__write(f, rs, &oo), 0);
+	fclose(f);
+	return buf;
+}
+
+/* ---- tests ---- */
+
+/*
+ * Frames come out root first: user root..leaf, then kernel root..leaf.
+ * Every frame but a stack's leaf is named at its address - 1.
+ */
+TEST(names_by_kind_root_first)
+{
+	struct sample s[] = {
+		sample(42, "burn", 7, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+	};
+	struct records rs;
+	struct fixture fx;
+	char buf[512];
+
+	fixture_init(&fx, NULL);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 1), 0);
+	CHECK_INT(rs.nr, 1);
+	CHECK_INT(rs.recs[0].count, 7);
+	CHECK_STR(rs.recs[0].comm, "burn");
+	path(&rs.recs[0], &both, buf, sizeof(buf));
+	CHECK_STR(buf, "u42_102f;u42_701f;u42_1010;kffff002f;kffff001f;kffff0010");
+	/* The JIT frame was refined by its resolver; the others keep their kind. */
+	CHECK_INT(rs.recs[0].parts[PART_USER].stack->frames[1]->kind, FRAME_JIT);
+	CHECK_INT(rs.recs[0].parts[PART_USER].stack->frames[0]->kind, FRAME_NATIVE);
+	CHECK_INT(rs.recs[0].parts[PART_KERNEL].stack->frames[0]->kind, FRAME_KERNEL);
+	/* The kernel resolver was told the whole stack's pcs in one go. */
+	CHECK_INT(fx.names.prepares, 1);
+	CHECK_INT(fx.names.prepared_pcs, 3);
+	CHECK(fx.names.last_pcs[0] == 0xffff0010 && fx.names.last_pcs[2] == 0xffff002f);
+	CHECK_INT(rs.missed_stacks, 0);
+	records__free(&rs);
+}
+
+/* Each stack is read once per process (kernel stacks once), each frame named once. */
+TEST(stacks_and_frames_cached)
+{
+	struct sample s[] = {
+		sample(1, "a", 1, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+		sample(1, "a", 2, ref(STACK_HASHED, FRAME_NATIVE, USTACK2, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+		sample(2, "b", 4, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+	};
+	struct records rs;
+	struct fixture fx;
+	char buf[512];
+
+	fixture_init(&fx, NULL);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 3), 0);
+	CHECK_INT(stored[0].reads, 1);		/* the kernel stack */
+	CHECK_INT(stored[1].reads, 2);		/* USTACK in pid 1 and pid 2 */
+	CHECK_INT(stored[2].reads, 1);
+	/* 3 kernel + 3 (pid 1) + 2 new (pid 1: 0xdead leaf; 0x1030 as a
+	 * return address again is cached) + 3 (pid 2) frames. */
+	CHECK_INT(fx.names.resolves, 3 + 3 + 1 + 3);
+	CHECK(rs.recs[0].parts[PART_KERNEL].stack == rs.recs[2].parts[PART_KERNEL].stack);
+	CHECK(rs.recs[0].parts[PART_USER].stack->frames[2] ==
+	      rs.recs[1].parts[PART_USER].stack->frames[1]);
+	path(&rs.recs[1], &both, buf, sizeof(buf));
+	CHECK_STR(buf, "u1_102f;[unknown];kffff002f;kffff001f;kffff0010");
+	path(&rs.recs[2], &both, buf, sizeof(buf));
+	CHECK_STR(buf, "u2_102f;u2_701f;u2_1010;kffff002f;kffff001f;kffff0010");
+	records__free(&rs);
+}
+
+/* Lost, unreadable and absent stacks; the counts that go with them. */
+TEST(missed_and_absent_parts)
+{
+	struct sample s[] = {
+		sample(1, "a", 1, ref(STACK_MISSED, FRAME_NATIVE, 0, -ENOMEM),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+		sample(1, "a", 1, ref(STACK_MAP, FRAME_NATIVE, BROKEN, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+		sample(1, "a", 1, ref(STACK_MAP, FRAME_NATIVE, 99, 0),
+		       ref(STACK_MISSED, FRAME_KERNEL, 0, -EEXIST)),
+	};
+	struct records rs;
+	struct fixture fx;
+	char buf[512];
+
+	fixture_init(&fx, NULL);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 3), 0);
+	CHECK_INT(rs.recs[0].parts[PART_USER].state, PART_MISSED);
+	CHECK_INT(rs.recs[0].parts[PART_USER].err, -ENOMEM);
+	CHECK_INT(rs.recs[1].parts[PART_USER].state, PART_MISSED);
+	CHECK_INT(rs.recs[1].parts[PART_USER].err, -EIO);
+	CHECK_INT(rs.recs[1].parts[PART_KERNEL].state, PART_ABSENT);
+	CHECK_INT(rs.recs[2].parts[PART_USER].err, -ENOENT);
+	CHECK_INT(rs.missed_stacks, 4);
+	CHECK(rs.missed_enomem);
+	path(&rs.recs[0], &both, buf, sizeof(buf));
+	CHECK_STR(buf, "[Missed User Stack];kffff002f;kffff001f;kffff0010");
+	path(&rs.recs[1], &both, buf, sizeof(buf));
+	CHECK_STR(buf, "[Missed User Stack]");
+	path(&rs.recs[2], &both, buf, sizeof(buf));
+	CHECK_STR(buf, "[Missed User Stack];[Missed Kernel Stack]");
+	records__free(&rs);
+}
+
+/* The view: hidden parts, and the delimiter only between two read parts. */
+TEST(iterator_views)
+{
+	struct sample s[] = {
+		sample(1, "a", 1, ref(STACK_HASHED, FRAME_NATIVE, USTACK2, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+		sample(1, "a", 1, ref(STACK_MISSED, FRAME_NATIVE, 0, -EEXIST),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+	};
+	struct trace_view delim = both, user = { .parts = { [PART_USER] = true },
+						 .delimited = true };
+	struct records rs;
+	struct fixture fx;
+	struct trace_iter it;
+	char buf[512];
+
+	delim.delimited = true;
+	fixture_init(&fx, NULL);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 2), 0);
+	path(&rs.recs[0], &delim, buf, sizeof(buf));
+	CHECK_STR(buf, "u1_102f;[unknown];-;kffff002f;kffff001f;kffff0010");
+	trace_iter__init(&it, &rs.recs[0], &delim);
+	CHECK_INT(it.len, 6);
+	CHECK(trace_iter__frame(&it, 2)->flags & FRAME_DELIMITER);
+	CHECK(trace_iter__frame(&it, 6) == NULL);
+	CHECK(!(trace_iter__frame(&it, 5)->flags & FRAME_RETADDR));	/* the leaf */
+	CHECK(trace_iter__frame(&it, 4)->flags & FRAME_RETADDR);
+	path(&rs.recs[1], &delim, buf, sizeof(buf));
+	CHECK_STR(buf, "[Missed User Stack];kffff002f;kffff001f;kffff0010");
+	path(&rs.recs[0], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "u1_102f;[unknown]");
+	records__free(&rs);
+}
+
+/* A prefetch fills the shared cache: the report reads nothing again. */
+TEST(prefetch_then_build)
+{
+	struct sample s[] = {
+		sample(1, "a", 3, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+	};
+	struct sym_cache *cache = sym_cache__new();
+	struct records rs;
+	struct fixture fx;
+	int resolves;
+
+	CHECK(cache != NULL);
+	fixture_init(&fx, cache);
+	CHECK_INT(symbolizer__prefetch(&fx.sym, s, 1), 0);
+	CHECK_INT(stored[0].reads + stored[1].reads, 2);
+	resolves = fx.names.resolves;
+	CHECK_INT(records__build(&rs, &fx.sym, s, 1), 0);
+	CHECK_INT(stored[0].reads + stored[1].reads, 2);
+	CHECK_INT(fx.names.resolves, resolves);
+	CHECK(!rs.own_cache);
+	records__free(&rs);
+	sym_cache__free(cache);
+}
+
+/* No resolver for a kind: its frames are [unknown], never dropped. */
+TEST(no_resolvers)
+{
+	struct sample s[] = {
+		sample(1, "a", 1, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+	};
+	struct fake_source src = { stored, sizeof(stored) / sizeof(stored[0]) };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct symbolizer sym;
+	struct records rs;
+	char *out;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	CHECK_INT(records__build(&rs, &sym, s, 1), 0);
+	out = folded(&rs, &both);
+	CHECK_STR(out, "a;[unknown];[unknown];[unknown];[unknown];[unknown];[unknown] 1\n");
+	free(out);
+	records__free(&rs);
+}
+
+/* Any process names itself: the comm is made safe to print. */
+TEST(unsafe_comm)
+{
+	struct sample s[] = {
+		sample(1, "\033]0;owned\a\033[2J", 1, ref(STACK_NONE, 0, 0, 0),
+		       ref(STACK_NONE, 0, 0, 0)),
+		sample(2, "x\xef\xbf\xbf\xc3", 1, ref(STACK_NONE, 0, 0, 0),
+		       ref(STACK_NONE, 0, 0, 0)),
+	};
+	struct fake_source src = { stored, sizeof(stored) / sizeof(stored[0]) };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct symbolizer sym;
+	struct records rs;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	CHECK_INT(records__build(&rs, &sym, s, 2), 0);
+	CHECK_STR(rs.recs[0].comm, "?]0;owned??[2J");
+	CHECK_STR(rs.recs[1].comm, "x????");
+	records__free(&rs);
+}
+
+/*
+ * A new kind of frame needs a resolver and nothing else: interpreter frames
+ * stored among native ones are named by theirs, and the folded writer,
+ * which knows nothing of them, prints them in place.
+ */
+#define MIXED 5
+TEST(new_kind_needs_only_a_resolver)
+{
+	struct stored mixed[] = {
+		{ .src = STACK_HASHED, .id = MIXED, .nr = 4, .frames = {
+			{ .addr = 0x1010, .kind = FRAME_NATIVE },
+			{ .addr = 0xc0de01, .aux = 12, .kind = FRAME_INTERP },
+			{ .addr = 0xc0de02, .aux = 40, .kind = FRAME_INTERP },
+			{ .addr = 0x1030, .kind = FRAME_NATIVE } } },
+	};
+	struct fake_source src = { mixed, 1 };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct sample s[] = {
+		sample(5, "python3", 9, ref(STACK_HASHED, FRAME_NONE, MIXED, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+	};
+	struct fake_names names = {};
+	struct symbolizer sym;
+	struct records rs;
+	char *out;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	sym.resolvers[FRAME_NATIVE] = (struct resolver){ .resolve = fake_native, .ctx = &names };
+	sym.resolvers[FRAME_INTERP] = (struct resolver){ .resolve = fake_interp, .ctx = &names };
+	CHECK_INT(records__build(&rs, &sym, s, 1), 0);
+	out = folded(&rs, &both);
+	CHECK_STR(out, "python3;u5_102f;py_c0de02 (main.py);py_c0de01 (main.py);u5_1010 9\n");
+	free(out);
+	records__free(&rs);
+}
+
+/* A stack cut at the depth limit counts its samples, once per record part. */
+#define CUT 6
+TEST(truncated_stacks_counted)
+{
+	struct stored cut[] = {
+		{ .src = STACK_MAP, .id = CUT, .nr = 2, .frames = {
+			{ .addr = 0x1010 }, { .addr = 0x1020, .flags = FRAME_TRUNCATED } } },
+		{ .src = STACK_MAP, .id = USTACK, .nr = 1, .frames = { { .addr = 0x1010 } } },
+	};
+	struct fake_source src = { cut, 2 };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct sample s[] = {
+		sample(1, "a", 5, ref(STACK_MAP, FRAME_NATIVE, CUT, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+		sample(2, "b", 3, ref(STACK_MAP, FRAME_NATIVE, CUT, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+		sample(1, "a", 7, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+	};
+	struct symbolizer sym;
+	struct records rs;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	CHECK_INT(records__build(&rs, &sym, s, 3), 0);
+	CHECK_INT(rs.truncated, 5 + 3);
+	CHECK(rs.recs[0].parts[PART_USER].stack->frames[1]->flags & FRAME_TRUNCATED);
+	records__free(&rs);
+}
+
+/* ---- Python frames folded into native stacks ---- */
+
+#define PY_E(a) { .addr = (a), .aux = PY_WORD_ENTRY, .kind = FRAME_INTERP }
+#define PY_F(a) { .addr = (a), .kind = FRAME_INTERP }
+
+static struct stored py_stored[] = {
+	/* Leaf first: C code, the loop running A and B, C code, the loop running C, main. */
+	{ .src = STACK_HASHED, .id = 1, .nr = 5,
+	  .frames = { { .addr = 0x1010 }, { .addr = 0xe01 }, { .addr = 0x1030 },
+		      { .addr = 0xe02 }, { .addr = 0x1050 } } },
+	{ .src = STACK_HASHED, .id = 2, .nr = 3, .frames = { PY_F(0xa), PY_E(0xb), PY_E(0xc) } },
+	/* The native walk stopped after one loop frame. */
+	{ .src = STACK_HASHED, .id = 3, .nr = 2, .frames = { { .addr = 0x1010 }, { .addr = 0xe01 } } },
+	/* A thread without the GIL: the marker comes first. */
+	{ .src = STACK_HASHED, .id = 4, .nr = 2,
+	  .frames = { { .kind = FRAME_NONE, .flags = FRAME_NO_GIL }, PY_E(0xa) } },
+};
+
+static void py_fixture(struct fixture *fx)
+{
+	fixture_init(fx, NULL);
+	fx->src = (struct fake_source){ py_stored, sizeof(py_stored) / sizeof(py_stored[0]) };
+	fx->sym.resolvers[FRAME_INTERP] = (struct resolver){
+		.resolve = fake_interp, .ctx = &fx->names };
+}
+
+static struct sample py_sample(__u64 user, __u8 user_src, __u64 py)
+{
+	struct sample s = sample(7, "python3", 1, ref(user_src, FRAME_NATIVE, user, -ENOMEM),
+				 ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT));
+
+	s.key.parts[PART_INTERP] = ref(py ? STACK_HASHED : STACK_NONE, FRAME_INTERP, py, 0);
+	return s;
+}
+
+/*
+ * Each _PyEval_EvalFrameDefault frame gives way to the Python frames it ran,
+ * up to and with the one flagged as its entry; natives between stay.
+ */
+TEST(python_frames_in_place_of_the_loop)
+{
+	struct sample s[] = {
+		py_sample(1, STACK_HASHED, 2),	/* as many loops as calls */
+		py_sample(3, STACK_HASHED, 2),	/* fewer loops: the rest go on the root side */
+		py_sample(1, STACK_HASHED, 4),	/* more loops; no GIL */
+		py_sample(1, STACK_HASHED, 0),	/* no Python frames: native as is */
+		py_sample(1, STACK_MISSED, 2),	/* a lost user stack stays lost */
+		py_sample(1, STACK_HASHED, 2),	/* the first pair again */
+	};
+	const struct trace_view user = { .parts = { [PART_USER] = true } };
+	struct records rs;
+	struct fixture fx;
+	char buf[512];
+
+	py_fixture(&fx);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 6), 0);
+	path(&rs.recs[0], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "u7_104f;py_c (main.py);u7_102f;py_b (main.py);py_a (main.py);u7_1010");
+	path(&rs.recs[1], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "py_c (main.py);py_b (main.py);py_a (main.py);u7_1010");
+	path(&rs.recs[2], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "u7_104f;_PyEval_EvalFrameDefault;u7_102f;py_a (main.py);[GIL released];u7_1010");
+	path(&rs.recs[3], &user, buf, sizeof(buf));
+	CHECK_STR(buf, "u7_104f;_PyEval_EvalFrameDefault;u7_102f;_PyEval_EvalFrameDefault;u7_1010");
+	CHECK_INT(rs.recs[4].parts[PART_USER].state, PART_MISSED);
+	/* The Python part is never a part of its own. */
+	for (int i = 0; i < 6; i++)
+		CHECK_INT(rs.recs[i].parts[PART_INTERP].state, PART_ABSENT);
+	/* The same pair of stacks is folded once, another pair apart. */
+	CHECK(rs.recs[0].parts[PART_USER].stack == rs.recs[5].parts[PART_USER].stack);
+	CHECK(rs.recs[0].parts[PART_USER].stack != rs.recs[2].parts[PART_USER].stack);
+	records__free(&rs);
+}
+
+int main(void)
+{
+	RUN(names_by_kind_root_first);
+	RUN(stacks_and_frames_cached);
+	RUN(missed_and_absent_parts);
+	RUN(iterator_views);
+	RUN(prefetch_then_build);
+	RUN(no_resolvers);
+	RUN(unsafe_comm);
+	RUN(python_frames_in_place_of_the_loop);
+	RUN(new_kind_needs_only_a_resolver);
+	RUN(truncated_stacks_counted);
+	return unit_summary();
+}
