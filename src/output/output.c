@@ -10,7 +10,7 @@
 
 #include "output/output.h"
 #include "lib/strbuf.h"
-#include "output/text.h"
+#include "lib/text.h"
 #include "trace/trace.h"
 
 struct rendered {

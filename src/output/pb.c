@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "output/pb.h"
-#include "output/text.h"
+#include "lib/text.h"
 
 static int pb_grow(struct pb *b, size_t extra)
 {

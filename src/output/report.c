@@ -6,7 +6,7 @@
 #include "output/report.h"
 #include "output/output.h"
 #include "lib/strbuf.h"
-#include "output/text.h"
+#include "lib/text.h"
 #include "trace/trace.h"
 #include "lib/util.h"
 

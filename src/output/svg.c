@@ -17,7 +17,7 @@
 #include "lib/htab.h"
 #include "output/output.h"
 #include "lib/strbuf.h"
-#include "output/text.h"
+#include "lib/text.h"
 #include "trace/trace.h"
 #include "lib/util.h"
 /* src/output/flamegraph.css and src/output/flamegraph.js, embedded by the Makefile (xxd -i). */

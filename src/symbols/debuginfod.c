@@ -30,7 +30,7 @@
 #include "symbols/debuginfod.h"
 #include "symbols/elf_file.h"
 #include "lib/log.h"
-#include "output/text.h"
+#include "lib/text.h"
 #include "lib/util.h"
 
 #define NR_WORKERS	4

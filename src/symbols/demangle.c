@@ -6,7 +6,7 @@
 #include <libiberty/demangle.h>
 
 #include "symbols/demangle.h"
-#include "output/text.h"
+#include "lib/text.h"
 
 /*
  * Longer names are left alone: the demangler's work grows with the name,

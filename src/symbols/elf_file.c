@@ -24,7 +24,7 @@
 #include "symbols/elf_file.h"
 #include "lib/htab.h"
 #include "symbols/minidebug.h"
-#include "output/text.h"
+#include "lib/text.h"
 #include "lib/util.h"
 
 /* Longest build-id we keep: SHA-1 ids are 20 bytes, allow some room. */

@@ -15,7 +15,7 @@
 #include "symbols/perfmap.h"
 #include "symbols/procfs.h"
 #include "symbols/procmaps.h"
-#include "output/text.h"
+#include "lib/text.h"
 
 /*
  * How much older than the process's start a map may look: the start time

@@ -21,7 +21,7 @@
 
 #include "symbols/caps.h"
 #include "symbols/demangle.h"
-#include "output/text.h"
+#include "lib/text.h"
 #include "symbols/elf_file.h"
 #include "lib/htab.h"
 #include "symbols/perfmap.h"

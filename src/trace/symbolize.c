@@ -12,7 +12,7 @@
 #include "symbols/knames.h"
 #include "symbols/usyms.h"
 #include "lib/htab.h"
-#include "output/text.h"
+#include "lib/text.h"
 
 /*
  * Two htab tables map (k1, k2) keys to pointers: stacks by

@@ -27,7 +27,7 @@
 #include "symbols/caps.h"
 #include "loader/kbtf.h"
 #include "lib/log.h"
-#include "output/text.h"
+#include "lib/text.h"
 #include "lib/util.h"
 #include "trace/trace.h"
 

@@ -2,7 +2,7 @@
 /* Untrusted text made safe: each class of bad byte, and what must stay. */
 #include <stdlib.h>
 #include "unit.h"
-#include "output/text.h"
+#include "lib/text.h"
 
 /* s (len bytes, may hold NULs) sanitized, compared with want. */
 static int check_sanitized(const char *s, size_t len, const char *want,

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "output/text.h"
+#include "lib/text.h"
 
 /* Line and paragraph separators, bidirectional format controls. */
 static bool is_format_control(uint32_t cp)
