@@ -559,8 +559,10 @@ t_pprof() {
 		"main $f:$(hot_line main-a)" "main $f:$(hot_line main-b)" "<module> $f:$(hot_line module)"; do
 		# pprof shortens "<module>" like a C++ template to an empty
 		# name, and then prints the name as written after s=LINE.
-		grep -q -F " $want " raw || grep -q -F " $want\$" raw ||
-			grep -q -F " ${want#* } s=0(${want%% *})" raw ||
+		# Go 1.26 prints FILE:LINE:COLUMN (column 0), older FILE:LINE.
+		grep -q -F -e " $want " -e " $want:0 " raw ||
+			grep -q -e " $want\$" -e " $want:0\$" raw ||
+			grep -q -F -e " ${want#* } s=0(${want%% *})" -e " ${want#* }:0 s=0(${want%% *})" raw ||
 			{ grep -F "$f" raw | head -5; fail "no location '$want' in go tool pprof -raw"; }
 	done
 }
