@@ -402,7 +402,7 @@ static int check_distinct(const struct writers *ws)
 
 int writers__open(struct writers *ws, const struct output_config *cfg)
 {
-	const struct output_config *o = &ws->cfg;
+	const struct output_config *o = &ws->cfg;	/* the writers point at it */
 	struct output_spec to_stdout = { .path = NULL, .format = cfg->format };
 	size_t nr = cfg->nr_outputs ? cfg->nr_outputs : 1;
 	int err = 0;
