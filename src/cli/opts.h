@@ -13,6 +13,7 @@
 #include "loader/events.h"
 #include "bpf/profile.h"
 #include "unwind/unwind.h"
+#include "output/config.h"	/* enum output_format, struct output_spec */
 
 #define DEFAULT_FREQ 49
 /*
@@ -28,24 +29,6 @@
 
 /* Exit statuses. */
 #define EXIT_USAGE 2
-
-enum output_format {
-	FMT_UNSET,
-	FMT_PLAIN,
-	FMT_FOLDED,
-	FMT_SVG,
-	FMT_PPROF,
-	FMT_REPORT,
-};
-
-/* The most -o outputs one run writes. */
-#define MAX_OUTPUTS 16
-
-/* One -o: a file name (or, with -i, a strftime pattern) and its format. */
-struct output_spec {
-	const char *path;
-	enum output_format format;	/* from the name, else the one asked for */
-};
 
 struct options {
 	__u32 *pids;			/* -p, NULL when absent */

@@ -18,7 +18,6 @@
 #include "output/pb.h"
 #include "output/output.h"
 #include "trace/trace.h"
-#include "symbols/usyms.h"
 
 /* Field numbers from profile.proto. */
 enum {
@@ -55,8 +54,9 @@ struct pp_mapping {
 	__u64 start, limit, pgoff;
 	__u32 file, build_id;	/* string table indices */
 	/*
-	 * Known only by file name (kernel, or no usyms): its range is grown
-	 * to cover the addresses seen, and it is keyed by the name alone.
+	 * Known only by file name (kernel, or a frame without its mapping):
+	 * its range is grown to cover the addresses seen, and it is keyed by
+	 * the name alone.
 	 */
 	bool synthetic;
 	bool kernel;
@@ -76,7 +76,6 @@ struct pp_function {
 
 struct pp {
 	struct pb out;			/* the Profile message */
-	struct usyms *us;
 	struct frame_names names;	/* --names: what a function is called */
 	struct trace_view view;		/* the parts written; never a delimiter */
 	const char *comm;		/* of the record being written */
@@ -262,19 +261,20 @@ static __u32 synthetic_mapping(struct pp *pp, const char *file, __u64 pc, bool k
 	return id;
 }
 
-static __u32 user_mapping(struct pp *pp, __u32 pid, const struct frame *f, __u64 pc)
+/* The mapping the symbolizer found f in, else one named by f's module. */
+static __u32 user_mapping(struct pp *pp, const struct frame *f, __u64 pc)
 {
+	const struct frame_mapping *fm = f->mapping;
 	struct pp_mapping key = {};
-	struct usym sym;
 	bool added;
 
-	if (!pp->us || usyms__resolve(pp->us, pid, pc, &sym))
+	if (!fm)
 		return f->module ? synthetic_mapping(pp, f->module, pc, false) : 0;
-	key.start = sym.map_start;
-	key.limit = sym.map_end;
-	key.pgoff = sym.map_pgoff;
-	key.file = intern_string(pp, sym.module ? sym.module : "");
-	key.build_id = sym.build_id ? intern_string(pp, sym.build_id) : 0;
+	key.start = fm->start;
+	key.limit = fm->limit;
+	key.pgoff = fm->pgoff;
+	key.file = intern_string(pp, fm->file);
+	key.build_id = fm->build_id ? intern_string(pp, fm->build_id) : 0;
 	return intern_mapping(pp, &key, &added);
 }
 
@@ -314,7 +314,7 @@ static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 fun
 }
 
 /* A frame's location, named at the address the symbolizer named it by. */
-static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f)
+static __u32 frame_location(struct pp *pp, const struct frame *f)
 {
 	__u64 pc = frame__pc(f);
 	__u32 mapping, function;
@@ -330,7 +330,7 @@ static __u32 frame_location(struct pp *pp, __u32 pid, const struct frame *f)
 	if (f->kind == FRAME_KERNEL)
 		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc, true);
 	else
-		mapping = user_mapping(pp, pid, f, pc);
+		mapping = user_mapping(pp, f, pc);
 	function = f->name ? intern_function(pp, frame__name(f, &pp->names), NULL) : 0;
 	return intern_location(pp, mapping, pc, function, 0);
 }
@@ -385,7 +385,7 @@ static void write_sample(struct pp *pp, const struct record *r)
 	pp->comm = r->comm;
 	trace_iter__init(&it, r, &pp->view);
 	for (__u32 i = 0; i < it.len; i++)
-		add_id(pp, frame_location(pp, r->pid, trace_iter__frame(&it, i)));
+		add_id(pp, frame_location(pp, trace_iter__frame(&it, i)));
 	reverse_ids(pp);
 	mark = pb__open(&pp->out, PROFILE_SAMPLE);
 	pb__packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
@@ -572,10 +572,10 @@ static void pp_free(struct pp *pp)
 }
 
 int pprof__write(FILE *out, const struct records *p, const struct output_opts *oo,
-		struct usyms *us, const struct pprof_meta *m)
+		 const struct pprof_meta *m)
 {
 	struct pprof_meta none = {};
-	struct pp pp = { .us = us, .view = oo->view };
+	struct pp pp = { .view = oo->view };
 	__u32 *map_ids;
 	int err;
 

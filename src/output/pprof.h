@@ -11,7 +11,6 @@
 
 struct records;
 struct output_opts;
-struct usyms;
 
 struct pprof_meta {
 	__u64 time_nanos;	/* start, wall clock */
@@ -28,8 +27,8 @@ struct pprof_meta {
  * count * period); pprof shows the last one by default, as for Go's own
  * CPU profiles.  Each record is one Sample, leaf first, labelled pid (num),
  * comm (str) and, when non-zero, tid (num).  Kernel frames sit in one
- * "[kernel.kallsyms]" mapping; user frames in the mapping usyms__resolve()
- * reports for them (us may be NULL: then by the frame's module alone).  A
+ * "[kernel.kallsyms]" mapping; user frames in the mapping the symbolizer
+ * found them in (trace.h's frame->mapping), else by their module alone.  A
  * frame whose name is unknown is a Location with an address and its
  * mapping but no Line (and the mapping has no has_functions): pprof shows
  * it as [BASENAME] of the mapping, and -symbolize=local names it from a
@@ -40,6 +39,6 @@ struct pprof_meta {
  * Returns 0 or a negative errno (-ENOMEM, or a failed write's errno).
  */
 int pprof__write(FILE *out, const struct records *p, const struct output_opts *oo,
-		struct usyms *us, const struct pprof_meta *m);
+		 const struct pprof_meta *m);
 
 #endif /* PPROF_H */

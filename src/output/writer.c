@@ -16,27 +16,27 @@
 #include "lib/log.h"
 
 /* bcc's header, word for word. */
-static void print_header(FILE *out, const struct options *o)
+static void print_header(FILE *out, const struct output_config *o)
 {
-	const char *stack = o->user_only ? "user" :
-			    o->kernel_only ? "kernel" : "user + kernel";
+	const char *stack = !o->kernel ? "user" :
+			    !o->user ? "kernel" : "user + kernel";
 
 	/* Name the event only when it is not bcc's one. */
 	fprintf(out, "Sampling ");
-	if (!event__is_default(&o->event))
-		fprintf(out, "%s ", o->event.name);
+	if (!o->event_default)
+		fprintf(out, "%s ", o->event);
 	/* Any other event than a clock: the kernel tunes the period to -F. */
 	if (o->freq)
 		fprintf(out, "at %llu Hertz%s of ", (unsigned long long)o->freq,
-			event__is_clock(&o->event) ? "" : " (frequency mode)");
+			o->event_clock ? "" : " (frequency mode)");
 	else
 		fprintf(out, "at every %llu events of ", (unsigned long long)o->period);
 	if (o->pids)
-		fprintf(out, "PID %s", o->pids_arg);
+		fprintf(out, "PID %s", o->pids);
 	else if (o->tids)
-		fprintf(out, "TID %s", o->tids_arg);
+		fprintf(out, "TID %s", o->tids);
 	else if (o->cmd)
-		fprintf(out, "'%s' and its children", o->cmd[0]);
+		fprintf(out, "'%s' and its children", o->cmd);
 	else
 		fprintf(out, "all threads");
 	fprintf(out, " by %s stack", stack);
@@ -76,7 +76,7 @@ static int open_file(struct writer *w, const char *path)
 		return open_error(path, err);
 	w->f = w->out.f;
 	if (w->started && w->format == FMT_PLAIN)
-		print_header(w->f, w->o);
+		print_header(w->f, w->cfg);
 	return 0;
 }
 
@@ -113,25 +113,32 @@ static int check_pattern(struct writer *w)
 	return err ? open_error(path, err) : 0;
 }
 
-int writer__open(struct writer *w, const struct options *o,
-		 const struct output_spec *spec, struct usyms *us)
+/* Short names where there is little room: the SVG's boxes, --top's lines. */
+static bool short_names(const struct output_config *o, enum output_format format)
+{
+	if (o->names != NAMES_BY_FORMAT)
+		return o->names == NAMES_SHORT;
+	return format == FMT_SVG || o->top;
+}
+
+int writer__open(struct writer *w, const struct output_config *o,
+		 const struct output_spec *spec)
 {
 	memset(w, 0, sizeof(*w));
 	w->out.dirfd = -1;
-	w->o = o;
+	w->cfg = o;
 	w->path = spec->path;
 	w->format = spec->format;
-	w->us = us;
 	w->oo = (struct output_opts){
 		.view = {
-			.parts = { [PART_KERNEL] = !o->user_only, [PART_USER] = !o->kernel_only },
+			.parts = { [PART_KERNEL] = o->kernel, [PART_USER] = o->user },
 			.delimited = o->delimited,
 		},
 		.folded = w->format == FMT_FOLDED,
-		.annotations = o->annotations, .verbose = o->verbose > 0,
+		.annotations = o->annotations, .verbose = o->verbose,
 		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
-		.module_labels = o->unknown_module,
-		.short_names = o->names_given ? o->short_names : w->format == FMT_SVG || o->top,
+		.module_labels = o->module_labels,
+		.short_names = short_names(o, w->format),
 	};
 	w->per_interval = w->path && o->interval && strchr(w->path, '%');
 	if (w->per_interval)
@@ -163,11 +170,11 @@ void writer__start(struct writer *w)
 	if (w->format != FMT_PLAIN || w->top || !w->f)
 		return;
 	/* A command's output shares stdout: the header goes with the report. */
-	if (w->f == stdout && w->o->cmd) {
+	if (w->f == stdout && w->cfg->cmd) {
 		w->header_due = true;
 		return;
 	}
-	print_header(w->f, w->o);
+	print_header(w->f, w->cfg);
 	if (w->f == stdout)
 		fflush(stdout);
 }
@@ -191,7 +198,7 @@ static int interval_marker(struct writer *w, unsigned int n,
 {
 	char a[40], b[40];
 
-	if (!w->o->interval || w->per_interval || w->top)
+	if (!w->cfg->interval || w->per_interval || w->top)
 		return 0;
 	if (w->format != FMT_PLAIN && w->format != FMT_FOLDED &&
 	    w->format != FMT_REPORT)
@@ -212,7 +219,7 @@ static __u64 ts_ns(const struct timespec *t)
 static int write_svg(struct writer *w, const struct records *p,
 		     const struct timespec *start, const struct timespec *end)
 {
-	const struct options *o = w->o;
+	const struct output_config *o = w->cfg;
 	struct svg_opts so = { .title = o->title, .inverted = o->inverted,
 			       .min_width = o->min_width };
 	char sub[512], rate[64];
@@ -223,8 +230,8 @@ static int write_svg(struct writer *w, const struct records *p,
 		snprintf(rate, sizeof(rate), "every %llu events", (unsigned long long)o->period);
 	snprintf(sub, sizeof(sub), "%s | %.1f s | %s%s%s | %llu samples",
 		 o->cmdline ? o->cmdline : "profile",
-		 (ts_ns(end) - ts_ns(start)) / 1e9, event__is_default(&o->event) ? "" : o->event.name,
-		 event__is_default(&o->event) ? "" : " ", rate,
+		 (ts_ns(end) - ts_ns(start)) / 1e9, o->event_default ? "" : o->event,
+		 o->event_default ? "" : " ", rate,
 		 (unsigned long long)records__total(p));
 	so.subtitle = sub;
 	return svg__write(w->f, p, &w->oo, &so);
@@ -238,18 +245,18 @@ static int write_svg(struct writer *w, const struct records *p,
 static int write_pprof(struct writer *w, const struct records *p,
 		       const struct timespec *start, const struct timespec *end)
 {
-	const struct options *o = w->o;
-	bool clock = event__is_clock(&o->event);
+	const struct output_config *o = w->cfg;
+	bool clock = o->event_clock;
 	__u64 tuned = w->events_per_sample ? w->events_per_sample : 1;
 	struct pprof_meta m = {
 		.time_nanos = ts_ns(start),
 		.duration_nanos = ts_ns(end) - ts_ns(start),
 		.period = o->freq ? (clock ? 1000000000ULL / o->freq : tuned) : o->period,
-		.period_type = clock ? NULL : o->event.name,
+		.period_type = clock ? NULL : o->event,
 		.period_unit = clock ? NULL : "count",
 	};
 
-	return pprof__write(w->f, p, &w->oo, w->us, &m);
+	return pprof__write(w->f, p, &w->oo, &m);
 }
 
 static int write_format(struct writer *w, const struct records *p,
@@ -265,13 +272,14 @@ static int write_format(struct writer *w, const struct records *p,
 	case FMT_REPORT:
 		if (w->top)
 			return top__update(w->top, p, (ts_ns(end) - ts_ns(start)) / 1e9);
-		return report__write(w->f, p, &w->oo, w->o->limit);
+		return report__write(w->f, p, &w->oo, w->cfg->limit);
 	case FMT_SVG:
 		return write_svg(w, p, start, end);
 	case FMT_PPROF:
 		return write_pprof(w, p, start, end);
 	default:
-		pr_err("--format %s is not built in", format__name(w->format));
+		/* Every format with a name is handled above. */
+		pr_err("--format ? is not built in");
 		return -ENOTSUP;
 	}
 }
@@ -293,7 +301,7 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 		if (n <= 1 || !w->first.tv_sec)
 			w->first = *start;
 		named = w->first;
-		named.tv_sec += (time_t)(n - 1) * w->o->interval;
+		named.tv_sec += (time_t)(n - 1) * w->cfg->interval;
 		err = expand_pattern(w, &named, path, sizeof(path));
 		if (!err)
 			err = open_file(w, path);
@@ -301,7 +309,7 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 			return err;
 	}
 	if (w->header_due) {
-		print_header(w->f, w->o);
+		print_header(w->f, w->cfg);
 		w->header_due = false;
 	}
 	err = interval_marker(w, n, start, end);
@@ -392,15 +400,17 @@ static int check_distinct(const struct writers *ws)
 	return 0;
 }
 
-int writers__open(struct writers *ws, const struct options *o, struct usyms *us)
+int writers__open(struct writers *ws, const struct output_config *cfg)
 {
-	struct output_spec to_stdout = { .path = NULL, .format = o->format };
-	size_t nr = o->nr_outputs ? o->nr_outputs : 1;
+	const struct output_config *o = &ws->cfg;	/* the writers point at it */
+	struct output_spec to_stdout = { .path = NULL, .format = cfg->format };
+	size_t nr = cfg->nr_outputs ? cfg->nr_outputs : 1;
 	int err = 0;
 
+	ws->cfg = *cfg;
 	ws->nr = 0;
 	for (size_t i = 0; i < nr && !err; i++) {
-		err = writer__open(&ws->w[i], o, o->nr_outputs ? &o->outputs[i] : &to_stdout, us);
+		err = writer__open(&ws->w[i], o, o->nr_outputs ? &o->outputs[i] : &to_stdout);
 		ws->nr = i + 1;
 	}
 	if (!err)

@@ -11,16 +11,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
-#include "cli/opts.h"
+#include <linux/types.h>
+#include "output/config.h"
 #include "output/output.h"
 #include "output/outfile.h"
 
 struct records;
-struct usyms;
 struct top;
 
 struct writer {
-	const struct options *o;
+	const struct output_config *cfg;	/* the run's, shared by its writers */
 	const char *path;	/* -o FILE or pattern; NULL: stdout */
 	enum output_format format;
 	bool started;		/* sampling runs: plain files get the header */
@@ -32,7 +32,6 @@ struct writer {
 	struct top *top;	/* --top on a terminal: the live view */
 	bool header_due;	/* -- CMD on stdout: the plain header, with the first report */
 	struct output_opts oo;
-	struct usyms *us;	/* for pprof's mappings; may be NULL */
 	/*
 	 * An event other than a clock at -F: the events one sample stood for
 	 * in this report, on average (the kernel tunes the period); 0 unknown.
@@ -41,11 +40,11 @@ struct writer {
 };
 
 /*
- * Open the destination spec names (path NULL: stdout).  us names pprof's
- * mappings (NULL: by the frames' modules alone).  0 or -errno (reported).
+ * Open the destination spec names (path NULL: stdout), as cfg says; cfg
+ * must outlive the writer.  0 or -errno (reported).
  */
-int writer__open(struct writer *w, const struct options *o,
-		 const struct output_spec *spec, struct usyms *us);
+int writer__open(struct writer *w, const struct output_config *cfg,
+		 const struct output_spec *spec);
 
 /* Sampling has started: write the plain header (bcc's "Sampling at ..."). */
 void writer__start(struct writer *w);
@@ -71,13 +70,14 @@ int writer__close(struct writer *w);
 void writer__abort(struct writer *w);
 
 struct writers {
+	struct output_config cfg;	/* a copy: the caller's may go */
 	struct writer w[MAX_OUTPUTS];
 	size_t nr;
 };
 
-/* A writer for every -o, or one for stdout.  On failure none is left
- * open and no file is created.  0 or -errno (reported). */
-int writers__open(struct writers *ws, const struct options *o, struct usyms *us);
+/* A writer for every output cfg names, or one for stdout.  On failure none
+ * is left open and no file is created.  0 or -errno (reported). */
+int writers__open(struct writers *ws, const struct output_config *cfg);
 void writers__start(struct writers *ws);
 
 /* For the next report: what one sample stood for (writer.events_per_sample). */

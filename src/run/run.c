@@ -22,6 +22,7 @@
 #include "trace/symbolize.h"
 #include "output/output.h"
 #include "output/writer.h"
+#include "cli/output_config.h"
 #include "output/top.h"
 #include "trace/tracker.h"
 #include "symbols/caps.h"
@@ -1035,6 +1036,7 @@ static int start(struct run *r, const struct limits *lim)
 {
 	const struct options *o = r->o;
 	struct session_config cfg;
+	struct output_config oc;
 	int err;
 
 	err = start_command(r);
@@ -1047,7 +1049,8 @@ static int start(struct run *r, const struct limits *lim)
 	}
 	r->dfd = new_debuginfod(o);
 	r->us = new_usyms(o, r->dfd, r->stop);
-	err = writers__open(&r->out, o, r->us);
+	options__output_config(o, &oc);
+	err = writers__open(&r->out, &oc);
 	if (err)
 		return err;
 	session_config(&cfg, o, lim);

@@ -23,6 +23,7 @@ struct sym_cache {
 	struct htab stacks, frames;
 	struct htab interp_frames;	/* (address, process and instruction) */
 	struct htab merged;		/* (user stack, Python stack): stack */
+	struct htab mappings;		/* frame mappings, by content */
 	struct arena mem;
 };
 
@@ -33,7 +34,7 @@ static void kernel_prepare(void *ctx, const __u64 *pcs, int n)
 	knames__prepare(ctx, pcs, n);
 }
 
-static void kernel_resolve(void *ctx, __u32 pid, struct frame *f)
+static void kernel_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
 {
 	struct ksym sym;
 
@@ -58,7 +59,7 @@ static bool is_jit_module(const char *module)
 	       (strstr(module, "perf-") && ends_with(module, ".map"));
 }
 
-static void native_resolve(void *ctx, __u32 pid, struct frame *f)
+static void native_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
 {
 	__u64 pc = frame__pc(f);
 	struct usym sym;
@@ -67,6 +68,13 @@ static void native_resolve(void *ctx, __u32 pid, struct frame *f)
 		return;
 	f->name = sym.name;
 	f->module = sym.module;
+	*map = (struct frame_mapping){
+		.file = sym.module ? sym.module : "",
+		.build_id = sym.build_id,
+		.start = sym.map_start,
+		.limit = sym.map_end,
+		.pgoff = sym.map_pgoff,
+	};
 	/* Unnamed: where it is in its module's file, for -v and the SVG. */
 	if (!sym.name) {
 		f->offset = sym.file_offset + (f->addr - pc);
@@ -79,7 +87,7 @@ static void native_resolve(void *ctx, __u32 pid, struct frame *f)
 		f->kind = FRAME_JIT;
 }
 
-static void interp_resolve(void *ctx, __u32 pid, struct frame *f)
+static void interp_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
 {
 	python__resolve(ctx, pid, f);
 }
@@ -120,6 +128,39 @@ static const char *unwind_end_label(struct sym_cache *c, __u64 end)
 	return label;
 }
 
+static bool mapping_eq(const void *val, const void *ctx)
+{
+	const struct frame_mapping *a = val, *b = ctx;
+
+	return a->start == b->start && a->limit == b->limit && a->pgoff == b->pgoff &&
+	       a->file == b->file && a->build_id == b->build_id;
+}
+
+/*
+ * The cache's copy of m, made on first sight: one per distinct mapping,
+ * not per frame.  The strings are the resolver's, compared by address.
+ */
+static const struct frame_mapping *keep_mapping(struct sym_cache *c,
+						const struct frame_mapping *m)
+{
+	__u64 k1 = htab__hash(m->start, m->limit);
+	__u64 k2 = htab__hash(m->pgoff, (uintptr_t)m->file ^ (uintptr_t)m->build_id);
+	struct frame_mapping *copy;
+	struct hent *s;
+
+	s = htab__slot(&c->mappings, k1, k2, mapping_eq, m);
+	if (!s)
+		return NULL;
+	if (s->val)
+		return s->val;
+	copy = arena__alloc(&c->mem, sizeof(*copy), _Alignof(struct frame_mapping));
+	if (!copy)
+		return NULL;
+	*copy = *m;
+	htab__fill(&c->mappings, s, k1, k2, copy);
+	return copy;
+}
+
 static const struct resolver *resolver_for(const struct symbolizer *sym, __u8 kind)
 {
 	return kind < NR_FRAME_KINDS ? &sym->resolvers[kind] : NULL;
@@ -130,6 +171,7 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 {
 	__u64 k2 = ((__u64)pid << 16) | ((__u64)tf->kind << 8) | tf->flags;
 	struct htab *h = &c->frames;
+	struct frame_mapping map = {};
 	const struct resolver *res;
 	struct frame *f;
 	struct hent *s;
@@ -157,7 +199,12 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	else if (tf->flags & FRAME_PY_CUT)
 		f->name = "[python: more frames]";
 	else if (res && res->resolve)
-		res->resolve(res->ctx, pid, f);
+		res->resolve(res->ctx, pid, f, &map);
+	if (map.file) {
+		f->mapping = keep_mapping(c, &map);
+		if (!f->mapping)
+			return NULL;
+	}
 	htab__fill(h, s, tf->addr, k2, f);
 	return f;
 }
@@ -364,6 +411,7 @@ void sym_cache__free(struct sym_cache *c)
 	htab__free(&c->frames);
 	htab__free(&c->interp_frames);
 	htab__free(&c->merged);
+	htab__free(&c->mappings);
 	free(c);
 }
 

@@ -31,11 +31,14 @@ struct trace_source {
  * Names frames of one kind.  prepare(), when set, is told every pc of a
  * stack about to be resolved, so that a resolver can look them up in one
  * go; resolve() fills f->name, module and offset (from frame__pc(f)), and
- * may refine f->kind (native code found to be JIT code).
+ * may refine f->kind (native code found to be JIT code).  Code in a
+ * process's mapping also fills *map (zeroed before the call; map->file
+ * set says it is filled): the symbolizer keeps one shared copy per
+ * distinct mapping and points f->mapping at it.
  */
 struct resolver {
 	void (*prepare)(void *ctx, const __u64 *pcs, int n);
-	void (*resolve)(void *ctx, __u32 pid, struct frame *f);
+	void (*resolve)(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map);
 	void *ctx;
 };
 

@@ -28,9 +28,24 @@
 /* The name is a demangled C++ or Rust one: frame__name() may shorten it. */
 #define FRAME_DEMANGLED (1 << 6)
 
+/*
+ * The mapping a native or JIT frame was found in, as the symbolizer saw it
+ * when it named the frame: what pprof's Mapping message says.  One per
+ * distinct mapping, shared by its frames and kept as long as they are (in
+ * the records' sym_cache); its strings live as long as the frames' names.
+ */
+struct frame_mapping {
+	const char *file;	/* as in /proc/PID/maps: a path, "[vdso]", "[anon]" */
+	const char *build_id;	/* GNU build-id in hex, or NULL */
+	__u64 start, limit;	/* [start, limit) in the process */
+	__u64 pgoff;		/* the file offset mapped at start */
+};
+
 struct frame {
 	const char *name;	/* NULL: unnamed, shown by frame__label() */
 	const char *module;	/* kernel module, DSO path, or NULL */
+	/* Native and JIT frames: where the address was mapped; NULL if unknown. */
+	const struct frame_mapping *mapping;
 	__u64 addr;		/* as sampled (return addresses not adjusted) */
 	/*
 	 * From the symbol's start; for an unnamed user frame with a module,

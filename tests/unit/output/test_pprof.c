@@ -18,6 +18,7 @@
 #include "output/pprof.h"
 #include "output/output.h"
 #include "trace/symbolize.h"
+#include "loader/session.h"
 #include "stacks.h"
 #include "symbols/usyms.h"
 
@@ -412,8 +413,7 @@ static const struct dlabel *label(const struct dprofile *d, const struct dsample
 
 /* Write p with pprof__write(), gunzip it, and decode it into d. */
 static int roundtrip(struct dprofile *d, const struct records *p,
-		     const struct output_opts *oo, struct usyms *us,
-		     const struct pprof_meta *m)
+		     const struct output_opts *oo, const struct pprof_meta *m)
 {
 	static __u8 raw[1 << 20];
 	char *gz = NULL;
@@ -423,7 +423,7 @@ static int roundtrip(struct dprofile *d, const struct records *p,
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = pprof__write(f, p, oo, us, m);
+	err = pprof__write(f, p, oo, m);
 	fclose(f);
 	if (err)
 		goto out;
@@ -488,7 +488,7 @@ TEST(pprof_header_and_samples)
 	static struct dprofile d;
 	const struct dlabel *l;
 
-	CHECK_INT(roundtrip(&d, &p, &both, NULL, &m), 0);
+	CHECK_INT(roundtrip(&d, &p, &both, &m), 0);
 	CHECK_INT(d.nr_strs > 0, 1);
 	CHECK_STR(str(&d, 0), "");
 	CHECK_INT(d.nr_types, 2);
@@ -537,7 +537,7 @@ TEST(pprof_tables_deduplicated)
 	const struct dloc *main_loc = NULL;
 	size_t mains = 0;
 
-	CHECK_INT(roundtrip(&d, &p, &both, NULL, &m), 0);
+	CHECK_INT(roundtrip(&d, &p, &both, &m), 0);
 	for (size_t i = 0; i < d.nr_strs; i++)
 		for (size_t j = i + 1; j < d.nr_strs; j++)
 			CHECK(strcmp(d.strs[i], d.strs[j]));
@@ -599,7 +599,7 @@ TEST(pprof_mapping_order)
 	thread.frames[0] = ust_a.frames[0];
 	thread.frames[1] = (struct frame){ .name = "start_thread", .addr = 0x7f0100, .module = "/lib/libc.so.6" };
 	thread.frames[2] = (struct frame){ .name = "clone3", .addr = 0x7f0200, .module = "/lib/libc.so.6" };
-	CHECK_INT(roundtrip(&d, &p, &both, NULL, NULL), 0);
+	CHECK_INT(roundtrip(&d, &p, &both, NULL), 0);
 	CHECK_INT(d.nr_maps, 3);
 	CHECK_INT(d.maps[0].id, 1);
 	CHECK_STR(str(&d, d.maps[0].file), "/bin/burn");
@@ -628,7 +628,7 @@ TEST(pprof_unknown_frames_and_filters)
 	static struct dprofile d;
 	const struct dloc *l;
 
-	CHECK_INT(roundtrip(&d, &p, &user_only, NULL, NULL), 0);
+	CHECK_INT(roundtrip(&d, &p, &user_only, NULL), 0);
 	CHECK_INT(d.nr_samples, 1);
 	CHECK_STR(sample_names(&d, &d.samples[0]), "0x7f0010;main");
 	l = loc(&d, d.samples[0].locs[0]);
@@ -638,7 +638,7 @@ TEST(pprof_unknown_frames_and_filters)
 	CHECK_STR(str(&d, map(&d, l->mapping)->file), "/lib/x.so");
 	dprofile_free(&d);
 
-	CHECK_INT(roundtrip(&d, &p, &kern_only, NULL, NULL), 0);
+	CHECK_INT(roundtrip(&d, &p, &kern_only, NULL), 0);
 	CHECK_STR(sample_names(&d, &d.samples[0]), "kleaf;kroot");
 	CHECK_INT(d.nr_maps, 1);
 	dprofile_free(&d);
@@ -651,7 +651,7 @@ TEST(pprof_custom_period_type)
 	struct pprof_meta m = { .period = 100000, .period_type = "cycles", .period_unit = "count" };
 	static struct dprofile d;
 
-	CHECK_INT(roundtrip(&d, &p, &both, NULL, &m), 0);
+	CHECK_INT(roundtrip(&d, &p, &both, &m), 0);
 	CHECK_STR(str(&d, d.types[1].type), "cycles");
 	CHECK_STR(str(&d, d.period_type.unit), "count");
 	CHECK_INT(d.samples[0].vals[1], 400000);
@@ -663,25 +663,40 @@ __attribute__((noinline)) static int here(void)
 	return 42;
 }
 
-/* A real mapping from usyms: this test binary's own text. */
-TEST(pprof_usyms_mapping)
+/* The one stored stack of a process: here(), as the sampler saw it. */
+static int read_here(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
 {
-	STACK(st, 1);
-	struct record r[1];
-	struct records p = { .recs = r, .nr = 1 };
+	frames[0] = (struct trace_frame){ .addr = (__u64)(unsigned long)here,
+					  .kind = FRAME_NATIVE };
+	return 1;
+}
+
+/*
+ * A real mapping, this test binary's own text, from the symbolizer to the
+ * Mapping message: the frame carries it, the writer asks no one.
+ */
+TEST(pprof_symbolizer_mapping)
+{
+	struct trace_source ts = { .read = read_here };
+	struct sample s = { .count = 1 };
 	struct usyms *us = usyms__new();
+	struct symbolizer sym;
 	static struct dprofile d;
 	const struct dmap *mp;
 	const struct dloc *l;
+	struct records p;
 
 	CHECK(us != NULL);
 	if (!us)
 		return;
-	st.frames[0] = (struct frame){ .name = "here", .addr = (__u64)(unsigned long)here,
-				       .module = "test_pprof" };
-	r[0] = rec("t", getpid(), 0, 1, &st, PART_OK, NULL, PART_ABSENT);
-	CHECK_INT(roundtrip(&d, &p, &both, us, NULL), 0);
-	l = loc(&d, d.samples[0].locs[0]);
+	s.key.pid = getpid();
+	s.key.parts[PART_USER] = (struct stack_ref){ .src = STACK_MAP, .kind = FRAME_NATIVE,
+						     .id = 1 };
+	snprintf(s.key.comm, sizeof(s.key.comm), "t");
+	symbolizer__init(&sym, &ts, NULL, us, NULL);
+	CHECK_INT(records__build(&p, &sym, &s, 1), 0);
+	CHECK_INT(roundtrip(&d, &p, &both, NULL), 0);
+	l = d.nr_samples ? loc(&d, d.samples[0].locs[0]) : NULL;
 	mp = l ? map(&d, l->mapping) : NULL;
 	CHECK(mp != NULL);
 	if (mp) {
@@ -692,6 +707,7 @@ TEST(pprof_usyms_mapping)
 		CHECK(mp->build_id && strlen(str(&d, mp->build_id)) == 40);
 	}
 	dprofile_free(&d);
+	records__free(&p);
 	usyms__free(us);
 	CHECK_INT(here(), 42);
 }
@@ -705,7 +721,7 @@ TEST(pprof_write_error)
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	CHECK_INT(pprof__write(f, &p, &both, NULL, NULL), -ENOSPC);
+	CHECK_INT(pprof__write(f, &p, &both, NULL), -ENOSPC);
 	fclose(f);
 }
 
@@ -714,7 +730,7 @@ TEST(pprof_empty)
 	struct records p = {};
 	static struct dprofile d;
 
-	CHECK_INT(roundtrip(&d, &p, &both, NULL, NULL), 0);
+	CHECK_INT(roundtrip(&d, &p, &both, NULL), 0);
 	CHECK_INT(d.nr_samples, 0);
 	CHECK_INT(d.nr_types, 2);
 	dprofile_free(&d);
@@ -736,7 +752,7 @@ __attribute__((noinline)) static int fixture_root(void)
 }
 
 static int write_file(const char *dir, const char *name, const struct records *p,
-		      struct usyms *us, bool pprof)
+		      bool pprof)
 {
 	struct output_opts oo = { .folded = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
 	struct pprof_meta m = { .period = 10101010, .duration_nanos = 1000000000 };
@@ -748,10 +764,23 @@ static int write_file(const char *dir, const char *name, const struct records *p
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	err = pprof ? pprof__write(f, p, &oo, us, &m) : output__write(f, p, &oo);
+	err = pprof ? pprof__write(f, p, &oo, &m) : output__write(f, p, &oo);
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;
+}
+
+/* What the symbolizer records of f: the mapping usyms finds its pc in. */
+static void map_frame(struct usyms *us, __u32 pid, struct frame *f, struct frame_mapping *m)
+{
+	struct usym sym;
+
+	if (usyms__resolve(us, pid, frame__pc(f), &sym))
+		return;
+	*m = (struct frame_mapping){ .file = sym.module ? sym.module : "",
+				     .build_id = sym.build_id, .start = sym.map_start,
+				     .limit = sym.map_end, .pgoff = sym.map_pgoff };
+	f->mapping = m;
 }
 
 TEST(consumer_fixture)
@@ -760,6 +789,7 @@ TEST(consumer_fixture)
 	STACK(u1, 3);
 	STACK(u2, 2);
 	struct usyms *us = usyms__new();
+	struct frame_mapping maps[5] = {};
 	__u32 me = getpid();
 	struct record r[] = {
 		rec("app", me, me, 30, &u1, PART_OK, &kst, PART_OK),
@@ -777,8 +807,14 @@ TEST(consumer_fixture)
 	u2.frames[0] = u1.frames[1];
 	u2.frames[0].addr -= 4;		/* another sample in the same function */
 	u2.frames[1] = u1.frames[2];
-	CHECK_INT(write_file(dir, "unit.pb.gz", &p, us, true), 0);
-	CHECK_INT(write_file(dir, "unit.folded", &p, us, false), 0);
+	if (us) {
+		for (int i = 0; i < 3; i++)
+			map_frame(us, me, &u1.frames[i], &maps[i]);
+		for (int i = 0; i < 2; i++)
+			map_frame(us, me, &u2.frames[i], &maps[3 + i]);
+	}
+	CHECK_INT(write_file(dir, "unit.pb.gz", &p, true), 0);
+	CHECK_INT(write_file(dir, "unit.folded", &p, false), 0);
 	usyms__free(us);
 	CHECK_INT(fixture_root(), 3);
 }
@@ -794,7 +830,7 @@ int main(void)
 	RUN(pprof_mapping_order);
 	RUN(pprof_unknown_frames_and_filters);
 	RUN(pprof_custom_period_type);
-	RUN(pprof_usyms_mapping);
+	RUN(pprof_symbolizer_mapping);
 	RUN(pprof_write_error);
 	RUN(pprof_empty);
 	if (getenv("PROFILE_TEST_OUTPUT"))

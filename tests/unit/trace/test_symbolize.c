@@ -83,7 +83,7 @@ static void fake_prepare(void *ctx, const __u64 *pcs, int n)
 }
 
 /* Kernel text at 0xffff...: "k<pc>"; anything else is not kernel text. */
-static void fake_kernel(void *ctx, __u32 pid, struct frame *f)
+static void fake_kernel(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
 {
 	struct fake_names *fn = ctx;
 	char buf[48];
@@ -94,8 +94,8 @@ static void fake_kernel(void *ctx, __u32 pid, struct frame *f)
 	f->offset = f->addr & 0xf;
 }
 
-/* User code: "u<pid>_<pc>"; above 0x7000 it is JIT code. */
-static void fake_native(void *ctx, __u32 pid, struct frame *f)
+/* User code: "u<pid>_<pc>" in /bin/x; above 0x7000 it is JIT code. */
+static void fake_native(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
 {
 	struct fake_names *fn = ctx;
 	char buf[48];
@@ -112,10 +112,13 @@ static void fake_native(void *ctx, __u32 pid, struct frame *f)
 	f->module = f->addr >= 0x7000 ? "[anon]" : "/bin/x";
 	if (f->addr >= 0x7000)
 		f->kind = FRAME_JIT;
+	else
+		*map = (struct frame_mapping){ .file = "/bin/x", .build_id = "b1d",
+					       .start = 0x1000, .limit = 0x2000, .pgoff = 0x3000 };
 }
 
 /* An interpreter's frames: the code object and the instruction offset. */
-static void fake_interp(void *ctx, __u32 pid, struct frame *f)
+static void fake_interp(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
 {
 	struct fake_names *fn = ctx;
 	char buf[48];
@@ -281,6 +284,39 @@ TEST(stacks_and_frames_cached)
 	CHECK_STR(buf, "u1_102f;[unknown];kffff002f;kffff001f;kffff0010");
 	path(&rs.recs[2], &both, buf, sizeof(buf));
 	CHECK_STR(buf, "u2_102f;u2_701f;u2_1010;kffff002f;kffff001f;kffff0010");
+	records__free(&rs);
+}
+
+/* A resolver's mapping is kept once, whatever the frames or processes in it. */
+TEST(frames_share_their_mapping)
+{
+	struct sample s[] = {
+		sample(1, "a", 1, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+		sample(2, "b", 1, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, 0)),
+	};
+	const struct stack *u1, *u2;
+	const struct frame_mapping *m;
+	struct records rs;
+	struct fixture fx;
+
+	fixture_init(&fx, NULL);
+	CHECK_INT(records__build(&rs, &fx.sym, s, 2), 0);
+	u1 = rs.recs[0].parts[PART_USER].stack;
+	u2 = rs.recs[1].parts[PART_USER].stack;
+	m = u1->frames[0]->mapping;
+	CHECK(m != NULL);
+	if (m) {
+		CHECK_STR(m->file, "/bin/x");
+		CHECK_STR(m->build_id, "b1d");
+		CHECK(m->start == 0x1000 && m->limit == 0x2000 && m->pgoff == 0x3000);
+	}
+	CHECK(u1->frames[2]->mapping == m);
+	CHECK(u2->frames[0]->mapping == m && u2->frames[2]->mapping == m);
+	/* JIT code in no mapping the resolver knows, and kernel frames: none. */
+	CHECK(u1->frames[1]->mapping == NULL);
+	CHECK(rs.recs[0].parts[PART_KERNEL].stack->frames[0]->mapping == NULL);
 	records__free(&rs);
 }
 
@@ -562,6 +598,7 @@ int main(void)
 {
 	RUN(names_by_kind_root_first);
 	RUN(stacks_and_frames_cached);
+	RUN(frames_share_their_mapping);
 	RUN(missed_and_absent_parts);
 	RUN(iterator_views);
 	RUN(prefetch_then_build);
