@@ -65,7 +65,6 @@ void python__note(struct python *py, const void *note, size_t len);
  * Before a report: wait, at most timeout_ms, for the reader to finish what
  * it was asked (new stacks' code objects), so that their frames are named.
  */
-#define PYTHON_SETTLE_MS 1000
 void python__settle(struct python *py, unsigned int timeout_ms);
 /* After a report: free what only processes gone before it needed. */
 void python__reap(struct python *py);
