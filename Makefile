@@ -96,6 +96,8 @@ $(OUTPUT)/src/%.o: src/%.c Makefile | $(OUTPUT)
 
 # The loaders include the skeletons; make those edges explicit.
 $(OUTPUT)/src/loader/session.o: $(OUTPUT)/profile.skel.h
+# An interpreter's loader code sizes its own maps in the skeleton.
+$(filter $(OUTPUT)/src/interp/%,$(LIB_OBJS)): $(OUTPUT)/profile.skel.h
 $(OUTPUT)/src/symbols/knames.o: $(OUTPUT)/knames.skel.h
 
 # The flame graph's stylesheet and script are files of their own, embedded

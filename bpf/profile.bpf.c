@@ -186,6 +186,7 @@ struct {
 
 static __always_inline void note_process(void *ctx, __u32 pid, __u64 *cnt)
 {
+	struct note_hdr note = { .type = NOTE_PROCESS, .pid = pid };
 	__u32 zero = 0, *last;
 	__u8 one = 1;
 
@@ -198,7 +199,7 @@ static __always_inline void note_process(void *ctx, __u32 pid, __u64 *cnt)
 	if (bpf_map_lookup_elem(&seen, &pid))
 		return;
 	bpf_map_update_elem(&seen, &pid, &one, BPF_ANY);
-	if (!bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &pid, sizeof(pid))) {
+	if (!bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &note, sizeof(note))) {
 		cnt[CNT_NOTES]++;
 		return;
 	}
@@ -572,7 +573,7 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 }
 
 #include "unwind/unwind.bpf.h"
-#include "interp/python/python.bpf.h"
+#include "interp/interp.bpf.h"
 
 /*
  * Fill in the reference to the user stack: walked once, from tables when
@@ -704,7 +705,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 }
 
 /*
- * A process that execs or exits loses its mapping list at once, so that
+ * A process that execs or exits loses its mapping list (and interpreter
+ * entry) at once, so that
  * no sample of the new image is walked with the old one's tables; the
  * loader learns of it from the side band and syncs the new image, and
  * checks the exec count around each sync (a list read before an exec and
@@ -719,7 +721,7 @@ int uw_exec(void *ctx)
 	if (!current_ids(&pid, &tid))
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
-	bpf_map_delete_elem(&py_procs, &pid);
+	interp_forget(pid);
 	execs = bpf_map_lookup_elem(&uw_execs, &pid);
 	if (execs)
 		__sync_fetch_and_add(execs, 1);
@@ -738,12 +740,12 @@ int uw_exit(void *ctx)
 	__u32 gtid = (__u32)bpf_get_current_pid_tgid();
 	__u32 pid, tid;
 
-	/* Every thread: its thread state is gone with it. */
-	bpf_map_delete_elem(&py_threads, &gtid);
+	/* Every thread: what interpreters' walkers keep of it goes too. */
+	interp_thread_exit(gtid);
 	if (!current_ids(&pid, &tid) || pid != tid)
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
-	bpf_map_delete_elem(&py_procs, &pid);
+	interp_forget(pid);
 	bpf_map_delete_elem(&uw_execs, &pid);
 	bpf_map_delete_elem(&seen, &pid);
 	return 0;

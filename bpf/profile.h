@@ -10,7 +10,6 @@
 #define PROFILE_H
 
 #include "unwind/uwtable.h"
-#include "interp/python/pyframe.h"
 
 #define TASK_COMM_LEN 16
 
@@ -55,10 +54,18 @@ enum frame_flags {
 	 * addr is the enum uw_end, kind FRAME_NONE.
 	 */
 	FRAME_UNWIND_END = 1 << 3,
-	/* Not a frame: the Python thread did not hold the GIL (kind FRAME_NONE). */
-	FRAME_NO_GIL = 1 << 4,
-	/* Not a frame: Python frames beyond PY_MAX_FRAMES were left out here. */
-	FRAME_PY_CUT = 1 << 5,
+	/*
+	 * Not a frame: a mark an interpreter's walk left in its stack (kind
+	 * FRAME_NONE); addr is the interpreter's own code for it, and the
+	 * interpreter names it (src/interp/interp.h).
+	 */
+	FRAME_INTERP_MARK = 1 << 4,
+	/*
+	 * FRAME_INTERP: the outermost frame that one native call of the
+	 * interpreter's evaluation loop ran.  The symbolizer puts the frames
+	 * up to here in place of that native frame.
+	 */
+	FRAME_INTERP_ENTRY = 1 << 5,
 };
 
 /* One frame of a trace as a stack source hands it to the symbolizer. */
@@ -67,7 +74,9 @@ struct trace_frame {
 	__u32 aux;		/* FRAME_INTERP: instruction offset */
 	__u8 kind;		/* enum frame_kind */
 	__u8 flags;		/* enum frame_flags */
-	__u16 pad;
+	__u8 interp;		/* FRAME_INTERP, FRAME_INTERP_MARK: the
+				 * interpreter's kind (MAX_INTERP_KINDS) */
+	__u8 pad;
 };
 
 /*
@@ -130,13 +139,58 @@ struct hashed_stack {
 };
 
 /*
- * Sent on the side band the first time a Python stack (FRAME_INTERP,
- * bpf/interp/python/pyframe.h) is stored, so that its code objects are read while the
- * process lives.
+ * Interpreters.  Each runtime whose frames are walked in the kernel has a
+ * kind, 1 to MAX_INTERP_KINDS, given in its own contract header
+ * (bpf/interp/<runtime>/) and dispatched on in bpf/interp/interp.bpf.h.
+ * The loader writes what a runtime found of a process into interp_procs,
+ * keyed by pid: the kind, and the runtime's own data.
  */
-struct py_stack_note {
+#define MAX_INTERP_KINDS 4
+#define MAX_INTERP_PROCS 4096		/* processes known at once */
+#define INTERP_PROC_WORDS 12
+
+struct interp_proc {
+	__u32 kind;
+	__u32 pad;
+	__u64 data[INTERP_PROC_WORDS];	/* the runtime's: its contract header */
+};
+
+/*
+ * An interpreter's stack is stored by content like any other (struct
+ * hashed_stack), in words of the runtime's own format; its end holds the
+ * kind in the top byte, the runtime's own end reason below it.  Hashed
+ * with INTERP_SPILL_FLAGS: apart from native stacks of the same words, and
+ * per process (each process is told of its own stacks).
+ */
+#define INTERP_END_SHIFT 24
+#define INTERP_END(kind, own) (((__u32)(kind) << INTERP_END_SHIFT) | (own))
+#define INTERP_END_KIND(end) ((end) >> INTERP_END_SHIFT)
+#define INTERP_END_OWN(end) ((end) & ((1u << INTERP_END_SHIFT) - 1))
+#define INTERP_SPILL_FLAGS(kind, pid) (((__u64)(kind) << 56) | (pid))
+
+/*
+ * The sampler's own records on the side band (the events map), told apart
+ * by their type.  A perf record's raw data is 4 bytes off 8-byte
+ * alignment: user space copies a note before reading it.
+ */
+enum note_type {
+	NOTE_PROCESS = 1,	/* a process's first sample: read its maps */
+	NOTE_INTERP_STACK = 2,	/* struct interp_stack_note */
+};
+
+struct note_hdr {
+	__u16 type;		/* enum note_type */
+	__u16 kind;		/* NOTE_INTERP_STACK: the interpreter's kind */
 	__u32 pid;
-	__u32 magic;			/* PY_NOTE_MAGIC */
+};
+
+/*
+ * Sent the first time an interpreter's stack is stored, up to its last
+ * word, so that the runtime reads what names its frames while the process
+ * lives.
+ */
+struct interp_stack_note {
+	struct note_hdr hdr;
 	struct hashed_stack st;		/* as stored */
 };
 
@@ -194,6 +248,14 @@ enum stack_err {
 	NR_STACK_ERRS,
 };
 
+/* Each interpreter kind's counters (enum counter): generic ones first. */
+#define NR_INTERP_COUNTERS 16
+enum interp_counter {
+	INTERP_CNT_NOTES,	/* new stacks sent to user space */
+	INTERP_CNT_NOTE_ERR,	/* ... that could not be sent */
+	INTERP_CNT_OWN,		/* the runtime's own, from here */
+};
+
 /*
  * Per-CPU event counters.  They add up:
  *   taken = filtered + hash_full + counted
@@ -224,16 +286,20 @@ enum counter {
 	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */
 	CNT_UW_FP_FRAMES,	/* frames stepped by frame pointer in a walk */
 	CNT_UW_END,		/* NR_UW_ENDS counters: how walks ended */
-	CNT_PY_WALKS = CNT_UW_END + NR_UW_ENDS,	/* samples of a Python process */
-	CNT_PY_FRAMES,		/* Python frames recorded */
-	CNT_PY_NO_GIL,		/* ... in samples of a thread without the GIL */
-	CNT_PY_NOTES,		/* new Python stacks sent to user space */
-	CNT_PY_NOTE_ERR,	/* ... that could not be sent */
-	CNT_PY_END,		/* NR_PY_ENDS counters: how Python walks ended */
-	CNT_FOLLOWED = CNT_PY_END + NR_PY_ENDS,	/* processes followed (-- CMD) */
+	/* NR_INTERP_COUNTERS counters for each interpreter kind (CNT_INTERP()) */
+	CNT_INTERP_AREA = CNT_UW_END + NR_UW_ENDS,
+	CNT_FOLLOWED = CNT_INTERP_AREA + MAX_INTERP_KINDS * NR_INTERP_COUNTERS,
+				/* processes followed (-- CMD) */
 	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
 	NR_COUNTERS,
 };
+
+/*
+ * An interpreter kind's counters: the first INTERP_CNT_OWN are counted by
+ * the generic part (bpf/interp/interp.bpf.h), the rest mean what the
+ * runtime says.
+ */
+#define CNT_INTERP(kind) (CNT_INTERP_AREA + ((kind) - 1) * NR_INTERP_COUNTERS)
 
 /* The counter for how reading a part's stack went. */
 #define CNT_STACK_ERR(part, err) \

@@ -47,7 +47,7 @@ enum uw_op {
 /*
  * One row, 8 bytes.  rule packs the op (bits 0-3), the rbp rule as a
  * signed 8-bit slot (bits 4-11) and an unsigned 20-bit CFA offset (bits
- * 12-31); the largest offsets seen in Debian's libc and python3.11 are
+ * 12-31); the largest offsets seen in Debian's libc and an interpreter are
  * about 65,600, which a 16-bit field cannot hold.
  */
 struct uw_row {
@@ -96,7 +96,7 @@ struct uw_chunk {
 	struct uw_row rows[UW_CHUNK_ROWS];
 };
 
-/* Largest table: 2M rows.  python3.11 has about 60k rows, libcrypto 72k. */
+/* Largest table: 2M rows.  An interpreter has about 60k rows, libcrypto 72k. */
 #define UW_MAX_ROWS (UW_MAX_CHUNKS * UW_CHUNK_ROWS)
 
 /* How many objects' tables can be loaded at once (the outer map's size). */

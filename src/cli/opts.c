@@ -569,8 +569,8 @@ static int parse_one(struct options *o, int c, const char *arg)
 		break;
 	case OPT_UNWIND_DEBUG: o->unwind_debug = true; break;
 	case OPT_PYTHON:
-		return parse_choice("--python", arg, "auto", "off", &o->python);
-	case OPT_PY_LINES: o->py_lines = true; break;
+		return parse_choice("--python", arg, "auto", "off", &o->interp);
+	case OPT_PY_LINES: o->interp_lines = true; break;
 	case OPT_DEBUGINFOD:
 		return parse_choice("--debuginfod", arg, "auto", "off", &o->debuginfod);
 	case OPT_DEBUGINFOD_WAIT:
@@ -788,7 +788,7 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->stack_storage = DEFAULT_STACK_STORAGE;
 	o->hash_storage = DEFAULT_HASH_STORAGE;
 	o->unwind_mem = UNWIND_MEM_DEFAULT;
-	o->python = true;
+	o->interp = true;
 	o->debuginfod = true;
 	o->debuginfod_wait = DEBUGINFOD_WAIT_S;
 	o->max_stack_depth = MAX_STACK_DEPTH;

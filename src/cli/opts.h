@@ -78,8 +78,8 @@ struct options {
 	enum unwind_mode unwind;	/* --unwind, UNWIND_AUTO by default */
 	__u64 unwind_mem;		/* --unwind-mem, bytes */
 	bool unwind_debug;		/* --unwind-debug */
-	bool python;			/* --python: auto (true) or off */
-	bool py_lines;			/* --py-lines */
+	bool interp;			/* walk interpreters' frames: auto (true) or off */
+	bool interp_lines;		/* ... and name their source lines */
 	bool debuginfod;		/* --debuginfod: auto (true) or off */
 	__u64 debuginfod_wait;		/* --debuginfod-wait, seconds */
 	bool unknown_module;		/* --unknown=module: [gzip], not [unknown] */

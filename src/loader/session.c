@@ -21,7 +21,7 @@
 #include "unwind/unwind.h"
 #include "trace/symbolize.h"
 #include "loader/kbtf.h"
-#include "interp/python/python.h"
+#include "interp/interp.h"
 #include "lib/util.h"
 #include "profile.skel.h"
 #include "lib/log.h"
@@ -302,10 +302,10 @@ static int configure_unwind(struct profile_bpf *skel, const struct session_confi
 		err = bpf_map__set_max_entries(skel->maps.uw_procs, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.uw_execs, 1);
-	/* The Python walker needs them too: a pid's entry must go at once. */
-	if (!err && !c->python)
+	/* Interpreters' walkers need them too: a pid's entry must go at once. */
+	if (!err && !c->interps)
 		err = bpf_program__set_autoload(skel->progs.uw_exec, false);
-	if (!err && !c->python)
+	if (!err && !c->interps)
 		err = bpf_program__set_autoload(skel->progs.uw_exit, false);
 	return err;
 }
@@ -369,10 +369,10 @@ static int session__configure(struct session *s)
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->max_depth = c->max_stack_depth;
 	err = configure_unwind(skel, c);
-	if (!err && !c->python)
-		err = bpf_map__set_max_entries(skel->maps.py_procs, 1);
-	if (!err && !c->python)
-		err = bpf_map__set_max_entries(skel->maps.py_threads, 1);
+	if (!err && !c->interps)
+		err = bpf_map__set_max_entries(skel->maps.interp_procs, 1);
+	if (!err)
+		err = interps__configure(c->interps, skel);
 	if (err)
 		return err;
 	skel->rodata->notify_new = true;
@@ -497,22 +497,23 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 }
 
 /*
- * Exec and exit drop a process's mappings and Python entry in the kernel
- * at once.
+ * Exec and exit drop a process's mappings and interpreter entry in the
+ * kernel at once.
  */
 static int attach_unwind(struct session *s)
 {
 	struct bpf_program *progs[2] = { s->skel->progs.uw_exec, s->skel->progs.uw_exit };
 
-	if (!s->cfg.unwind && !s->cfg.python)
+	if (!s->cfg.unwind && !s->cfg.interps)
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		s->uw_links[i] = bpf_program__attach(progs[i]);
 		if (!s->uw_links[i]) {
 			int err = -errno;
 
-			pr_err("cannot attach to %s: %s; try --unwind=fp --python=off",
-			       bpf_program__section_name(progs[i]), strerror(-err));
+			pr_err("cannot attach to %s: %s; try --unwind=fp%s",
+			       bpf_program__section_name(progs[i]), strerror(-err),
+			       interps__off_options(s->cfg.interps));
 			return err;
 		}
 	}
@@ -563,14 +564,9 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	return 0;
 }
 
-int session__python_maps(const struct session *s, struct python_maps *maps)
+void session__start_interps(struct session *s)
 {
-	if (!s->cfg.python)
-		return -ENOENT;
-	maps->procs_fd = bpf_map__fd(s->skel->maps.py_procs);
-	maps->nr_procs = &s->skel->bss->py_nr_procs;
-	maps->fsbase_off = &s->skel->bss->py_fsbase_off;
-	return 0;
+	interps__start(s->cfg.interps, s->skel);
 }
 
 int session__attach(struct session *s)
@@ -782,26 +778,6 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
  * other one a return address (bpf/profile.h, FRAME_RETADDR); a stack that
  * fills the depth was cut there (FRAME_TRUNCATED on its outermost frame).
  */
-/*
- * A Python stack: two words a frame (bpf/interp/python/pyframe.h), innermost first,
- * after a marker when the thread did not hold the GIL, and before one when
- * the walk stopped at its depth.  At most PY_MAX_FRAMES + 2 frames.
- */
-static int read_interp(const __u64 *ips, int n, __u32 end, struct trace_frame *frames)
-{
-	int nr = 0;
-
-	if (end & PY_END_NO_GIL)
-		frames[nr++] = (struct trace_frame){ .kind = FRAME_NONE, .flags = FRAME_NO_GIL };
-	for (int i = 0; i + 1 < n; i += 2)
-		frames[nr++] = (struct trace_frame){ .addr = ips[i], .aux = (__u32)ips[i + 1],
-						     .kind = FRAME_INTERP };
-	/* Deeper than the walk goes: say so where the frames are missing. */
-	if (((end - 1) & (PY_END_NO_GIL - 1)) == PY_END_DEPTH)
-		frames[nr++] = (struct trace_frame){ .kind = FRAME_NONE, .flags = FRAME_PY_CUT };
-	return nr;
-}
-
 static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
 {
 	struct session *s = ctx;
@@ -809,8 +785,9 @@ static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame
 	__u32 end;
 	int n = read_ips(s, ref, ips, &end);
 
+	/* An interpreter's words: it reads them itself. */
 	if (n > 0 && ref->kind == FRAME_INTERP)
-		return read_interp(ips, n, end, frames);
+		return interps__decode(s->cfg.interps, ips, n, end, frames);
 
 	for (int i = 0; i < n; i++)
 		frames[i] = (struct trace_frame){ .addr = ips[i], .kind = ref->kind,

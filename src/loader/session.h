@@ -41,7 +41,11 @@ struct session_config {
 	__u32 max_stack_depth;
 	bool unwind;			/* walk user stacks from .eh_frame tables */
 	bool unwind_debug;		/* [unwind: REASON] ends incomplete stacks */
-	bool python;			/* walk CPython's frames */
+	/*
+	 * The interpreters whose frames are walked (src/interp/interp.h), or
+	 * NULL for none.  Not owned; it outlives the session.
+	 */
+	struct interps *interps;
 	struct perf_sampling sampling;
 	const char *event_name;		/* for messages */
 	int cpu;			/* -1: every CPU */
@@ -109,9 +113,11 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr);
 struct unwind_maps;
 int session__unwind_maps(const struct session *s, struct unwind_maps *maps);
 
-/* The Python walker's maps (bpf/interp/python/pyframe.h): 0, or -ENOENT when it is off. */
-struct python_maps;
-int session__python_maps(const struct session *s, struct python_maps *maps);
+/*
+ * After load: start the interpreters (cfg.interps), each given its maps;
+ * stacks of their kinds are read through them (session__trace_source()).
+ */
+void session__start_interps(struct session *s);
 
 /* Instructions the verifier walked to load program prog; 0 if unknown. */
 __u32 session__verified_insns(const struct session *s, const char *prog);

@@ -201,7 +201,7 @@ static void map_keys(const struct pp_mapping *m, __u64 *k1, __u64 *k2)
 /*
  * Does file look like the executable of a process named comm?  The comm is
  * the file's name cut to 15 characters, unless the program renamed itself;
- * "python3" runs /usr/bin/python3.11, so a prefix will do.
+ * "perl" runs /usr/bin/perl5.36.0, so a prefix will do.
  */
 static bool is_comm_file(const char *file, const char *comm)
 {
@@ -321,10 +321,10 @@ static __u32 frame_location(struct pp *pp, const struct frame *f)
 
 	if (f->flags & FRAME_MISSED)
 		return intern_location(pp, 0, 0, intern_function(pp, f->name, NULL), 0);
-	/* Python's function, file and line; no mapping, no address. */
+	/* An interpreter's function, file and line; no mapping, no address. */
 	if (f->kind == FRAME_INTERP && f->func)
 		return intern_location(pp, 0, 0, intern_function(pp, f->func, f->module), f->line);
-	if (f->kind == FRAME_INTERP || (f->flags & (FRAME_NO_GIL | FRAME_PY_CUT)))
+	if (f->kind == FRAME_INTERP || (f->flags & FRAME_INTERP_MARK))
 		return intern_location(pp, 0, 0, intern_function(pp, f->name ? f->name : "[unknown]",
 								  NULL), 0);
 	if (f->kind == FRAME_KERNEL)

@@ -29,7 +29,7 @@
 #include "run/completeness.h"
 #include "run/hints.h"
 #include "unwind/unwind.h"
-#include "interp/python/python.h"
+#include "interp/interp.h"
 #include "symbols/debuginfod.h"
 #include "run/command.h"
 #include "lib/log.h"
@@ -42,7 +42,7 @@ struct run {
 	struct usyms *us;
 	struct tracker *tracker;	/* NULL: processes are read at the end only */
 	struct unwind *uw;		/* NULL: user stacks by frame pointer only */
-	struct python *py;		/* NULL: no Python frames */
+	struct interps *ints;		/* NULL: no interpreter frames */
 	struct debuginfod *dfd;		/* NULL: no debuginfod servers */
 	struct command *cmd;		/* profile -- CMD, else NULL */
 	bool cmd_ran;			/* its exec succeeded */
@@ -272,52 +272,6 @@ static void report_unwind(const struct run *r, const __u64 *c)
 	}
 }
 
-static const char *const py_end_names[NR_PY_ENDS] = {
-	[PY_END_ROOT] = "root", [PY_END_DEPTH] = "depth",
-	[PY_END_NO_THREAD] = "no thread state", [PY_END_NO_FRAME] = "no frame",
-	[PY_END_THREADS] = "threads", [PY_END_UNREADABLE] = "unreadable",
-	[PY_END_BAD_FRAME] = "bad frame",
-};
-
-static void report_python(const struct run *r, const __u64 *c)
-{
-	struct python_stats st = {};
-	char ends[256];
-	size_t off = 0;
-
-	if (!r->py)
-		return;
-	python__stats(r->py, &st);
-	pr_info("python: %llu processes (%llu of an unsupported version), %llu walks, %llu frames, %llu walks without the GIL; code objects: %llu named, %llu unreadable, %llu over the memory budget; new stacks: %llu sent, %llu failed, %llu requests dropped",
-		(unsigned long long)st.procs, (unsigned long long)st.unsupported,
-		(unsigned long long)c[CNT_PY_WALKS], (unsigned long long)c[CNT_PY_FRAMES],
-		(unsigned long long)c[CNT_PY_NO_GIL], (unsigned long long)st.codes,
-		(unsigned long long)st.code_errors, (unsigned long long)st.over_budget,
-		(unsigned long long)c[CNT_PY_NOTES], (unsigned long long)c[CNT_PY_NOTE_ERR],
-		(unsigned long long)st.dropped);
-	for (unsigned int e = 0; e < NR_PY_ENDS && off < sizeof(ends); e++)
-		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
-				py_end_names[e], (unsigned long long)c[CNT_PY_END + e]);
-	pr_info("python ends: %s", ends);
-}
-
-/* Once, whatever the verbosity: Python we could not read. */
-static void warn_python(const struct run *r)
-{
-	struct python_stats st;
-
-	if (!r->py)
-		return;
-	python__stats(r->py, &st);
-	if (st.unsupported)
-		pr_warn("python: %s is not a version profile can read (%llu processes); their stacks show native frames only",
-			st.unsupported_first, (unsigned long long)st.unsupported);
-	if (st.over_budget)
-		pr_warn("%llu Python code objects were not named: names are kept up to %llu MiB for one user's processes and %llu MiB in all",
-			(unsigned long long)st.over_budget, PYTHON_USER_MEM_MAX >> 20,
-			PYTHON_MEM_MAX >> 20);
-}
-
 static void report_debuginfod(const struct run *r)
 {
 	struct debuginfod_stats ds;
@@ -398,7 +352,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	warn_unwind_budget(r);
 	warn_incomplete(r);
 	warn_few_samples(r, c);
-	warn_python(r);
+	interps__report(r->ints, c, false);
 	report_follow(r, c);
 	debuginfod__warn(r->dfd);
 	if (log__verbosity() < 1)
@@ -416,7 +370,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
 	report_unwind(r, c);
-	report_python(r, c);
+	interps__report(r->ints, c, true);
 	pr_info("first-sample notes: sent %llu, failed %llu",
 		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
 	pr_info("counted + filtered + dropped %s taken",
@@ -458,7 +412,7 @@ static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 
 	session__trace_source(r->s, &src);
 	symbolizer__init(sym, &src, r->kn, r->us, r->cache);
-	symbolizer__set_python(sym, r->py);
+	symbolizer__set_interps(sym, r->ints);
 }
 
 /*
@@ -611,7 +565,7 @@ static int report_set(struct run *r, bool clear)
 	}
 	t1 = now_ms();
 	rss1 = peak_rss_kb();
-	python__settle(r->py, PYTHON_SETTLE_MS);
+	interps__settle(r->ints, INTERP_SETTLE_MS);
 	take_debug_files(r);
 	init_symbolizer(r, &sym);
 	err = records__build(&recs, &sym, samples, nr);
@@ -644,7 +598,7 @@ out:
 	if (clear && r->us)
 		usyms__forget_exited(r->us);
 	if (clear)
-		python__reap(r->py);
+		interps__reap(r->ints);
 	if (clear)
 		give_back_memory();
 	return err;
@@ -917,7 +871,7 @@ static int finish(struct run *r)
 
 	r->finishing = true;
 	session__detach(r->s);
-	/* The side band's last records: new Python stacks to name among them. */
+	/* The side band's last records: new interpreter stacks to name among them. */
 	if (r->tracker)
 		tracker__poll(r->tracker, 0);
 	/* A second Ctrl-C while printing ends the process at once. */
@@ -980,7 +934,6 @@ static void session_config(struct session_config *c, const struct options *o,
 		.max_stack_depth = o->max_stack_depth,
 		.unwind = o->unwind != UNWIND_FP,
 		.unwind_debug = o->unwind_debug,
-		.python = o->python && !o->kernel_only,
 		.sampling = { .type = o->event.type, .config = o->event.config,
 			      .freq = o->freq, .period = o->period },
 		.event_name = o->event.name,
@@ -1010,26 +963,15 @@ static struct unwind *new_unwind(struct session *s, const struct options *o)
 	return uw;
 }
 
-/* The Python reader, when CPython's frames are walked. */
-static struct python *new_python(struct session *s, const struct options *o)
+/* The interpreters whose frames are walked; named through usyms's tracker. */
+static struct interps *new_interps(const struct options *o, const struct usyms *us)
 {
-	struct python_maps maps;
-	struct python *py;
+	struct interp_config ic = { .lines = o->interp_lines, .pids = o->pids,
+				    .nr_pids = o->nr_pids };
 
-	if (session__python_maps(s, &maps))
+	if (!o->interp || o->kernel_only || !us)
 		return NULL;
-	py = python__new(&maps, o->py_lines);
-	if (!py) {
-		pr_warn("cannot start the Python reader: %s; Python processes show native frames only",
-			strerror(errno));
-		return NULL;
-	}
-	/* Found before the first sample, but never waited for long. */
-	for (size_t i = 0; i < o->nr_pids; i++)
-		python__detect(py, o->pids[i]);
-	if (o->nr_pids)
-		python__settle(py, PYTHON_SETTLE_MS);
-	return py;
+	return interps__new(interp_registry, interp_registry_len, &ic);
 }
 
 static int start(struct run *r, const struct limits *lim)
@@ -1054,6 +996,8 @@ static int start(struct run *r, const struct limits *lim)
 	if (err)
 		return err;
 	session_config(&cfg, o, lim);
+	r->ints = new_interps(o, r->us);
+	cfg.interps = r->ints;
 	if (r->cmd) {
 		cfg.follow = true;
 		cfg.cmd_pid = command__pid(r->cmd);
@@ -1070,11 +1014,9 @@ static int start(struct run *r, const struct limits *lim)
 	r->uw = new_unwind(r->s, o);
 	if (r->tracker)
 		tracker__set_unwind(r->tracker, r->uw);
-	/* Frames are named through usyms's tracker: no tracker, no names. */
-	if (r->tracker) {
-		r->py = new_python(r->s, o);
-		tracker__set_python(r->tracker, r->py);
-	}
+	if (r->tracker)
+		tracker__set_interps(r->tracker, r->ints);
+	session__start_interps(r->s);
 	err = session__attach(r->s);
 	if (err)
 		return err;
@@ -1108,7 +1050,7 @@ out:
 	tracker__free(r.tracker);
 	unwind__free(r.uw);
 	sym_cache__free(r.cache);
-	python__free(r.py);
+	interps__free(r.ints);
 	usyms__free(r.us);
 	debuginfod__free(r.dfd);
 	knames__free(r.kn);

@@ -7,7 +7,7 @@
 
 #include "trace/symbolize.h"
 #include "unwind/unwind.h"
-#include "interp/python/python.h"
+#include "interp/interp.h"
 #include "loader/session.h"
 #include "symbols/knames.h"
 #include "symbols/usyms.h"
@@ -22,7 +22,7 @@
 struct sym_cache {
 	struct htab stacks, frames;
 	struct htab interp_frames;	/* (address, process and instruction) */
-	struct htab merged;		/* (user stack, Python stack): stack */
+	struct htab merged;		/* (user stack, interpreter stack): stack */
 	struct htab mappings;		/* frame mappings, by content */
 	struct arena mem;
 };
@@ -89,14 +89,15 @@ static void native_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_m
 
 static void interp_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
 {
-	python__resolve(ctx, pid, f);
+	interps__resolve(ctx, pid, f);
 }
 
-void symbolizer__set_python(struct symbolizer *sym, struct python *py)
+void symbolizer__set_interps(struct symbolizer *sym, const struct interps *ints)
 {
-	if (py)
+	sym->interps = ints;
+	if (ints)
 		sym->resolvers[FRAME_INTERP] = (struct resolver){
-			.resolve = interp_resolve, .ctx = py };
+			.resolve = interp_resolve, .ctx = (void *)ints };
 }
 
 void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
@@ -169,7 +170,8 @@ static const struct resolver *resolver_for(const struct symbolizer *sym, __u8 ki
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
 				     __u32 pid, const struct trace_frame *tf)
 {
-	__u64 k2 = ((__u64)pid << 16) | ((__u64)tf->kind << 8) | tf->flags;
+	__u64 k2 = ((__u64)tf->interp << 48) | ((__u64)pid << 16) | ((__u64)tf->kind << 8) |
+		   tf->flags;
 	struct htab *h = &c->frames;
 	struct frame_mapping map = {};
 	const struct resolver *res;
@@ -190,14 +192,12 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	if (!f)
 		return NULL;
 	*f = (struct frame){ .addr = tf->addr, .aux = tf->aux, .kind = tf->kind,
-			     .flags = tf->flags };
+			     .flags = tf->flags, .interp = tf->interp };
 	res = resolver_for(sym, tf->kind);
 	if (tf->flags & FRAME_UNWIND_END)
 		f->name = unwind_end_label(c, tf->addr);
-	else if (tf->flags & FRAME_NO_GIL)
-		f->name = "[GIL released]";
-	else if (tf->flags & FRAME_PY_CUT)
-		f->name = "[python: more frames]";
+	else if (tf->flags & FRAME_INTERP_MARK)
+		f->name = interps__mark_name(sym->interps, tf->interp, tf->addr);
 	else if (res && res->resolve)
 		res->resolve(res->ctx, pid, f, &map);
 	if (map.file) {
@@ -318,78 +318,74 @@ static void set_part(struct records *rs, const struct symbolizer *sym,
 		rs->missed_enomem = true;
 }
 
-/* ---- Python frames in place of the interpreter's ---- */
+/* ---- interpreter frames in place of their evaluation loop's ---- */
 
-/* The native frame of CPython's evaluation loop: one per C-level call. */
-static bool is_eval_frame(const struct frame *f)
+/* Is frame i of an interpreter stack the last of its evaluation loop's call? */
+static bool ends_call(const struct stack *in, __u32 i)
 {
-	return f->kind == FRAME_NATIVE && f->name && !strcmp(f->name, "_PyEval_EvalFrameDefault");
-}
-
-/* Is frame i of a Python stack the last of its evaluation loop's call? */
-static bool ends_call(const struct stack *py, __u32 i)
-{
-	return py->frames[i]->kind == FRAME_INTERP && (py->frames[i]->aux & PY_WORD_ENTRY);
+	return in->frames[i]->kind == FRAME_INTERP && (in->frames[i]->flags & FRAME_INTERP_ENTRY);
 }
 
 /*
- * The user stack with each _PyEval_EvalFrameDefault frame replaced by the
- * Python frames it ran, innermost first on both sides.  Python frames left
- * over (the native walk stopped early) go on the outer end.
+ * The user stack with each native frame of the interpreter's evaluation
+ * loop replaced by the interpreter frames it ran, innermost first on both
+ * sides.  Interpreter frames left over (the native walk stopped early) go
+ * on the outer end.
  */
-static struct stack *merge_interp(struct sym_cache *c, const struct stack *user,
-				  const struct stack *py)
+static struct stack *merge_interp(struct sym_cache *c, const struct interps *ints,
+				  const struct stack *user, const struct stack *in)
 {
 	__u32 nu = user ? user->nr : 0, n = 0, j = 0;
+	__u8 kind = in->nr ? in->frames[0]->interp : 0;
 	struct stack *st;
 
-	st = arena__alloc(&c->mem, sizeof(*st) + (nu + py->nr) * sizeof(st->frames[0]),
+	st = arena__alloc(&c->mem, sizeof(*st) + (nu + in->nr) * sizeof(st->frames[0]),
 			  _Alignof(struct stack));
 	if (!st)
 		return NULL;
 	for (__u32 i = 0; i < nu; i++) {
-		if (j == py->nr || !is_eval_frame(user->frames[i])) {
+		if (j == in->nr || !interps__is_eval_frame(ints, kind, user->frames[i])) {
 			st->frames[n++] = user->frames[i];
 			continue;
 		}
 		do
-			st->frames[n++] = py->frames[j];
-		while (!ends_call(py, j++) && j < py->nr);
+			st->frames[n++] = in->frames[j];
+		while (!ends_call(in, j++) && j < in->nr);
 	}
-	while (j < py->nr)
-		st->frames[n++] = py->frames[j++];
+	while (j < in->nr)
+		st->frames[n++] = in->frames[j++];
 	st->nr = n;
 	return st;
 }
 
 /*
- * Fold the record's Python part into its user part, once per pair of
- * stacks.  A lost user stack stays lost: its Python frames alone would
- * read as a whole stack.
+ * Fold the record's interpreter part into its user part, once per pair of
+ * stacks.  A lost user stack stays lost: the interpreter frames alone
+ * would read as a whole stack.
  */
-static int fold_interp(struct sym_cache *c, struct record *r)
+static int fold_interp(struct sym_cache *c, const struct interps *ints, struct record *r)
 {
-	struct part *user = &r->parts[PART_USER], *py = &r->parts[PART_INTERP];
+	struct part *user = &r->parts[PART_USER], *in = &r->parts[PART_INTERP];
 	const struct stack *u = user->state == PART_OK ? user->stack : NULL;
 	struct stack *st;
 	struct hent *s;
 
-	if (py->state != PART_OK || user->state == PART_MISSED) {
-		py->state = PART_ABSENT;
+	if (in->state != PART_OK || user->state == PART_MISSED) {
+		in->state = PART_ABSENT;
 		return 0;
 	}
-	s = htab__slot(&c->merged, (__u64)(uintptr_t)u, (__u64)(uintptr_t)py->stack, NULL, NULL);
+	s = htab__slot(&c->merged, (__u64)(uintptr_t)u, (__u64)(uintptr_t)in->stack, NULL, NULL);
 	if (!s)
 		return -ENOMEM;
 	if (!s->val) {
-		st = merge_interp(c, u, py->stack);
+		st = merge_interp(c, ints, u, in->stack);
 		if (!st)
 			return -ENOMEM;
-		htab__fill(&c->merged, s, (__u64)(uintptr_t)u, (__u64)(uintptr_t)py->stack, st);
+		htab__fill(&c->merged, s, (__u64)(uintptr_t)u, (__u64)(uintptr_t)in->stack, st);
 	}
 	user->stack = s->val;
 	user->state = PART_OK;
-	py->state = PART_ABSENT;
+	in->state = PART_ABSENT;
 	return 0;
 }
 
@@ -425,7 +421,7 @@ int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samp
 		const struct count_key *k = &samples[i].key;
 
 		/*
-		 * Not Python stacks: their code objects may not be read yet,
+		 * Not interpreter stacks: what names them may not be read yet,
 		 * and a frame named now is named for good.
 		 */
 		for (int p = 0; p < NR_PARTS; p++) {
@@ -463,7 +459,7 @@ int records__build(struct records *rs, const struct symbolizer *sym,
 		r->count = samples[i].count;
 		for (int p = 0; p < NR_PARTS; p++)
 			set_part(rs, sym, &samples[i], p, &r->parts[p]);
-		if (fold_interp(rs->cache, r)) {
+		if (fold_interp(rs->cache, sym->interps, r)) {
 			records__free(rs);
 			return -ENOMEM;
 		}

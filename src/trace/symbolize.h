@@ -16,6 +16,7 @@
 struct knames;
 struct usyms;
 struct sample;
+struct interps;
 
 /*
  * Where stored stacks are read: the BPF session, or a test's synthetic
@@ -51,17 +52,22 @@ struct symbolizer {
 	 * valid, that is, without -i (which recycles them).
 	 */
 	struct sym_cache *cache;
+	/*
+	 * The interpreters (src/interp/interp.h) that name FRAME_INTERP frames
+	 * and marks, and whose frames take the place of their evaluation
+	 * loop's native frame; NULL: none.
+	 */
+	const struct interps *interps;
 };
 
 /* Kernel frames named by kn, native and JIT frames by us (either may be NULL). */
 void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
 
-/* Build rs from samples.  0 or -ENOMEM. */
-/* Name FRAME_INTERP frames through py (NULL: they stay unnamed). */
-struct python;
-void symbolizer__set_python(struct symbolizer *sym, struct python *py);
+/* Name FRAME_INTERP frames through ints (NULL: they stay unnamed). */
+void symbolizer__set_interps(struct symbolizer *sym, const struct interps *ints);
 
+/* Build rs from samples.  0 or -ENOMEM. */
 int records__build(struct records *rs, const struct symbolizer *sym,
 		   const struct sample *samples, size_t nr);
 void records__free(struct records *rs);

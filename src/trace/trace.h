@@ -57,6 +57,8 @@ struct frame {
 	__u32 line;		/* FRAME_INTERP: its source line, 0 if unknown */
 	__u8 kind;		/* enum frame_kind; FRAME_NONE for a delimiter */
 	__u8 flags;		/* enum frame_flags, FRAME_DELIMITER */
+	__u8 interp;		/* FRAME_INTERP, FRAME_INTERP_MARK: the
+				 * interpreter's kind (src/interp/interp.h) */
 };
 
 /* The address a frame is named by: a call's, for a return address. */

@@ -20,7 +20,7 @@
 #include "bpf/profile.h"
 #include "symbols/usyms.h"
 #include "unwind/unwind.h"
-#include "interp/python/python.h"
+#include "interp/interp.h"
 
 /* Pages per CPU ring: records are small and drained within milliseconds. */
 #define RING_PAGES 64
@@ -36,7 +36,7 @@ struct tracker {
 	struct perf_buffer *pb;
 	struct usyms *us;
 	struct unwind *uw;	/* synced on first samples, execs, mmaps; or NULL */
-	struct python *py;	/* told of first samples, execs, exits; or NULL */
+	struct interps *ints;	/* told of first samples, execs, exits; or NULL */
 	bool known_only;	/* records of processes us does not know: skipped */
 	__u64 lost_before;	/* stats.lost at the start of the round */
 	bool recover_due;	/* records were lost since the last recovery */
@@ -152,8 +152,8 @@ static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 	    unwind__knows(t->uw, r->pid))
 		unwind__sync(t->uw, r->pid);
 	/* An embedded interpreter, loaded after the first sample. */
-	if ((r->prot & PROT_EXEC) && strstr(r->filename, "/libpython3."))
-		python__detect(t->py, r->pid);
+	if (r->prot & PROT_EXEC)
+		interps__mapping(t->ints, r->pid, r->filename);
 }
 
 static void on_comm(struct tracker *t, const struct rec_comm *c)
@@ -166,9 +166,9 @@ static void on_comm(struct tracker *t, const struct rec_comm *c)
 		return;
 	}
 	t->stats.execs++;
-	/* Sampled before: the new image may be Python, or no longer be. */
+	/* Sampled before: the new image may be an interpreter, or no longer be. */
 	if (usyms__knows(t->us, c->pid))
-		python__exec(t->py, c->pid);
+		interps__exec(t->ints, c->pid);
 	usyms__exec(t->us, c->pid);
 	/* The sampler dropped its mappings at the exec: sync the new image. */
 	if (unwind__knows(t->uw, c->pid))
@@ -194,27 +194,31 @@ static void on_task(struct tracker *t, const struct rec_task *r)
 		t->stats.exits++;
 		usyms__exit(t->us, r->pid);
 		unwind__forget(t->uw, r->pid);
-		python__forget(t->py, r->pid);
+		interps__forget(t->ints, r->pid);
 	}
 }
 
 static void on_sample(struct tracker *t, const struct rec_sample *r)
 {
+	struct note_hdr note;
 	__u32 pid;
 
-	if (r->h.size < offsetof(struct rec_sample, data) + sizeof(pid) ||
-	    r->size < sizeof(pid))
+	if (r->h.size < offsetof(struct rec_sample, data) + sizeof(note) ||
+	    r->size < sizeof(note))
 		return;
-	/* The sampler's other note: a new Python stack. */
-	if (r->size >= offsetof(struct py_stack_note, st.ips)) {
-		python__note(t->py, r->data, r->size);
+	memcpy(&note, r->data, sizeof(note));
+	/* The sampler's other note: a new interpreter stack. */
+	if (note.type == NOTE_INTERP_STACK) {
+		interps__note(t->ints, r->data, r->size);
 		return;
 	}
-	memcpy(&pid, r->data, sizeof(pid));
+	if (note.type != NOTE_PROCESS)
+		return;
+	pid = note.pid;
 	t->stats.first_samples++;
 	/* First: these run in their own threads while the maps are read here. */
 	unwind__sync(t->uw, pid);
-	python__detect(t->py, pid);
+	interps__detect(t->ints, pid);
 	usyms__add_process(t->us, pid);
 }
 
@@ -290,9 +294,9 @@ void tracker__set_unwind(struct tracker *t, struct unwind *uw)
 	t->uw = uw;
 }
 
-void tracker__set_python(struct tracker *t, struct python *py)
+void tracker__set_interps(struct tracker *t, struct interps *ints)
 {
-	t->py = py;
+	t->ints = ints;
 }
 
 void tracker__free(struct tracker *t)

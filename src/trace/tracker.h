@@ -41,9 +41,12 @@ void tracker__free(struct tracker *t);
 struct unwind;
 void tracker__set_unwind(struct tracker *t, struct unwind *uw);
 
-/* Tell py of first samples, execs and exits, and hand it Python stacks. */
-struct python;
-void tracker__set_python(struct tracker *t, struct python *py);
+/*
+ * Tell the interpreters of first samples, execs, exits and the mappings
+ * they want, and hand them their stacks' notes.
+ */
+struct interps;
+void tracker__set_interps(struct tracker *t, struct interps *ints);
 
 /* Wait up to timeout_ms for records and apply them; 0 or negative errno. */
 int tracker__poll(struct tracker *t, int timeout_ms);

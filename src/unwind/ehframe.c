@@ -1093,7 +1093,7 @@ static void classify(struct uw_table *t)
 	 * their non-trivial FDEs FP-style (burn 5/5, cxxburn 4/4), the
 	 * -fomit-frame-pointer build 0% (burn-nofp 0/2); Debian's libc
 	 * 4.2% (94/2253), ld.so 9.0% (18/201), libstdc++ 3.8% (126/3346),
-	 * python3.11 0.01% (1/8451): the hand-written assembly and the few
+	 * an interpreter binary 0.01% (1/8451): the hand-written assembly and the few
 	 * functions that need a frame pointer (alloca, VLAs).  Nothing
 	 * measured falls between 10% and 90%.
 	 */

@@ -26,7 +26,7 @@ enum unwind_mode {
 
 /*
  * Default for --unwind-mem: the kernel memory tables and mapping lists may
- * take.  A table costs 8 bytes a row: libc 0.2 MiB, python3.11 0.5 MiB,
+ * take.  A table costs 8 bytes a row: libc 0.2 MiB, an interpreter 0.5 MiB,
  * libcrypto 0.6 MiB; fifty distinct objects of a busy host about 10 MiB.
  * A process's mapping list costs 10 KiB.  64 MiB holds several times a
  * host's worth and is 0.3% of this machine's memory.

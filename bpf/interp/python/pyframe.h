@@ -15,6 +15,11 @@
 #ifndef PYFRAME_H
 #define PYFRAME_H
 
+#include "../../profile.h"
+
+/* CPython's interpreter kind (bpf/profile.h, MAX_INTERP_KINDS). */
+#define PY_KIND 1
+
 /*
  * Python frames walked per sample, at most.  Two words each, they fill one
  * stored stack (MAX_STACK_DEPTH words); 63 covers the depth of real
@@ -69,7 +74,10 @@ struct py_offsets {
 					 * or 0xff */
 };
 
-/* What the walker knows of a CPython process: py_procs, keyed by pid. */
+/*
+ * What the walker knows of a CPython process: the data of its interp_procs
+ * entry (bpf/profile.h, struct interp_proc), kind PY_KIND.
+ */
 struct py_proc {
 	__u64 runtime;			/* address of _PyRuntime */
 	__u64 pidns_dev, pidns_ino;	/* the process's pid namespace (nsfs) */
@@ -79,8 +87,8 @@ struct py_proc {
 	__u16 pad;
 };
 
-/* Processes the walker knows at once, at most (py_procs). */
-#define PY_MAX_PROCS 4096
+_Static_assert(sizeof(struct py_proc) <= sizeof(((struct interp_proc *)0)->data),
+	       "a CPython process's data fits an interp_procs entry");
 
 /*
  * A frame is two words of a stored stack (struct hashed_stack), innermost
@@ -96,8 +104,9 @@ struct py_proc {
 
 /*
  * How the Python part of a stack ended, stored in hashed_stack.end as
- * reason + 1, with PY_END_NO_GIL set when the thread did not hold the GIL.
- * Each is counted in -v (CNT_PY_END + reason).
+ * reason + 1, with PY_END_NO_GIL set when the thread did not hold the GIL
+ * (and PY_KIND in the top byte, bpf/profile.h INTERP_END).  Each is
+ * counted in -v (PY_CNT_END + reason).
  */
 enum py_end {
 	PY_END_ROOT,		/* the first frame of the thread: whole */
@@ -111,7 +120,25 @@ enum py_end {
 };
 #define PY_END_NO_GIL (1u << 8)
 
-/* Tags struct py_stack_note (bpf/profile.h) on the side band. */
-#define PY_NOTE_MAGIC 0x7079	/* "py" */
+/*
+ * The marks a walk leaves in its stack (FRAME_INTERP_MARK frames, addr
+ * the mark): the thread did not hold the GIL (first), frames beyond
+ * PY_MAX_FRAMES were left out (last).
+ */
+enum py_mark {
+	PY_MARK_NO_GIL,
+	PY_MARK_CUT,
+};
+
+/* The walker's counters, from CNT_INTERP(PY_KIND) (bpf/profile.h). */
+enum py_counter {
+	PY_CNT_WALKS = INTERP_CNT_OWN,	/* samples of a Python process */
+	PY_CNT_FRAMES,		/* Python frames recorded */
+	PY_CNT_NO_GIL,		/* ... in samples of a thread without the GIL */
+	PY_CNT_END,		/* NR_PY_ENDS counters: how Python walks ended */
+	NR_PY_COUNTERS = PY_CNT_END + NR_PY_ENDS,
+};
+_Static_assert(NR_PY_COUNTERS <= NR_INTERP_COUNTERS && PY_KIND <= MAX_INTERP_KINDS,
+	       "CPython's counters fit its area");
 
 #endif /* PYFRAME_H */

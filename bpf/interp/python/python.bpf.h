@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * CPython's frames, walked in the kernel; included by profile.bpf.c.
+ * CPython's frames, walked in the kernel; included by the interpreter
+ * dispatch (bpf/interp/interp.bpf.h), which calls py_walk() for a process
+ * whose interp_procs entry is of kind PY_KIND.
  *
- * The loader writes what it found of each CPython process into py_procs:
+ * The loader writes what it found of each CPython process into its entry:
  * where _PyRuntime is and the layout's offsets (bpf/interp/python/pyframe.h).  For a
  * sample of such a process this finds the sampled thread's PyThreadState
  * (the one it had last time, the GIL holder's, else the interpreter's list
@@ -15,23 +17,14 @@
  * change or forge any of it, and the worst it gets is a wrong name for its
  * own frames, which user space checks again.
  */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct py_proc);
-	__uint(max_entries, PY_MAX_PROCS);
-} py_procs SEC(".maps");
+#include "interp/python/pyframe.h"
 
 /*
- * Written by the loader: how many processes py_procs holds (0: a sample
- * skips the lookup, so that a host without Python pays nothing), and the
- * offset of the fs base in struct task_struct, from the kernel's BTF, only
- * once a CPython older than 3.11 (no native_thread_id) is found: reading
- * the kernel's BTF costs the loader 10 MiB and 20 ms.
+ * Written by the loader once a CPython older than 3.11 (no
+ * native_thread_id) is found: the offset of the fs base in struct
+ * task_struct, from the kernel's BTF; reading it costs the loader 10 MiB
+ * and 20 ms.
  */
-__u32 py_nr_procs = 0;
 __u32 py_fsbase_off = 0;
 
 /*
@@ -57,7 +50,7 @@ struct py_state {
 	__u32 id_off;		/* the thread state's field that is me */
 	struct py_proc proc;
 	__u8 win[PY_FRAME_WINDOW];
-	struct py_stack_note note;
+	struct interp_stack_note note;
 	/*
 	 * The verifier bounds a frame's index by its bits: 2 * 62 + 1 can
 	 * look like 127, one word past the stack.  Never written.
@@ -71,14 +64,6 @@ struct {
 	__type(value, struct py_state);
 	__uint(max_entries, 1);
 } py_scratch SEC(".maps");
-
-/*
- * Hashes Python stacks apart from native ones with the same words, and
- * each process's apart: a forked child runs the same code objects at the
- * same addresses, and each process is told of its own stacks (user space
- * learns code objects per process).
- */
-#define PY_SPILL_FLAGS(pid) ((1ull << 56) | (pid))
 
 static __always_inline int py_read(void *dst, __u32 size, __u64 addr)
 {
@@ -297,30 +282,34 @@ static __always_inline bool py_first_frame(struct py_state *s)
 	return true;
 }
 
+/* A thread exited: its thread state is gone with it. */
+static __always_inline void py_thread_exit(__u32 gtid)
+{
+	bpf_map_delete_elem(&py_threads, &gtid);
+}
+
 /*
- * Walk the Python frames of the sampled thread of pid, if pid is a CPython
- * process, into s->note.st; NULL when there are none to store.
+ * Walk the Python frames of the sampled thread of pid, a CPython process
+ * (proc: its interp_procs entry), into the note's stack; cnt is CPython's
+ * counter area (enum py_counter).  NULL when there are none to store.
  */
-static __always_inline struct py_state *py_walk(__u32 pid, __u64 *cnt)
+static __always_inline struct interp_stack_note *py_walk(const struct interp_proc *proc,
+							  __u64 *cnt)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	void *task = (void *)bpf_get_current_task();
 	struct py_loop l = {};
 	bool no_gil = false;
 	__u64 end;
-	struct py_proc *proc;
 	struct py_state *s;
 	__u32 zero = 0;
 
-	if (!py_nr_procs)
-		return NULL;
-	proc = bpf_map_lookup_elem(&py_procs, &pid);
-	s = proc ? bpf_map_lookup_elem(&py_scratch, &zero) : NULL;
+	s = bpf_map_lookup_elem(&py_scratch, &zero);
 	if (!s)
 		return NULL;
-	cnt[CNT_PY_WALKS]++;
-	s->proc = *proc;
-	s->runtime = proc->runtime;
+	cnt[PY_CNT_WALKS]++;
+	__builtin_memcpy(&s->proc, proc->data, sizeof(s->proc));
+	s->runtime = s->proc.runtime;
 	s->nr = 0;
 	if (!py_whoami(s, task)) {
 		s->end = PY_END_NO_THREAD;
@@ -342,42 +331,12 @@ out:
 	/* Hidden from clang, which would check one copy and index by another. */
 	asm volatile("" : "+r"(end));
 	if (end < NR_PY_ENDS)
-		cnt[CNT_PY_END + end]++;
+		cnt[PY_CNT_END + end]++;
 	if (!s->nr)
 		return NULL;
-	cnt[CNT_PY_FRAMES] += s->nr;
-	cnt[CNT_PY_NO_GIL] += no_gil;
-	s->note.pid = pid;
-	s->note.magic = PY_NOTE_MAGIC;
+	cnt[PY_CNT_FRAMES] += s->nr;
+	cnt[PY_CNT_NO_GIL] += no_gil;
 	s->note.st.nr = 2 * s->nr;
 	s->note.st.end = (s->end + 1) | (no_gil ? PY_END_NO_GIL : 0);
-	return s;
-}
-
-/*
- * Fill in the reference to the sample's Python frames: stored by content,
- * and sent to user space the first time.  Returns true when stored just
- * now.
- */
-static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms,
-					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
-{
-	struct py_state *s = py_walk(pid, cnt);
-	__u64 size;
-
-	ref->kind = FRAME_INTERP;
-	if (!s)
-		return false;
-	if (!store_stack(ms, &s->note.st, ref, PY_SPILL_FLAGS(pid), cnt))
-		return false;
-	/* The note up to its last frame: it shares the ring with mmap records. */
-	size = __builtin_offsetof(struct py_stack_note, st.ips) + s->note.st.nr * sizeof(__u64);
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(s->note))
-		size = sizeof(s->note);
-	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &s->note, size))
-		cnt[CNT_PY_NOTE_ERR]++;
-	else
-		cnt[CNT_PY_NOTES]++;
-	return true;
+	return &s->note;
 }

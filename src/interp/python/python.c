@@ -105,7 +105,7 @@ struct python {
 	__u64 bytes;			/* of code entries, against PYTHON_MEM_MAX */
 	struct htab users;		/* euid -> struct pyuser */
 	__u64 reports;
-	__u32 in_map;			/* entries written to py_procs */
+	__u32 in_map;			/* entries written to interp_procs */
 	bool fsbase_known;
 	struct python_stats stats;
 };
@@ -483,8 +483,10 @@ static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *p
 	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
 			      .pidns_dev = pidns->st_dev, .pidns_ino = pidns->st_ino,
 			      .version = l->version, .frame_read = frame_read(&l->bpf) };
+	struct interp_proc ip = { .kind = PY_KIND };
 	struct pyproc *p;
 
+	memcpy(ip.data, &pp, sizeof(pp));
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -507,7 +509,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *p
 		p->dead = true;
 		return -ECANCELED;
 	}
-	if (bpf_map_update_elem(py->maps.procs_fd, &pid, &pp, BPF_ANY)) {
+	if (bpf_map_update_elem(py->maps.procs_fd, &pid, &ip, BPF_ANY)) {
 		p->dead = true;
 		return -errno;
 	}
@@ -860,8 +862,8 @@ void python__forget(struct python *py, __u32 pid)
 
 void python__note(struct python *py, const void *data, size_t len)
 {
-	const size_t head = offsetof(struct py_stack_note, st.ips);
-	struct py_stack_note n;
+	const size_t head = offsetof(struct interp_stack_note, st.ips);
+	struct interp_stack_note n;
 	__u32 nr;
 
 	/*
@@ -871,7 +873,7 @@ void python__note(struct python *py, const void *data, size_t len)
 	if (!py || len < head)
 		return;
 	memcpy(&n, data, head);
-	if (n.magic != PY_NOTE_MAGIC)
+	if (n.hdr.type != NOTE_INTERP_STACK || n.hdr.kind != PY_KIND)
 		return;
 	nr = n.st.nr < 2 * PY_MAX_FRAMES ? n.st.nr : 2 * PY_MAX_FRAMES;
 	if (nr > (len - head) / sizeof(n.st.ips[0]))
@@ -879,7 +881,7 @@ void python__note(struct python *py, const void *data, size_t len)
 	pthread_mutex_lock(&py->lock);
 	py->stats.notes++;
 	pthread_mutex_unlock(&py->lock);
-	request(py, REQ_NOTE, n.pid, (const char *)data + head, nr);
+	request(py, REQ_NOTE, n.hdr.pid, (const char *)data + head, nr);
 }
 
 void python__settle(struct python *py, unsigned int timeout_ms)

@@ -21,9 +21,13 @@
 struct frame;
 struct python;
 
+/* CPython's row in the interpreter registry (src/interp/interp.h). */
+struct interp_ops;
+extern const struct interp_ops python_interp;
+
 struct python_maps {
-	int procs_fd;			/* py_procs */
-	__u32 *nr_procs;		/* the sampler's py_nr_procs */
+	int procs_fd;			/* interp_procs: entries of kind PY_KIND */
+	__u32 *nr_procs;		/* the sampler's count of them */
 	__u32 *fsbase_off;		/* ... and py_fsbase_off */
 };
 
@@ -55,13 +59,12 @@ void python__detect(struct python *py, __u32 pid);
 void python__exec(struct python *py, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */
 void python__forget(struct python *py, __u32 pid);
-/* A struct py_stack_note from the side band: read its code objects. */
+/* A struct interp_stack_note of PY_KIND from the side band: read its code objects. */
 void python__note(struct python *py, const void *note, size_t len);
 /*
  * Before a report: wait, at most timeout_ms, for the reader to finish what
  * it was asked (new stacks' code objects), so that their frames are named.
  */
-#define PYTHON_SETTLE_MS 1000
 void python__settle(struct python *py, unsigned int timeout_ms);
 /* After a report: free what only processes gone before it needed. */
 void python__reap(struct python *py);

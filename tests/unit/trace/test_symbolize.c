@@ -14,6 +14,8 @@
 #include "trace/symbolize.h"
 #include "loader/session.h"
 #include "output/output.h"
+#include "interp/interp.h"
+#include "bpf/interp/python/pyframe.h"
 
 /* ---- a trace source of stored stacks ---- */
 
@@ -522,8 +524,9 @@ TEST(truncated_stacks_counted)
 
 /* ---- Python frames folded into native stacks ---- */
 
-#define PY_E(a) { .addr = (a), .aux = PY_WORD_ENTRY, .kind = FRAME_INTERP }
-#define PY_F(a) { .addr = (a), .kind = FRAME_INTERP }
+#define PY_E(a) { .addr = (a), .aux = PY_WORD_ENTRY, .kind = FRAME_INTERP, \
+		   .flags = FRAME_INTERP_ENTRY, .interp = PY_KIND }
+#define PY_F(a) { .addr = (a), .kind = FRAME_INTERP, .interp = PY_KIND }
 
 static struct stored py_stored[] = {
 	/* Leaf first: C code, the loop running A and B, C code, the loop running C, main. */
@@ -535,15 +538,24 @@ static struct stored py_stored[] = {
 	{ .src = STACK_HASHED, .id = 3, .nr = 2, .frames = { { .addr = 0x1010 }, { .addr = 0xe01 } } },
 	/* A thread without the GIL: the marker comes first. */
 	{ .src = STACK_HASHED, .id = 4, .nr = 2,
-	  .frames = { { .kind = FRAME_NONE, .flags = FRAME_NO_GIL }, PY_E(0xa) } },
+	  .frames = { { .addr = PY_MARK_NO_GIL, .kind = FRAME_NONE, .flags = FRAME_INTERP_MARK,
+			.interp = PY_KIND }, PY_E(0xa) } },
 };
 
-static void py_fixture(struct fixture *fx)
+/* CPython's row of the registry, not started: it names marks and its loop. */
+static struct interps *py_fixture(struct fixture *fx)
 {
+	struct interp_config ic = {};
+	struct interps *ints = interps__new(interp_registry, interp_registry_len, &ic);
+
+	if (!ints)
+		abort();
 	fixture_init(fx, NULL);
 	fx->src = (struct fake_source){ py_stored, sizeof(py_stored) / sizeof(py_stored[0]) };
+	symbolizer__set_interps(&fx->sym, ints);
 	fx->sym.resolvers[FRAME_INTERP] = (struct resolver){
 		.resolve = fake_interp, .ctx = &fx->names };
+	return ints;
 }
 
 static struct sample py_sample(__u64 user, __u8 user_src, __u64 py)
@@ -570,11 +582,12 @@ TEST(python_frames_in_place_of_the_loop)
 		py_sample(1, STACK_HASHED, 2),	/* the first pair again */
 	};
 	const struct trace_view user = { .parts = { [PART_USER] = true } };
+	struct interps *ints;
 	struct records rs;
 	struct fixture fx;
 	char buf[512];
 
-	py_fixture(&fx);
+	ints = py_fixture(&fx);
 	CHECK_INT(records__build(&rs, &fx.sym, s, 6), 0);
 	path(&rs.recs[0], &user, buf, sizeof(buf));
 	CHECK_STR(buf, "u7_104f;py_c (main.py);u7_102f;py_b (main.py);py_a (main.py);u7_1010");
@@ -592,6 +605,7 @@ TEST(python_frames_in_place_of_the_loop)
 	CHECK(rs.recs[0].parts[PART_USER].stack == rs.recs[5].parts[PART_USER].stack);
 	CHECK(rs.recs[0].parts[PART_USER].stack != rs.recs[2].parts[PART_USER].stack);
 	records__free(&rs);
+	interps__free(ints);
 }
 
 int main(void)

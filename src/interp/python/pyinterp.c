@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * CPython, plugged into the interpreter interface (src/interp/interp.h):
+ * its BPF maps, how its stored stacks read as frames, its marks, the
+ * native frame its frames replace, and its lines in the report.  The
+ * reading of processes is python.c's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "interp/interp.h"
+#include "interp/python/python.h"
+#include "bpf/interp/python/pyframe.h"
+#include "trace/trace.h"
+#include "lib/log.h"
+#include "profile.skel.h"
+
+static int py_configure(struct profile_bpf *skel, bool on)
+{
+	return on ? 0 : bpf_map__set_max_entries(skel->maps.py_threads, 1);
+}
+
+static void *py_start(struct profile_bpf *skel, const struct interp_config *cfg)
+{
+	struct python_maps maps = {
+		.procs_fd = bpf_map__fd(skel->maps.interp_procs),
+		.nr_procs = &skel->bss->interp_nr_procs[PY_KIND - 1],
+		.fsbase_off = &skel->bss->py_fsbase_off,
+	};
+	struct python *py = python__new(&maps, cfg->lines);
+
+	if (!py)
+		pr_warn("cannot start the Python reader: %s; Python processes show native frames only",
+			strerror(errno));
+	return py;
+}
+
+static void py_free(void *ctx)
+{
+	python__free(ctx);
+}
+
+/* An embedded interpreter, loaded after the first sample. */
+static bool py_wants_mapping(const char *path)
+{
+	return strstr(path, "/libpython3.") != NULL;
+}
+
+static void py_detect(void *ctx, __u32 pid)
+{
+	python__detect(ctx, pid);
+}
+
+static void py_exec(void *ctx, __u32 pid)
+{
+	python__exec(ctx, pid);
+}
+
+static void py_forget(void *ctx, __u32 pid)
+{
+	python__forget(ctx, pid);
+}
+
+static void py_note(void *ctx, const void *note, size_t len)
+{
+	python__note(ctx, note, len);
+}
+
+static void py_settle(void *ctx, unsigned int timeout_ms)
+{
+	python__settle(ctx, timeout_ms);
+}
+
+static void py_reap(void *ctx)
+{
+	python__reap(ctx);
+}
+
+/*
+ * Two words a frame (bpf/interp/python/pyframe.h), innermost first, after
+ * a mark when the thread did not hold the GIL, and before one when the
+ * walk stopped at its depth.  At most PY_MAX_FRAMES + 2 frames.
+ */
+static int py_decode(const __u64 *ips, int n, __u32 end, struct trace_frame *frames)
+{
+	int nr = 0;
+
+	if (end & PY_END_NO_GIL)
+		frames[nr++] = (struct trace_frame){ .addr = PY_MARK_NO_GIL, .kind = FRAME_NONE,
+						     .flags = FRAME_INTERP_MARK };
+	for (int i = 0; i + 1 < n; i += 2)
+		frames[nr++] = (struct trace_frame){
+			.addr = ips[i], .aux = (__u32)ips[i + 1], .kind = FRAME_INTERP,
+			.flags = ips[i + 1] & PY_WORD_ENTRY ? FRAME_INTERP_ENTRY : 0 };
+	/* Deeper than the walk goes: say so where the frames are missing. */
+	if (((end - 1) & (PY_END_NO_GIL - 1)) == PY_END_DEPTH)
+		frames[nr++] = (struct trace_frame){ .addr = PY_MARK_CUT, .kind = FRAME_NONE,
+						     .flags = FRAME_INTERP_MARK };
+	return nr;
+}
+
+static void py_resolve(void *ctx, __u32 pid, struct frame *f)
+{
+	python__resolve(ctx, pid, f);
+}
+
+static const char *py_mark_name(__u64 mark)
+{
+	switch (mark) {
+	case PY_MARK_NO_GIL:
+		return "[GIL released]";
+	case PY_MARK_CUT:
+		return "[python: more frames]";
+	default:
+		return NULL;
+	}
+}
+
+/* The native frame of CPython's evaluation loop: one per C-level call. */
+static bool py_is_eval_frame(const struct frame *f)
+{
+	return f->kind == FRAME_NATIVE && f->name && !strcmp(f->name, "_PyEval_EvalFrameDefault");
+}
+
+static const char *const py_end_names[NR_PY_ENDS] = {
+	[PY_END_ROOT] = "root", [PY_END_DEPTH] = "depth",
+	[PY_END_NO_THREAD] = "no thread state", [PY_END_NO_FRAME] = "no frame",
+	[PY_END_THREADS] = "threads", [PY_END_UNREADABLE] = "unreadable",
+	[PY_END_BAD_FRAME] = "bad frame",
+};
+
+static void py_report_verbose(struct python *py, const __u64 *c)
+{
+	struct python_stats st = {};
+	char ends[256];
+	size_t off = 0;
+
+	python__stats(py, &st);
+	pr_info("python: %llu processes (%llu of an unsupported version), %llu walks, %llu frames, %llu walks without the GIL; code objects: %llu named, %llu unreadable, %llu over the memory budget; new stacks: %llu sent, %llu failed, %llu requests dropped",
+		(unsigned long long)st.procs, (unsigned long long)st.unsupported,
+		(unsigned long long)c[PY_CNT_WALKS], (unsigned long long)c[PY_CNT_FRAMES],
+		(unsigned long long)c[PY_CNT_NO_GIL], (unsigned long long)st.codes,
+		(unsigned long long)st.code_errors, (unsigned long long)st.over_budget,
+		(unsigned long long)c[INTERP_CNT_NOTES], (unsigned long long)c[INTERP_CNT_NOTE_ERR],
+		(unsigned long long)st.dropped);
+	for (unsigned int e = 0; e < NR_PY_ENDS && off < sizeof(ends); e++)
+		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
+				py_end_names[e], (unsigned long long)c[PY_CNT_END + e]);
+	pr_info("python ends: %s", ends);
+}
+
+/* Once, whatever the verbosity: Python we could not read. */
+static void py_warn(struct python *py)
+{
+	struct python_stats st;
+
+	python__stats(py, &st);
+	if (st.unsupported)
+		pr_warn("python: %s is not a version profile can read (%llu processes); their stacks show native frames only",
+			st.unsupported_first, (unsigned long long)st.unsupported);
+	if (st.over_budget)
+		pr_warn("%llu Python code objects were not named: names are kept up to %llu MiB for one user's processes and %llu MiB in all",
+			(unsigned long long)st.over_budget, PYTHON_USER_MEM_MAX >> 20,
+			PYTHON_MEM_MAX >> 20);
+}
+
+static void py_report(void *ctx, const __u64 *counters, bool verbose)
+{
+	if (!ctx)
+		return;
+	if (verbose)
+		py_report_verbose(ctx, counters);
+	else
+		py_warn(ctx);
+}
+
+const struct interp_ops python_interp = {
+	.name = "python",
+	.kind = PY_KIND,
+	.configure = py_configure,
+	.start = py_start,
+	.free = py_free,
+	.wants_mapping = py_wants_mapping,
+	.detect = py_detect,
+	.exec = py_exec,
+	.forget = py_forget,
+	.note = py_note,
+	.settle = py_settle,
+	.reap = py_reap,
+	.decode = py_decode,
+	.resolve = py_resolve,
+	.mark_name = py_mark_name,
+	.is_eval_frame = py_is_eval_frame,
+	.report = py_report,
+};
