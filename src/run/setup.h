@@ -3,6 +3,7 @@
  * How the run's modules are built from the options and wired to each
  * other, in one place.  The run (run.c) only calls these, in this order:
  *
+ *	setup__command()	profile -- CMD, forked and held
  *	setup__symbols()	debuginfod, then usyms that fetches through it
  *	(the writers open)	they name frames through usyms
  *	setup__sampler()	the BPF session, loaded; the tracker that
@@ -10,7 +11,8 @@
  *				unwinder; the unwinder that fills the
  *				session's tables
  *	(attach)
- *	setup__release_command()  CMD execs, followed from its first record
+ *	setup__release_command()
+ *				CMD execs, followed from its first record
  *	setup__knames()		kernel names, readied while samples come in
  *	setup__free()		all of them, users before what they use
  *
