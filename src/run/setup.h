@@ -10,7 +10,7 @@
  *				follows processes into usyms and the
  *				unwinder; the unwinder that fills the
  *				session's tables
- *	(attach)
+ *	(Python, attach)	the Python reader is still built in run.c
  *	setup__release_command()
  *				CMD execs, followed from its first record
  *	setup__knames()		kernel names, readied while samples come in
