@@ -14,7 +14,11 @@
  * The run calls each module once for its warnings, then, from -v, once
  * for its statistics, so that every warning comes before the first -v
  * line.  The order of the calls is the run's (run/run.c): it is the order
- * of the lines that scripts have always read.
+ * of the lines that scripts have always read.  Where that order puts one
+ * module's line among another's, the module has a second, named function
+ * for it (session__report_verifier(), unwind__report_tables()).  A line
+ * that joins two modules' numbers takes the second module as an argument
+ * (tracker__report() and usyms's processes).
  */
 #ifndef REPORT_PASS_H
 #define REPORT_PASS_H
