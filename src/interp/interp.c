@@ -155,11 +155,12 @@ void interps__reap(struct interps *ints)
 }
 
 /* Also for a runtime that could not start: it says so in its warnings. */
-void interps__report(const struct interps *ints, const __u64 *counters, bool verbose)
+void interps__report(const struct interps *ints, const __u64 *counters,
+		     enum report_pass pass)
 {
 	for (int k = 1; ints && k <= MAX_INTERP_KINDS; k++)
 		if (ints->by_kind[k] && ints->by_kind[k]->report)
-			ints->by_kind[k]->report(ints->ctx[k], counters + CNT_INTERP(k), verbose);
+			ints->by_kind[k]->report(ints->ctx[k], counters + CNT_INTERP(k), pass);
 }
 
 static const struct interp_ops *ops_of(const struct interps *ints, unsigned int kind)

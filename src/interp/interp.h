@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "bpf/profile.h"
+#include "lib/report_pass.h"
 
 struct frame;
 struct profile_bpf;
@@ -82,11 +83,11 @@ struct interp_ops {
 	bool (*is_eval_frame)(const struct frame *f);
 
 	/*
-	 * Its lines: warnings (verbose false, once whatever the verbosity) or
-	 * the -v lines (verbose true).  counters: its kind's area
+	 * Its lines, as every module prints them (lib/report_pass.h): its
+	 * warnings, or its -v lines.  counters: its kind's area
 	 * (CNT_INTERP(kind), bpf/profile.h).  ctx may be NULL (not started).
 	 */
-	void (*report)(void *ctx, const __u64 *counters, bool verbose);
+	void (*report)(void *ctx, const __u64 *counters, enum report_pass pass);
 };
 
 /* The runtimes profile knows, one row each (interp.c). */
@@ -126,7 +127,8 @@ void interps__note(struct interps *ints, const void *note, size_t len);
 /* Run loop. */
 void interps__settle(struct interps *ints, unsigned int timeout_ms);
 void interps__reap(struct interps *ints);
-void interps__report(const struct interps *ints, const __u64 *counters, bool verbose);
+void interps__report(const struct interps *ints, const __u64 *counters,
+		     enum report_pass pass);
 
 /*
  * Symbolizer and trace source.  decode() reads a stored interpreter stack

@@ -8,7 +8,9 @@
  * checks, the run, the BPF session, the writer, kernel symbols).  Parsers
  * and tables below them (usyms, ufiles, elf_file, debuginfo, perfmap,
  * procmaps, tracker) print nothing: they return a negative errno, and
- * their caller reports it once, in words the user can act on.
+ * their caller reports it once, in words the user can act on.  The one
+ * exception is the end of a run, where each module prints its own
+ * statistics and warnings (lib/report_pass.h).
  */
 #ifndef LOG_H
 #define LOG_H

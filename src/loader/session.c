@@ -554,6 +554,70 @@ __u32 session__verified_insns(const struct session *s, const char *prog)
 	return info.verified_insns;
 }
 
+static void warn_lost(const __u64 *c, const struct sample_tally *t)
+{
+	/* bcc's words, without our prefix, for scripts that grep for them. */
+	if (t->missed_stacks)
+		log__raw("WARNING: %llu stack traces could not be displayed.%s",
+			 (unsigned long long)t->missed_stacks,
+			 t->missed_enomem ? " Consider increasing --stack-storage-size." : "");
+	if (c[CNT_HASH_FULL])
+		log__raw("WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.",
+			 (unsigned long long)c[CNT_HASH_FULL]);
+}
+
+/*
+ * "user stacks: eexist 1, enomem 0, efault 2, other 0"; a sample taken in
+ * user mode has no kernel stack, and says so apart from the errors.
+ */
+static void report_part(const char *what, int part, const __u64 *c)
+{
+	char mode[48] = "";
+
+	if (part == PART_KERNEL)
+		snprintf(mode, sizeof(mode), "in user mode %llu, ",
+			 (unsigned long long)c[CNT_USER_MODE]);
+	pr_info("%s stacks: %seexist %llu, enomem %llu, efault %llu, other %llu", what, mode,
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EEXIST)],
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_ENOMEM)],
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_EFAULT)],
+		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_OTHER)]);
+}
+
+void session__report(const struct session *s, const __u64 *c,
+		     const struct sample_tally *t, enum report_pass pass)
+{
+	if (pass == REPORT_WARN) {
+		warn_lost(c, t);
+		return;
+	}
+	pr_info("samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)",
+		(unsigned long long)c[CNT_TAKEN], (unsigned long long)t->counted,
+		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL]);
+	report_part("user", PART_USER, c);
+	report_part("kernel", PART_KERNEL, c);
+	pr_info("stacks cut at --perf-max-stack-depth %u: in %llu samples",
+		s->cfg.max_stack_depth, (unsigned long long)t->truncated);
+	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
+		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
+		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
+}
+
+void session__report_verifier(const struct session *s)
+{
+	pr_info("verified instructions: do_sample %u, uw_exec %u, uw_exit %u (limit 1000000)",
+		session__verified_insns(s, "do_sample"), session__verified_insns(s, "uw_exec"),
+		session__verified_insns(s, "uw_exit"));
+}
+
+void session__report_balance(const __u64 *c, const struct sample_tally *t)
+{
+	pr_info("first-sample notes: sent %llu, failed %llu",
+		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
+	pr_info("counted + filtered + dropped %s taken",
+		t->counted + c[CNT_FILTERED] + c[CNT_HASH_FULL] == c[CNT_TAKEN] ? "==" : "!=");
+}
+
 int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 {
 	if (!s->cfg.unwind)

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include "loader/perf.h"
 #include "bpf/profile.h"
+#include "lib/report_pass.h"
 
 struct session;
 struct trace_source;
@@ -57,6 +58,17 @@ struct session_config {
 struct sample {
 	struct count_key key;
 	__u64 count;
+};
+
+/*
+ * What the reports made of the samples they drained, added up by the run
+ * over all intervals: the accounting lines of session__report().
+ */
+struct sample_tally {
+	__u64 counted;		/* samples in the keys the reports read */
+	__u64 missed_stacks;	/* stacks printed as [Missed ...] */
+	bool missed_enomem;	/* one of them for lack of room */
+	__u64 truncated;	/* samples with a stack cut at the depth limit */
 };
 
 /*
@@ -124,5 +136,19 @@ __u32 session__verified_insns(const struct session *s, const char *prog);
 
 /* The PERF_EVENT_ARRAY map for the side-band ring buffers. */
 int session__events_fd(const struct session *s);
+
+/*
+ * The sampler's last words (lib/report_pass.h), c its counters, t what the
+ * reports read.  REPORT_WARN: stacks that could not be shown and samples
+ * the full count map dropped, in bcc's words.  REPORT_STATS: samples
+ * taken and counted, how reading each part's stack failed, stacks cut at
+ * the depth limit, the spill map.  Among the other modules' -v lines come
+ * then the verifier's count, session__report_verifier(), and last the
+ * notes and whether the counts balance, session__report_balance().
+ */
+void session__report(const struct session *s, const __u64 *c,
+		     const struct sample_tally *t, enum report_pass pass);
+void session__report_verifier(const struct session *s);
+void session__report_balance(const __u64 *c, const struct sample_tally *t);
 
 #endif /* SESSION_H */

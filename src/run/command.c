@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "run/command.h"
+#include "bpf/profile.h"
 #include "lib/log.h"
 
 struct command {
@@ -24,6 +25,7 @@ struct command {
 	int go_fd;		/* write end: one byte lets it exec; -1 once used */
 	int err_fd;		/* read end: the exec's errno, or EOF once it ran */
 	bool released;		/* told to exec */
+	int exec_err;		/* -errno: the exec failed */
 	bool exited;		/* seen exited, maybe not reaped */
 	bool reaped;
 	int wstatus;		/* from waitpid(), once reaped */
@@ -172,6 +174,7 @@ int command__release(struct command *c)
 		return 0;
 	pr_err("cannot run '%s': %s", c->name, strerror(e));
 	reap(c, NULL);
+	c->exec_err = -e;
 	return -e;
 }
 
@@ -237,4 +240,39 @@ bool command__take_signal(int sig, const siginfo_t *si)
 	if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
 		kill(pid, sig);
 	return true;
+}
+
+int command__end(struct command *c, int status, const volatile sig_atomic_t *stop,
+		__u64 duration)
+{
+	int cmd_status;
+
+	if (!c)
+		return status;
+	if (c->exec_err)
+		return c->exec_err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+	if (!c->released)
+		return status;	/* profile failed first: command__free() kills it */
+	if (!*stop && !command__exited(c) && duration)
+		pr_warn("sampling ended after %llu s; waiting for '%s' (PID %d) to exit",
+			(unsigned long long)duration, c->name, (int)c->pid);
+	else if (!*stop && !command__exited(c))
+		pr_warn("waiting for '%s' (PID %d) to exit", c->name, (int)c->pid);
+	if (!command__wait(c, stop))
+		return 128 + *stop;
+	cmd_status = command__status(c);
+	return cmd_status ? cmd_status : status;
+}
+
+/* How many processes were followed, and whether any found no room. */
+void command__report(const struct command *c, const __u64 *counters,
+		     enum report_pass pass)
+{
+	if (!c || pass != REPORT_WARN)
+		return;
+	if (counters[CNT_FOLLOW_FULL])
+		pr_warn("%llu processes started by '%s' were not profiled: more than %u ran at once",
+			(unsigned long long)counters[CNT_FOLLOW_FULL], c->name, FOLLOW_SET_SIZE);
+	pr_info("followed processes: %llu (the command and those it started), %llu found no room",
+		(unsigned long long)counters[CNT_FOLLOWED], (unsigned long long)counters[CNT_FOLLOW_FULL]);
 }

@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <linux/types.h>
+#include "lib/report_pass.h"
 
 struct command;
 
@@ -70,6 +72,17 @@ int command__status(struct command *c);
 void command__free(struct command *c);
 
 /*
+ * The exit status of a run with a command, status profile's own: the
+ * shell's 127 or 126 when it could not be run; its own status when it
+ * failed (a failing build is never hidden); else status.  Sampling over
+ * (after duration seconds, 0 if none), the report is out and profile
+ * waits for it; a second signal stops the wait, leaving it running, with
+ * 128 + that signal.  c NULL: status.
+ */
+int command__end(struct command *c, int status, const volatile sig_atomic_t *stop,
+		__u64 duration);
+
+/*
  * From profile's handler of SIGINT, SIGTERM, SIGHUP and SIGQUIT, while a
  * command runs.  The first such signal is the command's to act on:
  * one the terminal sent went to the command too, and one sent to profile
@@ -78,5 +91,13 @@ void command__free(struct command *c);
  * command runs, is profile's own: false, the run stops.  Async-signal-safe.
  */
 bool command__take_signal(int sig, const siginfo_t *si);
+
+/*
+ * The run's last words (lib/report_pass.h), counters the sampler's: with the
+ * warnings, the processes it and its children started that found no room
+ * to be followed, and at -v how many were followed.  c NULL: nothing.
+ */
+void command__report(const struct command *c, const __u64 *counters,
+		     enum report_pass pass);
 
 #endif /* COMMAND_H */

@@ -6,6 +6,7 @@
 
 #include "run/completeness.h"
 #include "trace/trace.h"
+#include "lib/log.h"
 
 static const char *const root_names[] = {
 	"_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
@@ -105,4 +106,31 @@ void completeness__worst(const struct completeness *c, int n, char *buf, size_t 
 				k ? ", " : "", c->modules[best].name,
 				100.0 * c->modules[best].samples / incomplete);
 	}
+}
+
+/*
+ * Few stacks whole: say where they stop and what would help, once.  Not
+ * for a handful of samples, which say little.
+ */
+static void warn_incomplete(const struct completeness *c)
+{
+	char worst[512];
+
+	if (c->samples < 100 || c->complete * 2 >= c->samples)
+		return;
+	completeness__worst(c, 3, worst, sizeof(worst));
+	pr_warn("only %.0f%% of user stacks reach their root frame; most stop in %s; %s",
+		100.0 * c->complete / c->samples, worst, c->advice);
+}
+
+void completeness__report(const struct completeness *c, enum report_pass pass)
+{
+	if (pass == REPORT_WARN) {
+		warn_incomplete(c);
+		return;
+	}
+	pr_info("user stack completeness: %.1f%% of %llu samples reach a root frame, %.1f frames on average",
+		c->samples ? 100.0 * c->complete / c->samples : 0.0,
+		(unsigned long long)c->samples,
+		c->samples ? (double)c->frames / c->samples : 0.0);
 }

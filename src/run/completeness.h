@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "lib/report_pass.h"
 
 struct records;
 
@@ -26,6 +27,7 @@ struct completeness {
 		__u64 samples;
 	} modules[COMPLETENESS_MODULES];
 	__u64 other;		/* incomplete samples in no kept module */
+	const char *advice;	/* the warning's last words: what would help */
 };
 
 /* Count the user stacks of one report's records. */
@@ -39,5 +41,11 @@ bool completeness__is_root(const char *name);
  * at most n of them, into buf.
  */
 void completeness__worst(const struct completeness *c, int n, char *buf, size_t len);
+
+/*
+ * The run's last words (lib/report_pass.h): a warning when most stacks stop
+ * short, with c->advice; at -v, the share that reach a root frame.
+ */
+void completeness__report(const struct completeness *c, enum report_pass pass);
 
 #endif /* COMPLETENESS_H */

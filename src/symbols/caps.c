@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "symbols/caps.h"
+#include "lib/log.h"
 
 void caps__hit(struct caps *c, unsigned int mask, const char *name,
 	       size_t name_len)
@@ -45,5 +46,29 @@ void caps__describe(enum cap_kind kind, char *buf, size_t len)
 		break;
 	default:
 		snprintf(buf, len, "?");
+	}
+}
+
+/*
+ * The warnings: one per kind of cap, naming the first object that hit it.
+ * The -v line: how many hit each.
+ */
+void caps__report(const struct caps *c, enum report_pass pass)
+{
+	if (pass == REPORT_STATS) {
+		pr_info("caps hit: section size %llu, symbol names %llu, memory per file %llu, perf map %llu, CRC input %llu",
+			(unsigned long long)c->hits[CAP_SECTION], (unsigned long long)c->hits[CAP_NAMES],
+			(unsigned long long)c->hits[CAP_OBJECT], (unsigned long long)c->hits[CAP_PERFMAP],
+			(unsigned long long)c->hits[CAP_CRC]);
+		return;
+	}
+	for (int k = 0; k < NR_CAPS; k++) {
+		char what[96];
+
+		if (!c->hits[k])
+			continue;
+		caps__describe(k, what, sizeof(what));
+		pr_warn("'%s' hit the cap on %s; what lies past it is not named (%llu files in all; -v counts them)",
+			c->first[k], what, (unsigned long long)c->hits[k]);
 	}
 }

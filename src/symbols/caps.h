@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <linux/types.h>
+#include "lib/report_pass.h"
 
 enum cap_kind {
 	/*
@@ -69,5 +70,8 @@ void caps__hit(struct caps *c, unsigned int mask, const char *name,
 
 /* What a cap bounds and its size, into buf: "ELF section size (32 MiB)". */
 void caps__describe(enum cap_kind kind, char *buf, size_t len);
+
+/* The run's last words on the caps (lib/report_pass.h). */
+void caps__report(const struct caps *c, enum report_pass pass);
 
 #endif /* CAPS_H */

@@ -835,3 +835,21 @@ void debuginfod__stats(struct debuginfod *d, struct debuginfod_stats *st)
 	st->waited = d->waited;
 	pthread_mutex_unlock(&d->lock);
 }
+
+void debuginfod__report(struct debuginfod *d, enum report_pass pass)
+{
+	struct debuginfod_stats ds;
+
+	if (!d)
+		return;
+	if (pass == REPORT_WARN) {
+		debuginfod__warn(d);
+		return;
+	}
+	debuginfod__stats(d, &ds);
+	pr_info("debuginfod: %llu lookups, %llu fetched, %llu not found, %llu failed, %llu still under way, %llu over the bound; %.1f MiB of debug files; reports waited %.1f s",
+		(unsigned long long)ds.lookups, (unsigned long long)ds.fetched,
+		(unsigned long long)ds.not_found, (unsigned long long)ds.failed,
+		(unsigned long long)ds.pending, (unsigned long long)ds.refused,
+		(double)ds.bytes / (1 << 20), ds.waited);
+}

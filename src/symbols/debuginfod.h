@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "lib/report_pass.h"
 
 struct elf_file;
 struct debuginfod;
@@ -100,5 +101,11 @@ struct elf_file *debuginfod__next(struct debuginfod *d, char *id, size_t len);
 void debuginfod__warn(struct debuginfod *d);
 
 void debuginfod__stats(struct debuginfod *d, struct debuginfod_stats *st);
+
+/*
+ * The run's last words (lib/report_pass.h): the warnings above; at -v, the
+ * lookups, fetches and time spent waiting.
+ */
+void debuginfod__report(struct debuginfod *d, enum report_pass pass);
 
 #endif /* DEBUGINFOD_H */

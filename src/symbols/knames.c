@@ -272,6 +272,21 @@ void knames__stats(const struct knames *kn, struct knames_stats *st)
 	st->kallsyms_read = kn->ks != NULL;
 }
 
+void knames__report(const struct knames *kn, enum report_pass pass)
+{
+	struct knames_stats ks;
+
+	if (!kn || pass != REPORT_STATS)
+		return;
+	knames__stats(kn, &ks);
+	if (ks.from_kernel)
+		pr_info("kernel symbols: %llu addresses named by the kernel in %llu runs; /proc/kallsyms %s",
+			(unsigned long long)ks.addrs, (unsigned long long)ks.runs,
+			ks.kallsyms_read ? "read for an ftrace trampoline" : "not read");
+	else
+		pr_info("kernel symbols: from /proc/kallsyms");
+}
+
 struct knames *knames__new(bool kallsyms)
 {
 	struct knames *kn = calloc(1, sizeof(*kn));

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "symbols/ksyms.h"
+#include "lib/report_pass.h"
 
 struct knames;
 
@@ -42,6 +43,9 @@ struct knames_stats {
 	bool kallsyms_read;	/* /proc/kallsyms was read (and parsed) */
 };
 void knames__stats(const struct knames *kn, struct knames_stats *st);
+
+/* At -v, where kernel names came from (lib/report_pass.h). */
+void knames__report(const struct knames *kn, enum report_pass pass);
 
 /* One "%pB" result, "name+0xoff/0xsize [module]", taken apart. */
 struct kname_parts {

@@ -30,6 +30,7 @@
 #include "symbols/ufiles.h"
 #include "symbols/usyms.h"
 #include "lib/util.h"
+#include "lib/log.h"
 
 /* Minimum time between two re-reads of one process's maps or perf map. */
 #define REFRESH_NS		1000000000ULL
@@ -1042,4 +1043,26 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 const struct caps *usyms__caps(const struct usyms *u)
 {
 	return &u->caps;
+}
+
+void usyms__report(const struct usyms *u, enum report_pass pass)
+{
+	struct usyms_stats st = {};
+
+	if (pass == REPORT_WARN) {
+		if (u)
+			caps__report(&u->caps, REPORT_WARN);
+		return;
+	}
+	if (u)
+		usyms__stats(u, &st);
+	pr_info("files: %llu opened, %llu parsed, %llu pruned, %llu with debug files, %llu with MiniDebugInfo, %llu from debuginfod, %llu perf maps, %llu perf maps refused; vdso images: %llu, %llu pruned",
+		(unsigned long long)st.files, (unsigned long long)st.files_parsed,
+		(unsigned long long)st.files_pruned,
+		(unsigned long long)st.debug_files, (unsigned long long)st.minidebug,
+		(unsigned long long)st.debuginfod_files,
+		(unsigned long long)st.perfmaps, (unsigned long long)st.perfmaps_refused,
+		(unsigned long long)st.vdsos, (unsigned long long)st.vdsos_pruned);
+	if (u)
+		caps__report(&u->caps, REPORT_STATS);
 }

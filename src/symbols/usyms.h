@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "lib/report_pass.h"
 
 struct usyms;			/* opaque: the whole run's user symbolizer */
 struct caps;
@@ -210,5 +211,12 @@ const struct caps *usyms__caps(const struct usyms *u);
 void usyms__forget_exited(struct usyms *u);
 
 void usyms__stats(const struct usyms *u, struct usyms_stats *st);
+
+/*
+ * The run's last words (lib/report_pass.h): the caps the files hit, as
+ * warnings; at -v, the files read and the caps' counts.  u NULL: the
+ * files line, all zeros.
+ */
+void usyms__report(const struct usyms *u, enum report_pass pass);
 
 #endif /* USYMS_H */

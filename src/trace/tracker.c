@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 
 #include "lib/util.h"
+#include "lib/log.h"
 #include "trace/tracker.h"
 #include "bpf/profile.h"
 #include "symbols/usyms.h"
@@ -365,4 +366,27 @@ int tracker__poll(struct tracker *t, int timeout_ms)
 void tracker__stats(const struct tracker *t, struct tracker_stats *st)
 {
 	*st = t->stats;
+}
+
+void tracker__report(const struct tracker *t, const struct usyms *us,
+		     enum report_pass pass)
+{
+	struct tracker_stats ts = {};
+	struct usyms_stats st = {};
+
+	if (pass != REPORT_STATS)
+		return;
+	if (t)
+		tracker__stats(t, &ts);
+	if (us)
+		usyms__stats(us, &st);
+	pr_info("processes: %llu seen, %llu gone before read, %llu freed at exit without samples, %llu known now; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost, %llu of processes not profiled",
+		(unsigned long long)st.procs, (unsigned long long)st.procs_gone,
+		(unsigned long long)st.procs_reaped, (unsigned long long)st.procs_now,
+		(unsigned long long)ts.mmaps, (unsigned long long)ts.execs,
+		(unsigned long long)ts.forks, (unsigned long long)ts.exits,
+		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost,
+		(unsigned long long)ts.skipped);
+	pr_info("recovery from lost records: %llu rounds, %llu processes' maps read again",
+		(unsigned long long)ts.recoveries, (unsigned long long)ts.recovered);
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "lib/report_pass.h"
 
 struct tracker;
 struct usyms;
@@ -52,5 +53,14 @@ void tracker__set_interps(struct tracker *t, struct interps *ints);
 int tracker__poll(struct tracker *t, int timeout_ms);
 
 void tracker__stats(const struct tracker *t, struct tracker_stats *st);
+
+/*
+ * The run's last words (lib/report_pass.h): at -v, the processes usyms us
+ * knows and the records read, one line as scripts read it, then the
+ * recovery from lost records.  t or us NULL: their numbers are zeros.
+ */
+struct usyms;
+void tracker__report(const struct tracker *t, const struct usyms *us,
+		     enum report_pass pass);
 
 #endif /* TRACKER_H */

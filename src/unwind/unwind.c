@@ -33,6 +33,7 @@
 #include "symbols/procfs.h"
 #include "symbols/procmaps.h"
 #include "bpf/unwind/uwtable.h"
+#include "bpf/profile.h"
 #include "lib/log.h"
 
 #define QUEUE_LEN 4096
@@ -909,6 +910,58 @@ void unwind__stats(struct unwind *u, struct unwind_stats *st)
 	pthread_mutex_lock(&u->lock);
 	*st = u->stats;
 	pthread_mutex_unlock(&u->lock);
+}
+
+/* Objects whose tables found no room: one warning naming the first. */
+static void warn_budget(struct unwind *u)
+{
+	struct unwind_stats st;
+
+	unwind__stats(u, &st);
+	if (st.over_budget)
+		pr_warn("'%s' and %llu more objects found no room under --unwind-mem %llu; their stacks are walked by frame pointer: raise --unwind-mem",
+			st.first_over, (unsigned long long)st.over_budget - 1,
+			(unsigned long long)u->opts.mem_max >> 20);
+}
+
+void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)
+{
+	char ends[512];
+	size_t off = 0;
+
+	if (pass == REPORT_WARN) {
+		if (u)
+			warn_budget(u);
+		return;
+	}
+	pr_info("unwind: %s; walks %llu from tables, %llu by the kernel's frame-pointer walk; frames %llu by table, %llu by frame pointer",
+		u ? unwind__mode_name(u->opts.mode) : "fp",
+		(unsigned long long)c[CNT_UW_WALKS], (unsigned long long)c[CNT_UW_FP_WALKS],
+		(unsigned long long)c[CNT_UW_TABLE_FRAMES], (unsigned long long)c[CNT_UW_FP_FRAMES]);
+	for (unsigned int e = 0; e < NR_UW_ENDS && off < sizeof(ends); e++)
+		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
+				unwind__end_name(e), (unsigned long long)c[CNT_UW_END + e]);
+	pr_info("unwind ends: %s", ends);
+}
+
+void unwind__report_tables(struct unwind *u)
+{
+	struct unwind_stats st;
+
+	if (!u)
+		return;
+	unwind__stats(u, &st);
+	pr_info("unwind tables: %llu loaded, %llu rows, %llu KiB of kernel memory with mapping lists; objects: %llu compiled in %.1f ms, %llu built with frame pointers, %llu without .eh_frame, %llu over --unwind-mem, %llu evicted",
+		(unsigned long long)st.tables, (unsigned long long)st.rows,
+		(unsigned long long)st.bytes >> 10, (unsigned long long)st.built,
+		st.build_ns / 1e6, (unsigned long long)st.fp_objects,
+		(unsigned long long)st.no_table, (unsigned long long)st.over_budget,
+		(unsigned long long)st.evicted);
+	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table), %llu mappings past %d, %llu requests dropped",
+		(unsigned long long)st.procs, (unsigned long long)st.syncs,
+		(unsigned long long)st.sync_errors, (unsigned long long)st.procs_fp,
+		(unsigned long long)st.maps_over, UW_MAX_MAPS,
+		(unsigned long long)st.dropped);
 }
 
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)

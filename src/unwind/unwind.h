@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "lib/report_pass.h"
 
 enum unwind_mode {
 	UNWIND_AUTO,	/* tables for objects built without frame pointers */
@@ -86,6 +87,16 @@ void unwind__forget(struct unwind *u, __u32 pid);
 bool unwind__knows(struct unwind *u, __u32 pid);
 
 void unwind__stats(struct unwind *u, struct unwind_stats *st);
+
+/*
+ * The run's last words (lib/report_pass.h), c the sampler's counters.
+ * REPORT_WARN: the objects over --unwind-mem.  REPORT_STATS: how the
+ * walks went and how they ended (u NULL: all by frame pointer).  The
+ * tables and processes come after the verifier's line, in
+ * unwind__report_tables().
+ */
+void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass);
+void unwind__report_tables(struct unwind *u);
 
 const char *unwind__mode_name(enum unwind_mode mode);
 

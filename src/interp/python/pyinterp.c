@@ -166,11 +166,11 @@ static void py_warn(struct python *py)
 			PYTHON_MEM_MAX >> 20);
 }
 
-static void py_report(void *ctx, const __u64 *counters, bool verbose)
+static void py_report(void *ctx, const __u64 *counters, enum report_pass pass)
 {
 	if (!ctx)
 		return;
-	if (verbose)
+	if (pass == REPORT_STATS)
 		py_report_verbose(ctx, counters);
 	else
 		py_warn(ctx);

@@ -124,11 +124,11 @@ static bool fake_is_eval_frame(const struct frame *f)
 	return f->kind == FRAME_NATIVE && f->name && !strcmp(f->name, "fake_eval_loop");
 }
 
-static void fake_report(void *ctx, const __u64 *counters, bool verbose)
+static void fake_report(void *ctx, const __u64 *counters, enum report_pass pass)
 {
 	(void)ctx;
 	fake.counters = counters;
-	if (verbose)
+	if (pass == REPORT_STATS)
 		fake.reported_verbose = true;
 	else
 		fake.reported_warnings = true;
@@ -365,9 +365,9 @@ TEST(hooks_dispatched_by_kind)
 	CHECK_INT(fake.settles, 2);
 	CHECK_INT(fake.reaps, 1);
 	/* Its own counters' area, warnings and -v lines apart. */
-	interps__report(ints, counters, false);
+	interps__report(ints, counters, REPORT_WARN);
 	CHECK(fake.reported_warnings && !fake.reported_verbose);
-	interps__report(ints, counters, true);
+	interps__report(ints, counters, REPORT_STATS);
 	CHECK(fake.reported_verbose);
 	CHECK(fake.counters == counters + CNT_INTERP(FAKE_KIND));
 	CHECK_STR(interps__off_options(ints), " --fake=off");

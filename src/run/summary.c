@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The run's account of its reports, and its words on them: see summary.h. */
+#include <stdio.h>
+#include <time.h>
+
+#include "run/summary.h"
+#include "output/output.h"
+#include "output/writer.h"
+#include "trace/tracker.h"
+#include "lib/log.h"
+
+/* Is the summary line wanted?  After writing files, unless -q. */
+static bool wants_summary(const struct options *o)
+{
+	return o->nr_outputs && !o->quiet;
+}
+
+static __u64 counted_samples(const struct sample *s, size_t nr)
+{
+	__u64 sum = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		sum += s[i].count;
+	return sum;
+}
+
+/* For the summary: the stacks as the folded output shows them. */
+static void count_stacks(struct summary *sum, const struct options *o,
+			 const struct records *recs)
+{
+	struct output_opts oo = {
+		.view = {
+			.parts = { [PART_KERNEL] = !o->user_only, [PART_USER] = !o->kernel_only },
+			.delimited = o->delimited,
+		},
+		.folded = true,
+		.annotations = o->annotations,
+		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
+		.module_labels = o->unknown_module,
+	};
+	size_t nr;
+
+	sum->reports++;
+	if (wants_summary(o) && !output__count(recs, &oo, &nr) && nr > sum->stacks)
+		sum->stacks = nr;
+}
+
+void summary__add(struct summary *sum, const struct options *o,
+		  const struct sample *samples, size_t nr,
+		  const struct records *recs)
+{
+	struct sample_tally *t = &sum->tally;
+
+	t->counted += counted_samples(samples, nr);
+	t->missed_stacks += recs->missed_stacks;
+	t->missed_enomem |= recs->missed_enomem;
+	t->truncated += recs->truncated;
+	count_stacks(sum, o, recs);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * At -F, under a tenth of what one busy CPU would give; with -c, under one
+ * a second.  Not for runs under a second.
+ */
+void summary__warn_few(const struct summary *sum, const struct options *o,
+		       const __u64 *c)
+{
+	double secs = seconds_since(&sum->sample_start);
+	unsigned long long n = c[CNT_TAKEN] - c[CNT_FILTERED];	/* counted or dropped */
+	const char *ev = o->event.name;
+
+	if (secs < 1 || n >= 1000)
+		return;
+	if (o->period && n < secs)
+		pr_warn("only %llu sample(s) in %.1f s, one every %llu %s: lower -c for more",
+			n, secs, (unsigned long long)o->period, ev);
+	if (!o->freq || n >= o->freq * secs / 10)
+		return;
+	if (event__is_clock(&o->event) && n < o->freq * secs / 100)
+		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled was on a CPU %.1f%% of the time; the rest it slept or waited, which a CPU profile does not show",
+			n, secs, (unsigned long long)o->freq, 100.0 * n / (o->freq * secs));
+	else if (event__is_clock(&o->event))
+		pr_warn("only %llu sample(s) in %.1f s at %llu Hz: what was profiled was on a CPU %.1f%% of the time; profile longer or raise -F",
+			n, secs, (unsigned long long)o->freq, 100.0 * n / (o->freq * secs));
+	else
+		pr_warn("only %llu sample(s) of %s in %.1f s at -F %llu: the kernel reaches -F only for an event that comes often enough; raise -F (-F %d) or give a period with -c",
+			n, ev, secs, (unsigned long long)o->freq,
+			o->freq < DEFAULT_EVENT_FREQ ? DEFAULT_EVENT_FREQ : 4 * (int)o->freq);
+}
+
+/* 4521 as "4,521". */
+static const char *group_digits(__u64 v, char *buf, size_t sz)
+{
+	char digits[32];
+	size_t n, off = 0;
+
+	n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	for (size_t i = 0; i < n && off + 2 < sz; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[off++] = ',';
+		buf[off++] = digits[i];
+	}
+	buf[off] = '\0';
+	return buf;
+}
+
+/* What was lost, by kind: "0 lost", "3 lost (1 sample: count map full, ...)". */
+static void describe_lost(const struct summary *sum, const __u64 *c,
+			  __u64 records_lost, char *lost, size_t len)
+{
+	const struct sample_tally *t = &sum->tally;
+	__u64 total = c[CNT_HASH_FULL] + t->missed_stacks + records_lost;
+	const char *sep = " (";
+	char n1[32];
+	size_t off;
+
+	off = snprintf(lost, len, "%s lost", group_digits(total, n1, sizeof(n1)));
+	if (!total)
+		return;
+	if (c[CNT_HASH_FULL] && off < len) {
+		off += snprintf(lost + off, len - off, "%s%s sample%s: count map full",
+				sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)),
+				c[CNT_HASH_FULL] == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (t->missed_stacks && off < len) {
+		off += snprintf(lost + off, len - off, "%s%s stack%s not displayed",
+				sep, group_digits(t->missed_stacks, n1, sizeof(n1)),
+				t->missed_stacks == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (records_lost && off < len)
+		off += snprintf(lost + off, len - off, "%s%s process record%s",
+				sep, group_digits(records_lost, n1, sizeof(n1)),
+				records_lost == 1 ? "" : "s");
+	if (off < len)
+		snprintf(lost + off, len - off, ")");
+}
+
+void summary__print(const struct summary *sum, const struct options *o,
+		    const __u64 *c, const struct tracker *t,
+		    const struct writers *out)
+{
+	struct tracker_stats ts = {};
+	char files[2048], lost[256], many[48], n2[32], n3[32];
+
+	if (!wants_summary(o))
+		return;
+	if (t)
+		tracker__stats(t, &ts);
+	describe_lost(sum, c, ts.lost, lost, sizeof(lost));
+	writers__describe(out, files, sizeof(files));
+	snprintf(many, sizeof(many), " in the largest of %u reports", sum->reports);
+	/* Not a warning: -q alone silences it, as wants_summary() says. */
+	log__raw("profile: wrote %s: %s samples, %s distinct stacks%s, %s", files,
+		 group_digits(sum->tally.counted, n2, sizeof(n2)),
+		 group_digits(sum->stacks, n3, sizeof(n3)),
+		 sum->reports > 1 ? many : "", lost);
+}

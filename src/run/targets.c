@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* -p and -L targets that exit: see targets.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "run/targets.h"
+#include "lib/log.h"
+
+int targets__init(struct targets *t, const struct options *o)
+{
+	t->pids = o->pids != NULL;
+	t->ids = o->pids ? o->pids : o->tids;
+	t->nr = o->pids ? o->nr_pids : o->nr_tids;
+	t->gone = calloc(o->nr_pids + o->nr_tids + 1, sizeof(bool));
+	if (!t->gone) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void targets__check(struct targets *t)
+{
+	char path[32];
+
+	for (size_t i = 0; i < t->nr && t->gone; i++) {
+		if (t->gone[i])
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u", t->ids[i]);
+		if (access(path, F_OK) == 0)
+			continue;
+		t->gone[i] = true;
+		pr_warn("%s %u has exited; profiling continues until the end",
+			t->pids ? "PID" : "TID", t->ids[i]);
+	}
+}
+
+void targets__free(struct targets *t)
+{
+	free(t->gone);
+	t->gone = NULL;
+}
