@@ -402,6 +402,7 @@ TEST(ticks)
 				 .tick = tick, .tick_ms = 20 };
 	struct worker *w;
 	unsigned int v = 1, ticks;
+	double t0 = now_ms(), due;
 
 	seen_init(&s);
 	w = worker__new(&o);
@@ -411,9 +412,10 @@ TEST(ticks)
 	CHECK_INT(worker__push(w, &v), 0);
 	usleep(300 * 1000);
 	CHECK_INT(worker__stop(w, 2000), 0);
+	due = (now_ms() - t0) / 20;
 	ticks = s.ticks;
-	/* 15 due; a loaded machine may run fewer, never more. */
-	CHECK(ticks >= 3 && ticks <= 15);
+	/* A loaded machine may run fewer than are due, never more. */
+	CHECK(ticks >= 3 && ticks <= due + 1);
 	CHECK_INT(s.n, 1);
 	worker__free(w);
 	seen_free(&s);
