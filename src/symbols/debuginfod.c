@@ -108,7 +108,7 @@ struct debuginfod {
 	struct fetcher fetchers[NR_WORKERS];
 	pthread_mutex_t lock;
 	pthread_cond_t done;	/* a lookup ended */
-	volatile sig_atomic_t quit;
+	bool quit;		/* atomic: read by the progress callback */
 	struct lookup **v;
 	size_t nr, cap;
 	__u64 refused;
@@ -201,7 +201,7 @@ static int on_progress(debuginfod_client *c, long done, long total)
 	if ((unsigned long)done > DEBUGINFOD_MAX_BYTES ||
 	    (unsigned long)total > DEBUGINFOD_MAX_BYTES)
 		w->too_big = true;
-	w->cut = w->too_big || w->d->quit;
+	w->cut = w->too_big || __atomic_load_n(&w->d->quit, __ATOMIC_RELAXED);
 	return w->cut;
 }
 
@@ -501,9 +501,7 @@ void debuginfod__free(struct debuginfod *d)
 	if (!d)
 		return;
 	/* Lookups under way see quit at their next progress call, or SIGURG's. */
-	pthread_mutex_lock(&d->lock);
-	d->quit = 1;
-	pthread_mutex_unlock(&d->lock);
+	__atomic_store_n(&d->quit, true, __ATOMIC_RELAXED);
 	worker__free(d->worker);
 	for (size_t i = 0; i < d->nr; i++)
 		free_lookup(d->v[i]);
