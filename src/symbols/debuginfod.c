@@ -2,16 +2,17 @@
 /*
  * Fetching debug files through libdebuginfod, in worker threads.
  *
- * Each worker has its own client (libdebuginfod's are not shared between
- * threads) and takes the oldest queued lookup.  A lookup is cut short by
- * returning non-zero from the client's progress callback, which the
- * library calls at least once a second while it waits on its sockets; to
- * end one at once, the worker is also sent SIGURG, whose no-op handler
- * makes that wait return early.  The callback finds its worker through
- * this_worker, set by each worker thread for itself.
+ * Each thread of the worker has its own client (libdebuginfod's are not
+ * shared between threads) and takes the oldest queued lookup.  A lookup is
+ * cut short by returning non-zero from the client's progress callback,
+ * which the library calls at least once a second while it waits on its
+ * sockets; to end one at once, the worker sends its threads SIGURG when it
+ * stops, whose no-op handler makes that wait return early.  The callback
+ * finds its thread's state through this_fetcher, set by each thread for
+ * itself.
  *
- * The lock guards the lookups' states and the queue; the parsed debug
- * files are handed over under it and never touched by a worker again.
+ * The lock guards the lookups' states; the parsed debug files are handed
+ * over under it and never touched by a thread again.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -32,6 +33,7 @@
 #include "lib/log.h"
 #include "lib/text.h"
 #include "lib/util.h"
+#include "lib/worker.h"
 
 #define NR_WORKERS	4
 /* A GNU build-id is 8 to 64 bytes; ours are hex. */
@@ -77,10 +79,10 @@ struct lookup {
 	__s64 uid;		/* of the first process that mapped the object */
 };
 
-struct worker {
+/* A thread of the worker: its client and its lookup. */
+struct fetcher {
 	struct debuginfod *d;
-	pthread_t thread;
-	bool started;
+	debuginfod_client *c;	/* NULL: out of memory */
 	struct lookup *lk;	/* the lookup under way, or NULL */
 	bool too_big;		/* set by the progress callback */
 	bool cut;		/* the progress callback ended the lookup */
@@ -102,20 +104,20 @@ struct debuginfod {
 	char *urls;		/* for messages, sanitized */
 	char *cache;		/* the library's cache directory, or NULL */
 	struct dfd_api api;
+	struct worker *worker;	/* its queue of struct lookup *, its threads */
+	struct fetcher fetchers[NR_WORKERS];
 	pthread_mutex_t lock;
-	pthread_cond_t work;	/* a lookup was queued, or quit */
 	pthread_cond_t done;	/* a lookup ended */
-	volatile sig_atomic_t quit;
+	bool quit;		/* atomic: read by the progress callback */
 	struct lookup **v;
 	size_t nr, cap;
-	struct worker workers[NR_WORKERS];
 	__u64 refused;
 	__s64 refused_uid;	/* the first user refused */
 	double waited;
 };
 
-/* The worker this thread is, for the library's progress callback. */
-static __thread struct worker *this_worker;
+/* The fetcher this thread is, for the library's progress callback. */
+static __thread struct fetcher *this_fetcher;
 
 static double now_s(void)
 {
@@ -188,7 +190,7 @@ static void nop_handler(int sig)
  */
 static int on_progress(debuginfod_client *c, long done, long total)
 {
-	struct worker *w = this_worker;
+	struct fetcher *w = this_fetcher;
 
 	(void)c;
 	if (!w || !w->lk)
@@ -199,7 +201,7 @@ static int on_progress(debuginfod_client *c, long done, long total)
 	if ((unsigned long)done > DEBUGINFOD_MAX_BYTES ||
 	    (unsigned long)total > DEBUGINFOD_MAX_BYTES)
 		w->too_big = true;
-	w->cut = w->too_big || w->d->quit;
+	w->cut = w->too_big || __atomic_load_n(&w->d->quit, __ATOMIC_RELAXED);
 	return w->cut;
 }
 
@@ -319,7 +321,7 @@ static char *server_url(const char *url)
 }
 
 /* Ask the servers for lk's debug file, without the lock. */
-static void run_lookup(struct worker *w, debuginfod_client *c,
+static void run_lookup(struct fetcher *w, debuginfod_client *c,
 		       struct lookup *lk)
 {
 	struct debuginfod *d = w->d;
@@ -366,55 +368,54 @@ static void run_lookup(struct worker *w, debuginfod_client *c,
 	free(path);
 }
 
-static struct lookup *next_queued(struct debuginfod *d)
+/* In each of the worker's threads, before its first lookup. */
+static void fetcher_init(void *ctx, unsigned int i)
 {
-	for (size_t i = 0; i < d->nr; i++)
-		if (d->v[i]->state == LK_QUEUED)
-			return d->v[i];
-	return NULL;
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct debuginfod *d = w->d;
-	struct lookup *lk = NULL;
-	debuginfod_client *c;
+	struct debuginfod *d = ctx;
+	struct fetcher *f = &d->fetchers[i];
 	sigset_t urg;
 
-	this_worker = w;
+	this_fetcher = f;
 	sigemptyset(&urg);
 	sigaddset(&urg, SIGURG);
 	pthread_sigmask(SIG_UNBLOCK, &urg, NULL);
-	c = d->api.begin();
-	if (c)
-		d->api.set_progressfn(c, on_progress);
+	f->d = d;
+	f->c = d->api.begin();
+	if (f->c)
+		d->api.set_progressfn(f->c, on_progress);
+}
+
+static void fetcher_exit(void *ctx, unsigned int i)
+{
+	struct debuginfod *d = ctx;
+
+	if (d->fetchers[i].c)
+		d->api.end(d->fetchers[i].c);
+}
+
+static void fetch(void *ctx, unsigned int i, void *req)
+{
+	struct debuginfod *d = ctx;
+	struct fetcher *f = &d->fetchers[i];
+	struct lookup *lk = *(struct lookup **)req;
+
 	pthread_mutex_lock(&d->lock);
-	for (;;) {
-		while (!d->quit && !(lk = next_queued(d)))
-			pthread_cond_wait(&d->work, &d->lock);
-		if (d->quit)
-			break;
-		lk->state = LK_RUNNING;
-		w->lk = lk;
-		pthread_mutex_unlock(&d->lock);
-		if (c) {
-			run_lookup(w, c, lk);
-		} else {
-			pthread_mutex_lock(&d->lock);
-			lk->state = LK_FAILED;
-			lk->fault = FAULT_ERRNO;
-			lk->err = ENOMEM;
-			pthread_cond_broadcast(&d->done);
-			pthread_mutex_unlock(&d->lock);
-		}
-		pthread_mutex_lock(&d->lock);
-		w->lk = NULL;
-	}
+	lk->state = LK_RUNNING;
+	f->lk = lk;
 	pthread_mutex_unlock(&d->lock);
-	if (c)
-		d->api.end(c);
-	return NULL;
+	if (f->c) {
+		run_lookup(f, f->c, lk);
+	} else {
+		pthread_mutex_lock(&d->lock);
+		lk->state = LK_FAILED;
+		lk->fault = FAULT_ERRNO;
+		lk->err = ENOMEM;
+		pthread_cond_broadcast(&d->done);
+		pthread_mutex_unlock(&d->lock);
+	}
+	pthread_mutex_lock(&d->lock);
+	f->lk = NULL;
+	pthread_mutex_unlock(&d->lock);
 }
 
 /* ---- the run's side ---- */
@@ -436,20 +437,16 @@ static char *sanitized(const char *s)
 static int start_workers(struct debuginfod *d)
 {
 	struct sigaction sa = { .sa_handler = nop_handler, .sa_flags = SA_RESTART };
-	int err;
+	struct worker_opts wo = { .threads = NR_WORKERS, .req_size = sizeof(struct lookup *),
+				  .queue_max = DEBUGINFOD_MAX_LOOKUPS, .job = fetch, .ctx = d,
+				  .thread_init = fetcher_init, .thread_exit = fetcher_exit,
+				  .stop_signal = SIGURG };
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGURG, &sa, NULL))
 		return -errno;
-	for (int i = 0; i < NR_WORKERS; i++) {
-		d->workers[i].d = d;
-		err = pthread_create(&d->workers[i].thread, NULL, worker_main,
-				     &d->workers[i]);
-		if (err)
-			return -err;
-		d->workers[i].started = true;
-	}
-	return 0;
+	d->worker = worker__new(&wo);
+	return d->worker ? 0 : -errno;
 }
 
 struct debuginfod *debuginfod__new(const struct debuginfod_opts *o)
@@ -466,7 +463,6 @@ struct debuginfod *debuginfod__new(const struct debuginfod_opts *o)
 		return NULL;
 	d->o = *o;
 	pthread_mutex_init(&d->lock, NULL);
-	pthread_cond_init(&d->work, NULL);
 	pthread_cond_init(&d->done, NULL);
 	err = load_api(&d->api);
 	if (err) {
@@ -504,16 +500,9 @@ void debuginfod__free(struct debuginfod *d)
 {
 	if (!d)
 		return;
-	pthread_mutex_lock(&d->lock);
-	d->quit = 1;
-	pthread_cond_broadcast(&d->work);
-	pthread_mutex_unlock(&d->lock);
-	for (int i = 0; i < NR_WORKERS; i++)
-		if (d->workers[i].started)
-			pthread_kill(d->workers[i].thread, SIGURG);
-	for (int i = 0; i < NR_WORKERS; i++)
-		if (d->workers[i].started)
-			pthread_join(d->workers[i].thread, NULL);
+	/* Lookups under way see quit at their next progress call, or SIGURG's. */
+	__atomic_store_n(&d->quit, true, __ATOMIC_RELAXED);
+	worker__free(d->worker);
 	for (size_t i = 0; i < d->nr; i++)
 		free_lookup(d->v[i]);
 	free(d->v);
@@ -523,7 +512,6 @@ void debuginfod__free(struct debuginfod *d)
 	 * would strand.
 	 */
 	pthread_cond_destroy(&d->done);
-	pthread_cond_destroy(&d->work);
 	pthread_mutex_destroy(&d->lock);
 	free(d->urls);
 	free(d->cache);
@@ -569,6 +557,24 @@ static bool may_ask(struct debuginfod *d, __s64 uid)
 	return false;
 }
 
+/*
+ * Called locked: lk to the worker's queue.  It is queued at most once at a
+ * time, and there are at most the queue's bound: it has room.
+ */
+static void queue(struct debuginfod *d, struct lookup *lk)
+{
+	int err;
+
+	lk->state = LK_QUEUED;
+	lk->asked = now_s();
+	err = worker__push(d->worker, &lk);
+	if (err) {
+		lk->state = LK_FAILED;
+		lk->fault = FAULT_ERRNO;
+		lk->err = -err;
+	}
+}
+
 /* A new queued lookup, or NULL (out of memory, or over the bound). */
 static struct lookup *add(struct debuginfod *d, const char *id,
 			  const char *object, __s64 uid)
@@ -589,19 +595,16 @@ static struct lookup *add(struct debuginfod *d, const char *id,
 	}
 	strcpy(lk->id, id);
 	lk->uid = uid;
-	lk->asked = now_s();
 	d->v[d->nr++] = lk;
-	pthread_cond_signal(&d->work);
+	queue(d, lk);
 	return lk;
 }
 
 /* Its debug file was handed out and freed: read it again (the cache). */
 static void requeue(struct debuginfod *d, struct lookup *lk)
 {
-	lk->state = LK_QUEUED;
 	lk->taken = false;
-	lk->asked = now_s();
-	pthread_cond_signal(&d->work);
+	queue(d, lk);
 }
 
 void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,

@@ -35,6 +35,7 @@
 #include "bpf/unwind/uwtable.h"
 #include "bpf/profile.h"
 #include "lib/log.h"
+#include "lib/worker.h"
 
 #define QUEUE_LEN 4096
 #define MAX_SEGS 16		/* PT_LOAD segments kept per object */
@@ -101,15 +102,10 @@ struct unwind {
 
 	/* Shared with the main thread, under lock. */
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct request queue[QUEUE_LEN];
-	size_t head, len;
 	struct htab pending;	/* pid -> op, for requests in the queue */
 	struct htab known;	/* pid -> 1, for processes synced */
-	bool stop;
 	struct unwind_stats stats;
-	pthread_t thread;
-	bool started;
+	struct worker *worker;	/* its queue of struct request, its thread */
 
 	/* The thread's own. */
 	struct htab objects;	/* (dev, ino) -> struct object */
@@ -770,18 +766,13 @@ static int sync_pid(struct unwind *u, __u32 pid)
 
 /* ---- the thread and its queue ---- */
 
-static bool take(struct unwind *u, struct request *r)
+/* Called locked: r is out of the queue. */
+static void taken(struct unwind *u, const struct request *r)
 {
-	if (!u->len)
-		return false;
-	*r = u->queue[u->head];
-	u->head = (u->head + 1) % QUEUE_LEN;
-	u->len--;
 	htab__del_key(&u->pending, r->pid, 0);
 	/* Known from now on: an exec or mmap during the sync asks again. */
 	if (r->op == REQ_SYNC)
 		htab__put(&u->known, r->pid, 0, (void *)1);
-	return true;
 }
 
 /*
@@ -790,8 +781,9 @@ static bool take(struct unwind *u, struct request *r)
  * that are gone, and objects no process holds that have no table (cheap
  * to find again; a file that was over budget gets another chance).
  */
-static void collect_garbage(struct unwind *u)
+static void collect_garbage(void *ctx)
 {
+	struct unwind *u = ctx;
 	struct hent *e;
 
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
@@ -812,10 +804,16 @@ static void collect_garbage(struct unwind *u)
 	}
 }
 
-static void serve(struct unwind *u, const struct request *r)
+static void serve(void *ctx, unsigned int thread, void *req)
 {
+	const struct request *r = req;
+	struct unwind *u = ctx;
 	int err;
 
+	(void)thread;
+	pthread_mutex_lock(&u->lock);
+	taken(u, r);
+	pthread_mutex_unlock(&u->lock);
 	if (r->op == REQ_FORGET) {
 		forget(u, r->pid);
 		return;
@@ -825,40 +823,6 @@ static void serve(struct unwind *u, const struct request *r)
 	u->stats.syncs++;
 	u->stats.sync_errors += err != 0;
 	pthread_mutex_unlock(&u->lock);
-}
-
-static void *sync_thread(void *arg)
-{
-	struct unwind *u = arg;
-	struct timespec gc_due;
-	struct request r;
-
-	clock_gettime(CLOCK_REALTIME, &gc_due);
-	gc_due.tv_sec += GC_PERIOD_S;
-	pthread_mutex_lock(&u->lock);
-	while (!u->stop) {
-		struct timespec now;
-		bool work;
-
-		if (!u->len)
-			pthread_cond_timedwait(&u->wake, &u->lock, &gc_due);
-		if (u->stop)
-			break;
-		work = take(u, &r);
-		pthread_mutex_unlock(&u->lock);
-		if (work)
-			serve(u, &r);
-		clock_gettime(CLOCK_REALTIME, &now);
-		if (now.tv_sec > gc_due.tv_sec ||
-		    (now.tv_sec == gc_due.tv_sec && now.tv_nsec >= gc_due.tv_nsec)) {
-			collect_garbage(u);
-			gc_due = now;
-			gc_due.tv_sec += GC_PERIOD_S;
-		}
-		pthread_mutex_lock(&u->lock);
-	}
-	pthread_mutex_unlock(&u->lock);
-	return NULL;
 }
 
 static void request(struct unwind *u, __u32 pid, enum req_op op)
@@ -871,13 +835,9 @@ static void request(struct unwind *u, __u32 pid, enum req_op op)
 	cur = (uintptr_t)htab__get(&u->pending, pid, 0);
 	if (cur == (uintptr_t)op)
 		goto out;		/* already asked for */
-	if (u->len == QUEUE_LEN) {
-		u->stats.dropped++;
-		goto out;
-	}
-	u->queue[(u->head + u->len++) % QUEUE_LEN] = (struct request){ pid, op };
+	if (worker__push(u->worker, &(struct request){ pid, op }))
+		goto out;		/* full: counted by the worker */
 	htab__put(&u->pending, pid, 0, (void *)(uintptr_t)op);
-	pthread_cond_signal(&u->wake);
 out:
 	pthread_mutex_unlock(&u->lock);
 }
@@ -909,6 +869,7 @@ void unwind__stats(struct unwind *u, struct unwind_stats *st)
 {
 	pthread_mutex_lock(&u->lock);
 	*st = u->stats;
+	st->dropped = worker__dropped(u->worker);
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -967,7 +928,9 @@ void unwind__report_tables(struct unwind *u)
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
-	int err;
+	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
+				  .queue_max = QUEUE_LEN, .job = serve, .ctx = u,
+				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000 };
 
 	if (!u)
 		return NULL;
@@ -977,19 +940,19 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->execs_fd = maps->execs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
-	pthread_cond_init(&u->wake, NULL);
 	if (!u->scratch) {
 		unwind__free(u);
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = pthread_create(&u->thread, NULL, sync_thread, u);
-	if (err) {
+	u->worker = worker__new(&wo);
+	if (!u->worker) {
+		int err = errno;
+
 		unwind__free(u);
 		errno = err;
 		return NULL;
 	}
-	u->started = true;
 	return u;
 }
 
@@ -999,20 +962,15 @@ void unwind__free(struct unwind *u)
 
 	if (!u)
 		return;
-	if (u->started) {
-		pthread_mutex_lock(&u->lock);
-		u->stop = true;
-		pthread_cond_signal(&u->wake);
-		pthread_mutex_unlock(&u->lock);
-		/*
-		 * A read of some file may block (a network file system that
-		 * went away): the profile is written, exit without it.
-		 */
-		if (util__join_within(u->thread, 2)) {
-			pr_warn("the unwinder's thread is stuck reading a file; exiting without it");
-			return;
-		}
+	/*
+	 * A read of some file may block (a network file system that went
+	 * away): the profile is written, exit without it.
+	 */
+	if (u->worker && worker__stop(u->worker, 2000)) {
+		pr_warn("the unwinder's thread is stuck reading a file; exiting without it");
+		return;
 	}
+	worker__free(u->worker);
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
 
@@ -1027,7 +985,6 @@ void unwind__free(struct unwind *u)
 	htab__free(&u->pending);
 	htab__free(&u->known);
 	free(u->scratch);
-	pthread_cond_destroy(&u->wake);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
 }

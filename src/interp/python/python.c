@@ -29,6 +29,7 @@
 #include "lib/log.h"
 #include "lib/text.h"
 #include "lib/util.h"
+#include "lib/worker.h"
 #include "trace/trace.h"
 
 /* Requests waiting for the thread, at most: more are dropped and counted. */
@@ -79,8 +80,8 @@ enum req_op {
 	REQ_NOTE,
 };
 
+/* Queued by its address: notes are of any length. */
 struct request {
-	struct request *next;
 	enum req_op op;
 	__u32 pid;
 	__u32 nr;			/* REQ_NOTE: words */
@@ -90,14 +91,9 @@ struct request {
 struct python {
 	struct python_maps maps;
 	bool lines;			/* --py-lines */
-	pthread_t thread;
-	bool started, stop;
+	struct worker *worker;		/* its queue of struct request *, its thread */
 	pthread_mutex_t lock;		/* everything below */
-	pthread_cond_t wake;
-	pthread_cond_t idle;		/* signalled when the queue is done */
-	bool busy;			/* the thread serves a request */
-	struct request *head, *tail;
-	size_t queued;
+	bool stop;			/* python__free() is under way */
 	struct htab procs;		/* pid -> struct pyproc */
 	struct pyproc *gone;		/* dead, waiting for python__reap() */
 	struct htab objects;		/* file key -> struct pyobj */
@@ -755,8 +751,12 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 
 /* ---- the thread and its queue ---- */
 
-static void serve(struct python *py, struct request *r)
+static void serve(void *ctx, unsigned int thread, void *req)
 {
+	struct request *r = *(struct request **)req;
+	struct python *py = ctx;
+
+	(void)thread;
 	switch (r->op) {
 	case REQ_DETECT:
 	case REQ_EXEC:
@@ -771,34 +771,13 @@ static void serve(struct python *py, struct request *r)
 		read_note(py, r);
 		break;
 	}
+	free(r);
 }
 
-static void *python_thread(void *arg)
+static void discard(void *ctx, void *req)
 {
-	struct python *py = arg;
-	struct request *r;
-
-	pthread_mutex_lock(&py->lock);
-	while (!py->stop) {
-		if (!py->head) {
-			py->busy = false;
-			pthread_cond_broadcast(&py->idle);
-			pthread_cond_wait(&py->wake, &py->lock);
-			continue;
-		}
-		r = py->head;
-		py->head = r->next;
-		if (!py->head)
-			py->tail = NULL;
-		py->queued--;
-		py->busy = true;
-		pthread_mutex_unlock(&py->lock);
-		serve(py, r);
-		free(r);
-		pthread_mutex_lock(&py->lock);
-	}
-	pthread_mutex_unlock(&py->lock);
-	return NULL;
+	(void)ctx;
+	free(*(struct request **)req);
 }
 
 /* words: nr 8-byte words, at any alignment. */
@@ -810,30 +789,24 @@ static void request(struct python *py, enum req_op op, __u32 pid, const void *wo
 	if (!py)
 		return;
 	r = malloc(sizeof(*r) + nr * sizeof(r->words[0]));
-	pthread_mutex_lock(&py->lock);
-	/*
-	 * Only notes are dropped when the reader falls behind: the others are
-	 * as many as processes come and go, and a lost one would leave a
-	 * process unwalked, or walked after its pid went to another.
-	 */
-	if (!r || (op == REQ_NOTE && py->queued >= QUEUE_MAX)) {
+	if (!r) {
+		pthread_mutex_lock(&py->lock);
 		py->stats.dropped++;
 		pthread_mutex_unlock(&py->lock);
-		free(r);
 		return;
 	}
 	*r = (struct request){ .op = op, .pid = pid, .nr = nr };
 	if (nr)
 		memcpy(r->words, words, nr * sizeof(r->words[0]));
-	if (py->tail)
-		py->tail->next = r;
-	else
-		py->head = r;
-	py->tail = r;
-	py->queued++;
-	py->busy = true;
-	pthread_cond_signal(&py->wake);
-	pthread_mutex_unlock(&py->lock);
+	/*
+	 * Only notes are dropped when the reader falls behind: the others are
+	 * as many as processes come and go, and a lost one would leave a
+	 * process unwalked, or walked after its pid went to another.  The
+	 * worker counts what it refuses.
+	 */
+	if (op == REQ_NOTE ? worker__push(py->worker, &r) :
+			     worker__push_always(py->worker, &r))
+		free(r);
 }
 
 void python__detect(struct python *py, __u32 pid)
@@ -886,22 +859,8 @@ void python__note(struct python *py, const void *data, size_t len)
 
 void python__settle(struct python *py, unsigned int timeout_ms)
 {
-	struct timespec deadline;
-
-	if (!py)
-		return;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-	pthread_mutex_lock(&py->lock);
-	while (py->busy && !py->stop)
-		if (pthread_cond_timedwait(&py->idle, &py->lock, &deadline))
-			break;
-	pthread_mutex_unlock(&py->lock);
+	if (py)
+		worker__settle(py->worker, timeout_ms);
 }
 
 void python__reap(struct python *py)
@@ -930,28 +889,31 @@ void python__stats(struct python *py, struct python_stats *st)
 {
 	pthread_mutex_lock(&py->lock);
 	*st = py->stats;
+	/* Ours are those no memory was left for; the worker's, those it refused. */
+	st->dropped += worker__dropped(py->worker);
 	pthread_mutex_unlock(&py->lock);
 }
 
 struct python *python__new(const struct python_maps *maps, bool lines)
 {
 	struct python *py = calloc(1, sizeof(*py));
-	int err;
+	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request *),
+				  .queue_max = QUEUE_MAX, .job = serve, .ctx = py,
+				  .discard = discard };
 
 	if (!py)
 		return NULL;
 	py->maps = *maps;
 	py->lines = lines;
 	pthread_mutex_init(&py->lock, NULL);
-	pthread_cond_init(&py->wake, NULL);
-	pthread_cond_init(&py->idle, NULL);
-	err = pthread_create(&py->thread, NULL, python_thread, py);
-	if (err) {
+	py->worker = worker__new(&wo);
+	if (!py->worker) {
+		int err = errno;
+
 		python__free(py);
 		errno = err;
 		return NULL;
 	}
-	py->started = true;
 	return py;
 }
 
@@ -961,23 +923,15 @@ void python__free(struct python *py)
 
 	if (!py)
 		return;
-	if (py->started) {
-		pthread_mutex_lock(&py->lock);
-		py->stop = true;
-		pthread_cond_signal(&py->wake);
-		pthread_mutex_unlock(&py->lock);
-		/* A read of a file or a process may block: do not wait long. */
-		if (util__join_within(py->thread, 2)) {
-			pr_warn("the Python reader is stuck reading a file; exiting without it");
-			return;
-		}
+	pthread_mutex_lock(&py->lock);
+	py->stop = true;
+	pthread_mutex_unlock(&py->lock);
+	/* A read of a file or a process may block: do not wait long. */
+	if (py->worker && worker__stop(py->worker, 2000)) {
+		pr_warn("the Python reader is stuck reading a file; exiting without it");
+		return;
 	}
-	while (py->head) {
-		struct request *r = py->head;
-
-		py->head = r->next;
-		free(r);
-	}
+	worker__free(py->worker);
 	for (size_t pos = 0; (e = htab__next(&py->procs, &pos));)
 		free_proc(py, e->val);
 	while (py->gone) {
@@ -994,8 +948,6 @@ void python__free(struct python *py)
 	htab__free(&py->procs);
 	htab__free(&py->objects);
 	strpool__free(&py->names);
-	pthread_cond_destroy(&py->wake);
-	pthread_cond_destroy(&py->idle);
 	pthread_mutex_destroy(&py->lock);
 	free(py);
 }
