@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "lib/util.h"
 
@@ -31,13 +30,4 @@ int util__hex_digit(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
-}
-
-int util__join_within(pthread_t t, unsigned int secs)
-{
-	struct timespec deadline;
-
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += secs;
-	return pthread_timedjoin_np(t, NULL, &deadline);
 }

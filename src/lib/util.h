@@ -3,7 +3,6 @@
 #ifndef UTIL_H
 #define UTIL_H
 
-#include <pthread.h>
 #include <stddef.h>
 
 /*
@@ -15,12 +14,5 @@ int util__grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* The value of a hexadecimal digit, or -1. */
 int util__hex_digit(char c);
-
-/*
- * Join thread t, waiting at most secs seconds: a thread stuck in a read of
- * a file or a process that never answers is left behind.  0, or ETIMEDOUT
- * or another error from pthread_timedjoin_np().
- */
-int util__join_within(pthread_t t, unsigned int secs);
 
 #endif /* UTIL_H */
