@@ -2,7 +2,7 @@
 /*
  * A queue of requests and the threads that serve them, for the modules that
  * do slow work (reading other processes' files and memory, asking servers)
- * off the main thread: the unwinder's sync, the Python reader, debuginfod.
+ * off the main thread: the unwinder's sync, an interpreter's reader, debuginfod.
  *
  * A request is a fixed number of bytes (a small struct, or a pointer the
  * caller owns), copied into the queue by worker__push() and out of it by

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include "loader/perf.h"
 #include "bpf/profile.h"
+#include "trace/trace.h"	/* struct sample */
 #include "lib/report_pass.h"
 
 struct session;
@@ -52,12 +53,6 @@ struct session_config {
 	int cpu;			/* -1: every CPU */
 	const bool *cpu_online;		/* indexed by CPU, nr_cpus entries */
 	int nr_cpus;
-};
-
-/* A counted key and its count, as drained from the count map. */
-struct sample {
-	struct count_key key;
-	__u64 count;
 };
 
 /*

@@ -8,7 +8,6 @@
 #include "trace/symbolize.h"
 #include "unwind/unwind.h"
 #include "interp/interp.h"
-#include "loader/session.h"
 #include "symbols/knames.h"
 #include "symbols/usyms.h"
 #include "lib/htab.h"

@@ -20,6 +20,15 @@
 #include "lib/htab.h"
 
 /*
+ * A counted key and its count, as a trace source drains it from the count
+ * map: what records are built from.
+ */
+struct sample {
+	struct count_key key;
+	__u64 count;
+};
+
+/*
  * Not a frame: the boundary between the kernel and the user part, shown by
  * -d.  A user-space flag, beside bpf/profile.h's enum frame_flags.
  */
