@@ -243,9 +243,12 @@ bench: all $(WORKLOADS)
 test-kernels: all $(WL_DIR)/burn $(WL_DIR)/burn-nofp
 	PROFILE_BUILD="$(OUTPUT)" tests/kernels/run
 
-# libFuzzer targets for the parsers of untrusted input, 60 s each.
+# libFuzzer targets for the parsers of untrusted input, 60 s each.  OUT
+# relative to fuzz/ unless OUTPUT is absolute: fuzz/Makefile names targets
+# by it, and make cannot name a path with a space (a source tree may have
+# one; OUTPUT may not).
 fuzz:
-	$(MAKE) -C fuzz run OUT=$(abspath $(OUTPUT))/fuzz
+	$(MAKE) -C fuzz run OUT=$(if $(filter /%,$(OUTPUT)),$(OUTPUT),../$(OUTPUT))/fuzz
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h

@@ -56,7 +56,7 @@ test_expect_success ROOT_BPF 'the exit status passes through: 7, SIGKILL 137, SI
 
 test_expect_success ROOT_BPF 'children and grandchildren are profiled, another process is not' '
 	bg "$BURN" -n outsider -d 6 >/dev/null &&
-	"$PROFILE" -F 999 -o kids.folded -- sh -c "\$BURN -n kid -d 2 & \$BURN -n kid2 -d 2; sh -c \"\\\$BURN -n grandkid -d 1\"; wait" >out 2>err &&
+	"$PROFILE" -F 999 -o kids.folded -- sh -c "\"\$BURN\" -n kid -d 2 & \"\$BURN\" -n kid2 -d 2; sh -c \"\\\"\\\$BURN\\\" -n grandkid -d 1\"; wait" >out 2>err &&
 	cat err && folded_comms kids.folded | tee comms &&
 	for c in kid kid2 grandkid; do
 		n=$(fsum kids.folded "^$c;.*;func_[ab]( |;)") && echo "$c: $n in func_a and func_b" &&
@@ -103,7 +103,7 @@ test_expect_success ROOT_BPF 'profile fails to load: the held command never runs
 '
 
 test_expect_success ROOT_BPF '-o: the file holds the report, stdout the command output only' '
-	echo "from stdin" | "$PROFILE" -F 999 -o r.folded -- sh -c "cat; exec \$BURN -d 1" >out 2>err &&
+	echo "from stdin" | "$PROFILE" -F 999 -o r.folded -- sh -c "cat; exec \"\$BURN\" -d 1" >out 2>err &&
 	cat err out &&
 	{ [ "$(head -1 out)" = "from stdin" ] || fail "the command did not read its stdin"; } &&
 	{ [ $(wc -l <out) -eq 2 ] && grep -q "^burn: [0-9]* [0-9]*$" out || fail "stdout holds more than the command output"; } &&
@@ -174,7 +174,7 @@ test_expect_success ROOT_BPF 'a second signal stops profile at once, leaving a c
 
 test_expect_success ROOT_BPF 'a duration before --: the report after it, then the command status' '
 	t0=$(date +%s%N) &&
-	{ "$PROFILE" -F 999 -o dur.folded 1 -- sh -c "\$BURN -d 3 >/dev/null; exit 3" 2>err; rc=$?; true; } &&
+	{ "$PROFILE" -F 999 -o dur.folded 1 -- sh -c "\"\$BURN\" -d 3 >/dev/null; exit 3" 2>err; rc=$?; true; } &&
 	t1=$(date +%s%N) && cat err &&
 	{ [ $rc -eq 3 ] || fail "exit status $rc"; } &&
 	{ [ $((t1 - t0)) -ge 2800000000 ] || fail "did not wait for the command"; } &&

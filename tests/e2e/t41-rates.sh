@@ -50,7 +50,7 @@ test_expect_success ROOT_BPF 'an idle target at the clock: the line gives its sh
 	"$PROFILE" -p $pid 2 >idle.out 2>err &&
 	cat err &&
 	grep -q "^profile: only 0 sample(s) in 2\.[0-9] s at 49 Hz: what was profiled was on a CPU 0\.0% of the time; the rest it slept or waited, which a CPU profile does not show$" err &&
-	BURN=$WORKLOADS/burn "$PROFILE" -F 99 -f -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do \$BURN -d 0.01 >/dev/null; sleep 0.2; done" >some.folded 2>err1 &&
+	BURN=$WORKLOADS/burn "$PROFILE" -F 99 -f -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do \"\$BURN\" -d 0.01 >/dev/null; sleep 0.2; done" >some.folded 2>err1 &&
 	cat err1 &&
 	grep -q "^profile: only [0-9]* sample(s) in 2\.[0-9] s at 99 Hz: what was profiled was on a CPU [1-9]\.[0-9]% of the time; profile longer or raise -F$" err1 &&
 	bg "$WORKLOADS/burn" -d 4 &&
