@@ -66,6 +66,8 @@ enum frame_flags {
 	 * up to here in place of that native frame.
 	 */
 	FRAME_INTERP_ENTRY = 1 << 5,
+	/* Every flag fits in FRAME_FLAG_BITS (the symbolizer's frame keys). */
+	FRAME_FLAG_BITS = 6,
 };
 
 /* One frame of a trace as a stack source hands it to the symbolizer. */

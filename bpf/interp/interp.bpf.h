@@ -8,8 +8,9 @@
  * words of its own format.  What is generic is done here: the stack is
  * stored by content, tagged with its kind, and sent to user space the
  * first time, so that the runtime reads what names its frames while the
- * process lives.  A new runtime adds its walker's include and one case
- * below.
+ * process lives.  A new runtime adds its walker's include, one case in
+ * interp_walk() and, if its walker keeps state per thread, one call in
+ * interp_thread_exit().
  */
 
 struct {

@@ -36,8 +36,7 @@ struct interp_config {
 };
 
 /*
- * One runtime.  Every hook but configure() may be NULL; ctx is what
- * start() returned.
+ * One runtime.  Every hook may be NULL; ctx is what start() returned.
  */
 struct interp_ops {
 	const char *name;		/* its option: --NAME=off turns it off */

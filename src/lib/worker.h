@@ -45,8 +45,9 @@ struct worker_opts {
 	void (*thread_init)(void *ctx, unsigned int thread);
 	void (*thread_exit)(void *ctx, unsigned int thread);
 	/*
-	 * Every tick_ms, between jobs and in one thread at a time: periodic
-	 * upkeep.  The first tick is tick_ms after worker__new().
+	 * Every tick_ms, between jobs of the thread that runs it: periodic
+	 * upkeep.  The first tick is tick_ms after worker__new().  With more
+	 * than one thread, a tick longer than tick_ms may overlap the next.
 	 */
 	void (*tick)(void *ctx);
 	unsigned int tick_ms;

@@ -201,7 +201,7 @@ static void map_keys(const struct pp_mapping *m, __u64 *k1, __u64 *k2)
 /*
  * Does file look like the executable of a process named comm?  The comm is
  * the file's name cut to 15 characters, unless the program renamed itself;
- * "perl" runs /usr/bin/perl5.36.0, so a prefix will do.
+ * "node" runs /usr/bin/nodejs, so a prefix will do.
  */
 static bool is_comm_file(const char *file, const char *comm)
 {

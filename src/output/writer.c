@@ -279,7 +279,7 @@ static int write_format(struct writer *w, const struct records *p,
 		return write_pprof(w, p, start, end);
 	default:
 		/* Every format with a name is handled above. */
-		pr_err("--format ? is not built in");
+		pr_err("output format %d is not built in", (int)w->format);
 		return -ENOTSUP;
 	}
 }

@@ -131,10 +131,15 @@ static struct interps *new_interps(const struct options *o, const struct usyms *
 {
 	struct interp_config ic = { .lines = o->interp_lines, .pids = o->pids,
 				    .nr_pids = o->nr_pids };
+	struct interps *ints;
 
 	if (!o->interp || o->kernel_only || !us)
 		return NULL;
-	return interps__new(interp_registry, interp_registry_len, &ic);
+	ints = interps__new(interp_registry, interp_registry_len, &ic);
+	if (!ints)
+		pr_warn("cannot set up the interpreters' readers: %s; their processes show native frames only",
+			strerror(errno));
+	return ints;
 }
 
 int setup__sampler(struct modules *m, const struct options *o,
@@ -160,11 +165,12 @@ int setup__sampler(struct modules *m, const struct options *o,
 	if (m->us)
 		m->tracker = new_tracker(m->s, m->us, o);
 	m->uw = new_unwind(m->s, o);
+	/* Interpreter frames are named from the tracker's notes: none without it. */
 	if (m->tracker) {
 		tracker__set_unwind(m->tracker, m->uw);
 		tracker__set_interps(m->tracker, m->ints);
+		session__start_interps(m->s);
 	}
-	session__start_interps(m->s);
 	return 0;
 }
 

@@ -1040,11 +1040,6 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 	st->procs_now = u->procs.nr;
 }
 
-const struct caps *usyms__caps(const struct usyms *u)
-{
-	return &u->caps;
-}
-
 void usyms__report(const struct usyms *u, enum report_pass pass)
 {
 	struct usyms_stats st = {};

@@ -196,9 +196,6 @@ size_t usyms__take_fetched(struct usyms *u);
 /* Whether pid is known here, alive or exited (not yet forgotten). */
 bool usyms__knows(const struct usyms *u, __u32 pid);
 
-/* The caps (caps.h) the files read so far hit. */
-const struct caps *usyms__caps(const struct usyms *u);
-
 /*
  * Forget the processes that exited (and the pids remembered as gone), once
  * their samples have been reported: with -i, a long run would otherwise

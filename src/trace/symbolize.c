@@ -20,7 +20,7 @@
  */
 struct sym_cache {
 	struct htab stacks, frames;
-	struct htab interp_frames;	/* (address, process and instruction) */
+	struct htab interp_frames;	/* (address, interp_frame_key()) */
 	struct htab merged;		/* (user stack, interpreter stack): stack */
 	struct htab mappings;		/* frame mappings, by content */
 	struct arena mem;
@@ -166,6 +166,24 @@ static const struct resolver *resolver_for(const struct symbolizer *sym, __u8 ki
 	return kind < NR_FRAME_KINDS ? &sym->resolvers[kind] : NULL;
 }
 
+/*
+ * An interpreter's frame is its code object (the other key) and, packed
+ * here without loss, the process (pids stay below 2^22, the kernel's
+ * PID_MAX_LIMIT), the interpreter's kind, the frame's flags (one code
+ * object is the entry of an evaluation-loop call in one stack and not in
+ * another) and the instruction.
+ */
+#define PID_BITS 22
+_Static_assert(MAX_INTERP_KINDS < 1 << 3 && PID_BITS + 3 + FRAME_FLAG_BITS + 32 <= 64,
+	       "an interpreter frame's key holds pid, kind, flags and instruction");
+
+static __u64 interp_frame_key(__u32 pid, const struct trace_frame *tf)
+{
+	return (__u64)(pid & ((1u << PID_BITS) - 1)) << (64 - PID_BITS) |
+	       (__u64)(tf->interp & 7) << (32 + FRAME_FLAG_BITS) |
+	       (__u64)tf->flags << 32 | tf->aux;
+}
+
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
 				     __u32 pid, const struct trace_frame *tf)
 {
@@ -177,10 +195,9 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	struct frame *f;
 	struct hent *s;
 
-	/* An interpreter's frame is its code object and the instruction. */
 	if (tf->kind == FRAME_INTERP) {
 		h = &c->interp_frames;
-		k2 = ((__u64)pid << 32) | tf->aux;
+		k2 = interp_frame_key(pid, tf);
 	}
 	s = htab__slot(h, tf->addr, k2, NULL, NULL);
 	if (!s)

@@ -201,16 +201,20 @@ static void on_task(struct tracker *t, const struct rec_task *r)
 
 static void on_sample(struct tracker *t, const struct rec_sample *r)
 {
+	size_t len = r->size;
 	struct note_hdr note;
 	__u32 pid;
 
 	if (r->h.size < offsetof(struct rec_sample, data) + sizeof(note) ||
 	    r->size < sizeof(note))
 		return;
+	/* No further than the record itself, whatever its size field says. */
+	if (len > r->h.size - offsetof(struct rec_sample, data))
+		len = r->h.size - offsetof(struct rec_sample, data);
 	memcpy(&note, r->data, sizeof(note));
 	/* The sampler's other note: a new interpreter stack. */
 	if (note.type == NOTE_INTERP_STACK) {
-		interps__note(t->ints, r->data, r->size);
+		interps__note(t->ints, r->data, len);
 		return;
 	}
 	if (note.type != NOTE_PROCESS)

@@ -825,6 +825,13 @@ static void serve(void *ctx, unsigned int thread, void *req)
 	pthread_mutex_unlock(&u->lock);
 }
 
+/*
+ * Queue op for pid unless the same op waits already.  The worker takes a
+ * request off its queue before serve() clears it from pending: a request
+ * in that window is either left out (the sync about to run reads the
+ * state it would have read) or queued while its pending entry is then
+ * cleared, so that a later one is queued again.  Either is harmless.
+ */
 static void request(struct unwind *u, __u32 pid, enum req_op op)
 {
 	uintptr_t cur;
