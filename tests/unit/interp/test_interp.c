@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "unit.h"
+#include "stacks.h"
 #include "interp/interp.h"
 #include "trace/symbolize.h"
-#include "loader/session.h"
 #include "output/output.h"
 
 /* ---- the fake runtime ---- */
@@ -237,22 +237,9 @@ static struct sample sample(__u64 interp_id)
 	return s;
 }
 
-static char *folded(const struct records *rs)
-{
-	struct output_opts oo = {
-		.view = { .parts = { [PART_KERNEL] = true, [PART_USER] = true } },
-		.folded = true,
-	};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		abort();
-	CHECK_INT(output__write(f, rs, &oo), 0);
-	fclose(f);
-	return buf;
-}
+static const struct trace_view both = {
+	.parts = { [PART_KERNEL] = true, [PART_USER] = true },
+};
 
 static void build(const struct interps *ints, __u64 interp_id, struct records *rs)
 {
@@ -283,7 +270,7 @@ TEST(fake_frames_reach_the_folded_writer)
 	char *out;
 
 	build(ints, INTERP_ID, &rs);
-	out = folded(&rs);
+	out = folded(&rs, &both);
 	CHECK_STR(out, "fakeprog;[fake: more frames];n_104f;fake_c@9;n_102f;fake_b@9;fake_a@9;n_1010 3\n");
 	free(out);
 	CHECK_INT(fake.resolves, 3);
@@ -301,7 +288,7 @@ TEST(unknown_kind_decodes_to_nothing)
 	char *out;
 
 	build(ints, OTHER_KIND_ID, &rs);
-	out = folded(&rs);
+	out = folded(&rs, &both);
 	CHECK_STR(out, "fakeprog;n_104f;fake_eval_loop;n_102f;fake_eval_loop;n_1010 3\n");
 	free(out);
 	CHECK_INT(fake.resolves, 0);
@@ -316,7 +303,7 @@ TEST(no_interps_no_merge)
 	char *out;
 
 	build(NULL, INTERP_ID, &rs);
-	out = folded(&rs);
+	out = folded(&rs, &both);
 	CHECK_STR(out, "fakeprog;n_104f;fake_eval_loop;n_102f;fake_eval_loop;n_1010 3\n");
 	free(out);
 	records__free(&rs);

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "unit.h"
+#include "stacks.h"
 #include "trace/symbolize.h"
-#include "loader/session.h"
 #include "output/output.h"
 #include "interp/interp.h"
 #include "bpf/interp/python/pyframe.h"
@@ -205,20 +205,6 @@ static void path(const struct record *r, const struct trace_view *v, char *buf, 
 		n += snprintf(buf + n, sz - n, "%s%s", i ? ";" : "",
 			      f->name ? f->name : "[unknown]");
 	}
-}
-
-static char *folded(const struct records *rs, const struct trace_view *v)
-{
-	struct output_opts oo = { .view = *v, .folded = true };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		abort();
-	CHECK_INT(output__write(f, rs, &oo), 0);
-	fclose(f);
-	return buf;
 }
 
 /* ---- tests ---- */
