@@ -279,6 +279,8 @@ static void build_n(const struct interps *ints, const __u64 *interp_ids, int n,
 	sym.resolvers[FRAME_NATIVE] = (struct resolver){ .resolve = native_resolve,
 							 .ctx = &nr_native };
 	symbolizer__set_interps(&sym, ints);
+	if (n > 4)
+		abort();
 	for (int i = 0; i < n; i++)
 		s[i] = sample(interp_ids[i]);
 	CHECK_INT(records__build(rs, &sym, s, n), 0);
@@ -370,6 +372,7 @@ TEST(hooks_dispatched_by_kind)
 	struct interps *ints = fake_interps();
 	__u64 counters[NR_COUNTERS] = {};
 	struct note_hdr note = { .type = NOTE_INTERP_STACK, .kind = FAKE_KIND, .pid = 5 };
+	static const __u16 bad_kinds[] = { 0, MAX_INTERP_KINDS + 1, 0xffff };
 	char buf[sizeof(note) + 16] = {};
 
 	/* Started, with the -p targets looked for and waited on. */
@@ -408,8 +411,8 @@ TEST(hooks_dispatched_by_kind)
 	interps__note(ints, buf, sizeof(note) - 1);
 	interps__note(ints, buf, 0);
 	interps__note(ints, NULL, 0);
-	for (unsigned int k = 0; k < 3; k++) {
-		note.kind = (__u16[]){ 0, MAX_INTERP_KINDS + 1, 0xffff }[k];
+	for (unsigned int i = 0; i < sizeof(bad_kinds) / sizeof(bad_kinds[0]); i++) {
+		note.kind = bad_kinds[i];
 		memcpy(buf, &note, sizeof(note));
 		interps__note(ints, buf, sizeof(buf));
 	}
