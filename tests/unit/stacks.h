@@ -5,7 +5,8 @@
  * the code reads (an array of pointers to shared frames), with the kind and
  * flags the symbolizer would have given them: native unless set, and every
  * frame but the leaf a return address.  The wrappers are freed at exit, so
- * LeakSanitizer stays quiet.
+ * LeakSanitizer stays quiet.  folded() prints records as the folded
+ * writer does, for the tests that read what a user would.
  */
 #ifndef TEST_STACKS_H
 #define TEST_STACKS_H
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "trace/trace.h"
+#include "output/output.h"
 
 #define STACK(name, n) \
 	struct { __u32 nr; struct frame frames[n]; } name = { .nr = n }
@@ -75,6 +77,26 @@ static inline struct record test_record(const char *comm, __u32 pid, __u64 count
 	r.parts[PART_KERNEL] = (struct part){ .stack = as_stack(kern), .state = ks };
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
 	return r;
+}
+
+/* The folded writer's output of rs in view v (malloc'ed), NULL if it failed. */
+static inline char *folded(const struct records *rs, const struct trace_view *v)
+{
+	struct output_opts oo = { .view = *v, .folded = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		abort();
+	err = output__write(f, rs, &oo);
+	fclose(f);
+	if (err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 #endif /* TEST_STACKS_H */

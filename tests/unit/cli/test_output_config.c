@@ -46,6 +46,13 @@ TEST(defaults)
 	CHECK_INT(oc.duration, 5);
 	CHECK_INT(oc.cpu, -1);
 	CHECK(!oc.pids && !oc.tids && !oc.cmd && !oc.top && !oc.verbose);
+	CHECK(!oc.delimited && !oc.annotations && !oc.per_cpu && !oc.per_thread);
+	CHECK(!oc.module_labels && !oc.title && !oc.inverted);
+	CHECK_INT(oc.interval, 0);
+	CHECK_INT(oc.limit, 0);
+	CHECK_INT(oc.period, 0);
+	CHECK(oc.min_width == 0.1);
+	CHECK_STR(oc.cmdline, "profile 5");
 	options__free(&o);
 }
 
@@ -83,6 +90,49 @@ TEST(outputs_and_command)
 	CHECK_INT(oc.freq, 0);
 	CHECK_INT(oc.period, 1000);
 	CHECK_STR(oc.cmd, "sleep");
+	CHECK_STR(oc.outputs[0].path, "a.svg");
+	CHECK_INT(oc.outputs[0].format, FMT_SVG);
+	CHECK_STR(oc.outputs[1].path, "b.pb.gz");
+	CHECK_INT(oc.format, FMT_SVG);
+	options__free(&o);
+}
+
+/* The SVG's own options, each with a value no default has. */
+TEST(svg_options)
+{
+	struct output_config oc;
+	struct options o;
+
+	CHECK_INT(config(&o, &oc, "--title Hot --inverted --min-width 2.5 --per-thread -C 1 -F 97 -o x.svg 3"), 0);
+	CHECK_STR(oc.title, "Hot");
+	CHECK(oc.inverted);
+	CHECK(oc.min_width == 2.5);
+	CHECK_STR(oc.cmdline, "profile --title Hot --inverted --min-width 2.5 --per-thread -C 1 -F 97 -o x.svg 3");
+	CHECK(oc.per_thread && !oc.per_cpu);
+	CHECK_INT(oc.cpu, 1);
+	CHECK_INT(oc.freq, 97);
+	CHECK_INT(oc.duration, 3);
+	CHECK_INT(oc.format, FMT_SVG);
+	CHECK_INT(oc.nr_outputs, 1);
+	options__free(&o);
+}
+
+/* --top: a report every second (unless -i), its lines limited. */
+TEST(top_and_limit)
+{
+	struct output_config oc;
+	struct options o;
+
+	CHECK_INT(config(&o, &oc, "--top --limit 7"), 0);
+	CHECK(oc.top);
+	CHECK_INT(oc.limit, 7);
+	CHECK_INT(oc.format, FMT_REPORT);
+	CHECK_INT(oc.interval, 1);
+	options__free(&o);
+	CHECK_INT(config(&o, &oc, "--format report --limit 3 -i 4"), 0);
+	CHECK(!oc.top);
+	CHECK_INT(oc.limit, 3);
+	CHECK_INT(oc.interval, 4);
 	options__free(&o);
 }
 
@@ -91,5 +141,7 @@ int main(void)
 	RUN(defaults);
 	RUN(what_is_shown);
 	RUN(outputs_and_command);
+	RUN(svg_options);
+	RUN(top_and_limit);
 	return unit_summary();
 }

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "unit.h"
+#include "stacks.h"
 #include "interp/interp.h"
 #include "trace/symbolize.h"
-#include "loader/session.h"
 #include "output/output.h"
 
 /* ---- the fake runtime ---- */
@@ -31,6 +31,7 @@ struct fake {
 	__u32 last_pid;
 	size_t last_note_len;
 	const __u64 *counters;
+	__u64 slices[MAX_INTERP_KINDS + 1][NR_INTERP_COUNTERS];	/* as reported */
 	bool reported_verbose, reported_warnings;
 	char names[16][32];
 	int nr_names;
@@ -128,6 +129,7 @@ static void fake_report(void *ctx, const __u64 *counters, enum report_pass pass)
 {
 	(void)ctx;
 	fake.counters = counters;
+	memcpy(fake.slices[FAKE_KIND], counters, sizeof(fake.slices[0]));
 	if (pass == REPORT_STATS)
 		fake.reported_verbose = true;
 	else
@@ -154,6 +156,22 @@ static const struct interp_ops fake_interp = {
 
 static const struct interp_ops *const fake_table[] = { &fake_interp };
 
+/* A second runtime, only to tell the rows' counters apart. */
+#define OTHER_KIND 4
+
+static void other_report(void *ctx, const __u64 *counters, enum report_pass pass)
+{
+	(void)ctx;
+	(void)pass;
+	memcpy(fake.slices[OTHER_KIND], counters, sizeof(fake.slices[0]));
+}
+
+static const struct interp_ops other_interp = {
+	.name = "other",
+	.kind = OTHER_KIND,
+	.report = other_report,
+};
+
 static struct interps *fake_interps(void)
 {
 	static const __u32 pids[] = { 41, 42 };
@@ -174,6 +192,7 @@ static struct interps *fake_interps(void)
 #define USER_ID 1
 #define INTERP_ID 2
 #define OTHER_KIND_ID 3
+#define INTERP2_ID 4
 
 struct source {
 	const struct interps *ints;
@@ -184,6 +203,8 @@ static int source_read(void *ctx, const struct stack_ref *ref, struct trace_fram
 	/* Leaf first: C code, the loop running a and b, C code, the loop running c, main. */
 	static const __u64 user[] = { 0x1010, 0xe01, 0x1030, 0xe02, 0x1050 };
 	static const __u64 words[] = { 0xa, 0xb | FAKE_ENTRY, 0xc | FAKE_ENTRY };
+	/* The same code objects, a the entry now and b not. */
+	static const __u64 words2[] = { 0xb, 0xa | FAKE_ENTRY, 0xc | FAKE_ENTRY };
 	const struct source *src = ctx;
 	int n = 0;
 
@@ -196,6 +217,8 @@ static int source_read(void *ctx, const struct stack_ref *ref, struct trace_fram
 	case INTERP_ID:
 		return interps__decode(src->ints, words, 3, INTERP_END(FAKE_KIND, FAKE_END_CUT),
 				       frames);
+	case INTERP2_ID:
+		return interps__decode(src->ints, words2, 3, INTERP_END(FAKE_KIND, 0), frames);
 	case OTHER_KIND_ID:
 		/* A kind no row has: no frames. */
 		return interps__decode(src->ints, words, 3, INTERP_END(FAKE_KIND + 1, 0), frames);
@@ -237,28 +260,17 @@ static struct sample sample(__u64 interp_id)
 	return s;
 }
 
-static char *folded(const struct records *rs)
-{
-	struct output_opts oo = {
-		.view = { .parts = { [PART_KERNEL] = true, [PART_USER] = true } },
-		.folded = true,
-	};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+static const struct trace_view both = {
+	.parts = { [PART_KERNEL] = true, [PART_USER] = true },
+};
 
-	if (!f)
-		abort();
-	CHECK_INT(output__write(f, rs, &oo), 0);
-	fclose(f);
-	return buf;
-}
-
-static void build(const struct interps *ints, __u64 interp_id, struct records *rs)
+/* Records of a sample for each of n interpreter stacks, all of one pid. */
+static void build_n(const struct interps *ints, const __u64 *interp_ids, int n,
+		    struct records *rs)
 {
 	struct source src = { .ints = ints };
 	struct trace_source ts = { .read = source_read, .ctx = &src };
-	struct sample s = sample(interp_id);
+	struct sample s[4];
 	struct symbolizer sym;
 	int nr_native = 0;
 
@@ -267,7 +279,16 @@ static void build(const struct interps *ints, __u64 interp_id, struct records *r
 	sym.resolvers[FRAME_NATIVE] = (struct resolver){ .resolve = native_resolve,
 							 .ctx = &nr_native };
 	symbolizer__set_interps(&sym, ints);
-	CHECK_INT(records__build(rs, &sym, &s, 1), 0);
+	if (n > 4)
+		abort();
+	for (int i = 0; i < n; i++)
+		s[i] = sample(interp_ids[i]);
+	CHECK_INT(records__build(rs, &sym, s, n), 0);
+}
+
+static void build(const struct interps *ints, __u64 interp_id, struct records *rs)
+{
+	build_n(ints, &interp_id, 1, rs);
 }
 
 /* ---- tests ---- */
@@ -283,13 +304,36 @@ TEST(fake_frames_reach_the_folded_writer)
 	char *out;
 
 	build(ints, INTERP_ID, &rs);
-	out = folded(&rs);
+	out = folded(&rs, &both);
 	CHECK_STR(out, "fakeprog;[fake: more frames];n_104f;fake_c@9;n_102f;fake_b@9;fake_a@9;n_1010 3\n");
 	free(out);
 	CHECK_INT(fake.resolves, 3);
 	/* The frames carry their interpreter's kind. */
 	CHECK_INT(rs.recs[0].parts[PART_USER].stack->frames[1]->interp, FAKE_KIND);
 	records__free(&rs);
+	interps__free(ints);
+}
+
+/*
+ * One code object, the entry of its loop's call in one stack and not in
+ * the other: each stack is merged by its own flags, whichever was first.
+ */
+TEST(one_code_object_entry_in_one_stack_only)
+{
+	static const __u64 ids[] = { INTERP_ID, INTERP2_ID };
+	static const __u64 ids_reversed[] = { INTERP2_ID, INTERP_ID };
+	struct interps *ints = fake_interps();
+	struct records rs;
+	char *out;
+
+	for (int pass = 0; pass < 2; pass++) {
+		build_n(ints, pass ? ids_reversed : ids, 2, &rs);
+		out = folded(&rs, &both);
+		CHECK_STR(out, "fakeprog;[fake: more frames];n_104f;fake_c@9;n_102f;fake_b@9;fake_a@9;n_1010 3\n"
+			       "fakeprog;n_104f;fake_c@9;n_102f;fake_a@9;fake_b@9;n_1010 3\n");
+		free(out);
+		records__free(&rs);
+	}
 	interps__free(ints);
 }
 
@@ -301,7 +345,7 @@ TEST(unknown_kind_decodes_to_nothing)
 	char *out;
 
 	build(ints, OTHER_KIND_ID, &rs);
-	out = folded(&rs);
+	out = folded(&rs, &both);
 	CHECK_STR(out, "fakeprog;n_104f;fake_eval_loop;n_102f;fake_eval_loop;n_1010 3\n");
 	free(out);
 	CHECK_INT(fake.resolves, 0);
@@ -316,7 +360,7 @@ TEST(no_interps_no_merge)
 	char *out;
 
 	build(NULL, INTERP_ID, &rs);
-	out = folded(&rs);
+	out = folded(&rs, &both);
 	CHECK_STR(out, "fakeprog;n_104f;fake_eval_loop;n_102f;fake_eval_loop;n_1010 3\n");
 	free(out);
 	records__free(&rs);
@@ -328,6 +372,7 @@ TEST(hooks_dispatched_by_kind)
 	struct interps *ints = fake_interps();
 	__u64 counters[NR_COUNTERS] = {};
 	struct note_hdr note = { .type = NOTE_INTERP_STACK, .kind = FAKE_KIND, .pid = 5 };
+	static const __u16 bad_kinds[] = { 0, MAX_INTERP_KINDS + 1, 0xffff };
 	char buf[sizeof(note) + 16] = {};
 
 	/* Started, with the -p targets looked for and waited on. */
@@ -360,6 +405,18 @@ TEST(hooks_dispatched_by_kind)
 	memcpy(buf, &note, sizeof(note));
 	interps__note(ints, buf, sizeof(note));
 	CHECK_INT(fake.notes, 1);
+	/* Shorter than a header, or of a kind out of range: not dispatched. */
+	note.type = NOTE_INTERP_STACK;
+	memcpy(buf, &note, sizeof(note));
+	interps__note(ints, buf, sizeof(note) - 1);
+	interps__note(ints, buf, 0);
+	interps__note(ints, NULL, 0);
+	for (unsigned int i = 0; i < sizeof(bad_kinds) / sizeof(bad_kinds[0]); i++) {
+		note.kind = bad_kinds[i];
+		memcpy(buf, &note, sizeof(note));
+		interps__note(ints, buf, sizeof(buf));
+	}
+	CHECK_INT(fake.notes, 1);
 	interps__settle(ints, 10);
 	interps__reap(ints);
 	CHECK_INT(fake.settles, 2);
@@ -378,6 +435,35 @@ TEST(hooks_dispatched_by_kind)
 	interps__detect(NULL, 1);
 	interps__note(NULL, buf, sizeof(note));
 	CHECK_STR(interps__off_options(NULL), "");
+}
+
+/*
+ * Each runtime reads its own kind's counters: every kind's area holds
+ * values of its own, and each row sees exactly its kind's.
+ */
+TEST(counters_by_kind)
+{
+	static const struct interp_ops *const table[] = { &fake_interp, &other_interp };
+	struct interp_config ic = {};
+	__u64 counters[NR_COUNTERS];
+	struct interps *ints;
+
+	memset(&fake, 0, sizeof(fake));
+	for (int i = 0; i < NR_COUNTERS; i++)
+		counters[i] = 0xdead;
+	for (int k = 1; k <= MAX_INTERP_KINDS; k++)
+		for (int j = 0; j < NR_INTERP_COUNTERS; j++)
+			counters[CNT_INTERP(k) + j] = k * 100 + j;
+	ints = interps__new(table, 2, &ic);
+	CHECK(ints != NULL);
+	if (!ints)
+		return;
+	interps__report(ints, counters, REPORT_STATS);
+	for (int j = 0; j < NR_INTERP_COUNTERS; j++) {
+		CHECK_INT(fake.slices[FAKE_KIND][j], FAKE_KIND * 100 + j);
+		CHECK_INT(fake.slices[OTHER_KIND][j], OTHER_KIND * 100 + j);
+	}
+	interps__free(ints);
 }
 
 /* Two rows of one kind, or a kind out of range, make no registry. */
@@ -413,9 +499,11 @@ TEST(profile_registry_is_sound)
 int main(void)
 {
 	RUN(fake_frames_reach_the_folded_writer);
+	RUN(one_code_object_entry_in_one_stack_only);
 	RUN(unknown_kind_decodes_to_nothing);
 	RUN(no_interps_no_merge);
 	RUN(hooks_dispatched_by_kind);
+	RUN(counters_by_kind);
 	RUN(registry_rejects_bad_rows);
 	RUN(profile_registry_is_sound);
 	return unit_summary();

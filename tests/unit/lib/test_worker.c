@@ -289,19 +289,31 @@ static void nop(int sig)
 	(void)sig;
 }
 
-/* Blocks in poll() until the stop flag is set; a signal cuts the poll short. */
+/*
+ * Blocks for far longer than the test waits, until the stop flag is set:
+ * only the stop signal cuts its wait short.  SIGURG is blocked but while
+ * ppoll() waits, so a signal sent between the look at the flag and the
+ * wait stays pending and ends the wait at once: no signal is lost.
+ */
 static void sleeper(void *ctx, unsigned int thread, void *req)
 {
+	struct timespec ten_s = { .tv_sec = 10 };
 	struct seen *s = ctx;
+	sigset_t urg, waiting;
 
 	(void)thread;
 	(void)req;
+	sigemptyset(&urg);
+	sigaddset(&urg, SIGURG);
+	pthread_sigmask(SIG_BLOCK, &urg, &waiting);
+	sigdelset(&waiting, SIGURG);
 	pthread_mutex_lock(&s->lock);
 	s->runs[0] = 100;
 	pthread_cond_broadcast(&s->changed);
 	pthread_mutex_unlock(&s->lock);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
-		poll(NULL, 0, 500);	/* the signal's race: see below */
+		ppoll(NULL, 0, &ten_s, &waiting);
+	pthread_sigmask(SIG_UNBLOCK, &urg, NULL);
 	pthread_mutex_lock(&s->lock);
 	s->n++;
 	pthread_mutex_unlock(&s->lock);
@@ -310,9 +322,8 @@ static void sleeper(void *ctx, unsigned int thread, void *req)
 /*
  * Stop while a job is blocked: the stop signal wakes it, it sees the
  * caller's flag and ends, and stop returns at once; what was queued is
- * discarded by free, never served.  (A signal sent between the job's look
- * at its flag and its poll() is lost: the poll's timeout covers that, as
- * the progress callback does for debuginfod.)
+ * discarded by free, never served.  The job would block for 10 s: without
+ * the signal, stop times out after 5 s and the test fails.
  */
 TEST(stop_wakes_a_blocked_job)
 {
@@ -335,6 +346,7 @@ TEST(stop_wakes_a_blocked_job)
 	for (v = 0; v < 3; v++)
 		CHECK_INT(worker__push(w, &v), 0);
 	wait_started(&s);
+	poll(NULL, 0, 50);		/* the job is in its wait, most likely */
 	__atomic_store_n(&s.stop, true, __ATOMIC_RELEASE);
 	t0 = now_ms();
 	CHECK_INT(worker__stop(w, 5000), 0);

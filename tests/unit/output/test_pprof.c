@@ -18,7 +18,6 @@
 #include "output/pprof.h"
 #include "output/output.h"
 #include "trace/symbolize.h"
-#include "loader/session.h"
 #include "stacks.h"
 #include "symbols/usyms.h"
 

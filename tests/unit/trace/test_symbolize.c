@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "unit.h"
+#include "stacks.h"
 #include "trace/symbolize.h"
-#include "loader/session.h"
 #include "output/output.h"
 #include "interp/interp.h"
 #include "bpf/interp/python/pyframe.h"
@@ -205,20 +205,6 @@ static void path(const struct record *r, const struct trace_view *v, char *buf, 
 		n += snprintf(buf + n, sz - n, "%s%s", i ? ";" : "",
 			      f->name ? f->name : "[unknown]");
 	}
-}
-
-static char *folded(const struct records *rs, const struct trace_view *v)
-{
-	struct output_opts oo = { .view = *v, .folded = true };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		abort();
-	CHECK_INT(output__write(f, rs, &oo), 0);
-	fclose(f);
-	return buf;
 }
 
 /* ---- tests ---- */
@@ -608,6 +594,127 @@ TEST(python_frames_in_place_of_the_loop)
 	interps__free(ints);
 }
 
+/* ---- CPython's stored words, read through its row of the registry ---- */
+
+struct py_words {
+	__u64 id;
+	int n;
+	__u32 end;
+	__u64 words[8];
+};
+
+/* As the walker stores them: two words a frame, innermost first. */
+static const struct py_words py_words[] = {
+	/* a, b (its loop's entry), c (entry); no GIL, cut at the walk's depth. */
+	{ .id = 10, .n = 6, .end = INTERP_END(PY_KIND, (PY_END_DEPTH + 1) | PY_END_NO_GIL),
+	  .words = { 0xa0, 5, 0xb0, 7 | PY_WORD_ENTRY, 0xc0, 9 | PY_WORD_ENTRY } },
+	/* One frame, the whole stack, the GIL held; a half frame after it. */
+	{ .id = 11, .n = 3, .end = INTERP_END(PY_KIND, PY_END_ROOT + 1),
+	  .words = { 0xa0, 3 | PY_WORD_ENTRY, 0xd0 } },
+};
+
+struct py_words_source {
+	struct fake_source *native;
+	const struct interps *ints;
+};
+
+/* The interpreter part decoded as the session decodes it; the rest stored. */
+static int py_words_read(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
+{
+	struct py_words_source *pws = ctx;
+
+	if (ref->kind != FRAME_INTERP)
+		return fake_read(pws->native, ref, frames);
+	for (size_t i = 0; i < sizeof(py_words) / sizeof(py_words[0]); i++)
+		if (py_words[i].id == ref->id)
+			return interps__decode(pws->ints, py_words[i].words, py_words[i].n,
+					       py_words[i].end, frames);
+	return -ENOENT;
+}
+
+static void check_py_frame(const struct trace_frame *f, __u64 addr, __u32 instr, bool entry)
+{
+	CHECK_INT(f->addr, addr);
+	CHECK_INT(f->aux & PY_INSTR_MASK, instr);
+	CHECK_INT(f->kind, FRAME_INTERP);
+	CHECK_INT(f->flags, entry ? FRAME_INTERP_ENTRY : 0);
+	CHECK_INT(f->interp, PY_KIND);
+}
+
+static void check_py_mark(const struct trace_frame *f, __u64 mark)
+{
+	CHECK_INT(f->addr, mark);
+	CHECK_INT(f->kind, FRAME_NONE);
+	CHECK_INT(f->flags, FRAME_INTERP_MARK);
+	CHECK_INT(f->interp, PY_KIND);
+}
+
+/*
+ * CPython's decode: a frame of every two words, the entry bit its flag;
+ * the GIL mark before the frames, the depth mark after them.
+ */
+TEST(python_words_decoded)
+{
+	struct interp_config ic = {};
+	struct interps *ints = interps__new(interp_registry, interp_registry_len, &ic);
+	struct trace_frame fr[MAX_STACK_DEPTH];
+	const __u64 *w = py_words[0].words;
+
+	CHECK(ints != NULL);
+	if (!ints)
+		return;
+	memset(fr, 0xff, sizeof(fr));
+	CHECK_INT(interps__decode(ints, w, 6, py_words[0].end, fr), 5);
+	check_py_mark(&fr[0], PY_MARK_NO_GIL);
+	check_py_frame(&fr[1], 0xa0, 5, false);
+	check_py_frame(&fr[2], 0xb0, 7, true);
+	check_py_frame(&fr[3], 0xc0, 9, true);
+	check_py_mark(&fr[4], PY_MARK_CUT);
+	/* Each end reason alone; another reason gives no mark. */
+	CHECK_INT(interps__decode(ints, w, 6, INTERP_END(PY_KIND, PY_END_DEPTH + 1), fr), 4);
+	check_py_frame(&fr[0], 0xa0, 5, false);
+	check_py_mark(&fr[3], PY_MARK_CUT);
+	CHECK_INT(interps__decode(ints, w, 6, INTERP_END(PY_KIND, (PY_END_ROOT + 1) | PY_END_NO_GIL),
+				  fr), 4);
+	check_py_mark(&fr[0], PY_MARK_NO_GIL);
+	check_py_frame(&fr[3], 0xc0, 9, true);
+	CHECK_INT(interps__decode(ints, w, 6, INTERP_END(PY_KIND, PY_END_UNREADABLE + 1), fr), 3);
+	check_py_frame(&fr[2], 0xc0, 9, true);
+	/* A half frame is no frame. */
+	CHECK_INT(interps__decode(ints, py_words[1].words, 3, py_words[1].end, fr), 1);
+	check_py_frame(&fr[0], 0xa0, 3, true);
+	/* The marks' names, as printed. */
+	CHECK_STR(interps__mark_name(ints, PY_KIND, PY_MARK_NO_GIL), "[GIL released]");
+	CHECK_STR(interps__mark_name(ints, PY_KIND, PY_MARK_CUT), "[python: more frames]");
+	interps__free(ints);
+}
+
+/* The decoded frames and marks, folded as a user reads them. */
+TEST(python_words_folded)
+{
+	struct sample s[] = {
+		py_sample(1, STACK_HASHED, 10),	/* two loops, three frames, both marks */
+		py_sample(1, STACK_HASHED, 11),	/* two loops, one frame */
+	};
+	struct py_words_source pws;
+	struct trace_source ts = { .read = py_words_read, .ctx = &pws };
+	struct interps *ints;
+	struct records rs;
+	struct fixture fx;
+	char *out;
+
+	ints = py_fixture(&fx);
+	pws = (struct py_words_source){ .native = &fx.src, .ints = ints };
+	fx.sym.source = ts;
+	CHECK_INT(records__build(&rs, &fx.sym, s, 2), 0);
+	out = folded(&rs, &both);
+	CHECK_STR(out, "python3;[python: more frames];u7_104f;py_c0 (main.py);u7_102f;py_b0 (main.py);py_a0 (main.py);[GIL released];u7_1010 1\n"
+		       "python3;u7_104f;_PyEval_EvalFrameDefault;u7_102f;py_a0 (main.py);u7_1010 1\n");
+	free(out);
+	records__free(&rs);
+	interps__free(ints);
+}
+
 int main(void)
 {
 	RUN(names_by_kind_root_first);
@@ -619,6 +726,8 @@ int main(void)
 	RUN(no_resolvers);
 	RUN(unsafe_comm);
 	RUN(python_frames_in_place_of_the_loop);
+	RUN(python_words_decoded);
+	RUN(python_words_folded);
 	RUN(new_kind_needs_only_a_resolver);
 	RUN(truncated_stacks_counted);
 	return unit_summary();
