@@ -554,14 +554,16 @@ t_pprof() {
 	at_least $((a + b)) 3000 "samples in hot_a or hot_b"
 	within "$(ratio $b $a)" 2.7 3.3 "hot_b/hot_a in pprof"
 	go tool pprof -raw hot.pb.gz >raw 2>err
+	sed 's/$/|/' raw >raw.eol
 	f=$PYWL/hot.py
 	for want in "spin $f:$(hot_line loop)" "hot_a $f:$(hot_line call-a)" "hot_b $f:$(hot_line call-b)" \
 		"main $f:$(hot_line main-a)" "main $f:$(hot_line main-b)" "<module> $f:$(hot_line module)"; do
 		# pprof shortens "<module>" like a C++ template to an empty
 		# name, and then prints the name as written after s=LINE.
 		# Go 1.26 prints FILE:LINE:COLUMN (column 0), older FILE:LINE.
-		grep -q -F -e " $want " -e " $want:0 " raw ||
-			grep -q -e " $want\$" -e " $want:0\$" raw ||
+		# raw.eol: each line ends in "|", so that a fixed string can
+		# match at the end of a line.
+		grep -q -F -e " $want " -e " $want:0 " -e " $want|" -e " $want:0|" raw.eol ||
 			grep -q -F -e " ${want#* } s=0(${want%% *})" -e " ${want#* }:0 s=0(${want%% *})" raw ||
 			{ grep -F "$f" raw | head -5; fail "no location '$want' in go tool pprof -raw"; }
 	done
