@@ -89,6 +89,11 @@ prereq_missing() {
 		command -v capsh >/dev/null && command -v setpriv >/dev/null &&
 			id nobody >/dev/null 2>&1 ||
 			echo "capsh, setpriv and the user nobody" ;;
+	# A hostile user and a victim: nobody attacks, daemon is another user.
+	USERS)
+		command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 &&
+			id daemon >/dev/null 2>&1 ||
+			echo "setpriv and the users nobody and daemon" ;;
 	GO) command -v go >/dev/null || echo "go (golang-go)" ;;
 	# perf that can sample with DWARF call graphs (no PMU needed: cpu-clock).
 	PERF_DWARF)
@@ -186,6 +191,11 @@ bg() {
 	"$@" &
 	echo $! >>"$TRASH/bg.pids"
 }
+
+# Run a command as the hostile user (nobody) or as its victim, another
+# unprivileged user (daemon): $NOBODY CMD..., $VICTIM CMD...  Prereq USERS.
+NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+VICTIM="setpriv --reuid=daemon --regid=daemon --clear-groups"
 
 # Sum the counts of folded lines matching a regex: fsum FILE REGEX
 fsum() {

@@ -9,7 +9,6 @@
 # reason too.
 . "$(dirname "$0")/lib.sh"
 
-NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 KEY0=0x0123456789abcdef KEY1=0xfedcba9876543210
 
 # spilled VALUE FILE: a number from the -v "spilled stacks:" line.

@@ -336,8 +336,6 @@ no_priv() {
 	[ ! -s out ] || fail "$desc: output on stdout"
 }
 
-NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-
 t_caps() {
 	no_priv "root without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN" \
 		capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c 'exec "$0" -F 49 -f 1' "$PROFILE"

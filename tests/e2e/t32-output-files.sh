@@ -12,7 +12,6 @@
 # apply; the values are printed in the log.
 . "$(dirname "$0")/lib.sh"
 
-NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 MNT=$TRASH/mnt			# the small tmpfs, unmounted at the end
 BPFFS=$TRASH/bpffs		# a private bpffs for the wrong-type map
 unmount() {

@@ -7,7 +7,6 @@
 # escapes.  Root profiles it in every format.
 . "$(dirname "$0")/lib.sh"
 
-NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 EVIL=$(printf 'evil 999999\nfakeroot;injected_frame;z')
 # As printed: the newline is '?'; in folded output ';' is ':' in a frame
 # name, and '_' in the comm.

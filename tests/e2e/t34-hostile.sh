@@ -6,7 +6,6 @@
 # cap was hit.
 . "$(dirname "$0")/lib.sh"
 
-NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 # Bounds, KiB of peak RSS: a whole-host run is about 12 MiB here; a perf
 # map is read whole before it is parsed (35 MB in the test).
 RSS_SMALL=65536

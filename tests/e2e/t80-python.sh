@@ -26,7 +26,6 @@ PY=/usr/bin/python3.11
 PYD=/usr/bin/python3.11d
 PYWL=$PROFILE_TOP/tests/workloads/py
 PYSTACKS=$PROFILE_TOP/tests/e2e/helpers/pystacks
-NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 # go keeps a cache under $HOME; CI may run without one.
 export HOME=${HOME:-$TRASH}
 
