@@ -77,35 +77,45 @@ static bool count_like(const unsigned char *s, size_t len)
 
 /*
  * A folded line is "FRAMES COUNT", and readers find the count after the
- * last space: flamegraph.pl and difffolded.pl match /\s+?(\d+(?:\.\d*)?)$/
- * (with Unicode \s and \d), and once more on what is left for a
- * differential line's second count; inferno and speedscope split at the
- * last ' '.  So no frame may end in a space and what could be a count: the
- * last space of the name that starts at sb->buf[at] becomes '_' when what
- * follows it is count-like ("f 1000000000" is "f_1000000000").  Every
- * frame, not only a line's leaf: one frame, one name in every line.
+ * last white space: flamegraph.pl and difffolded.pl match
+ * /\s+?(\d+(?:\.\d*)?)$/ (with Unicode \s and \d), and once more on what
+ * is left for a differential line's second count; inferno splits at the
+ * last ' ' and trims white space off what is left.  So no frame may end
+ * in white space, nor in white space and what could be a count: in the
+ * name that starts at sb->buf[at], trailing white space becomes '_', else
+ * the last white space does when what follows it is count-like
+ * ("f 1000000000" is "f_1000000000").  Every frame, not only a line's
+ * leaf: one frame, one name in every line.
  */
 static void unfold_count(struct strbuf *sb, size_t at)
 {
 	unsigned char *s = (unsigned char *)sb->buf;
-	size_t i = at, space = 0, width = 0, n;
+	size_t i = at, space = 0, width = 0, trail = 0, trail_chars = 0, n;
 
 	if (sb->err)
 		return;
 	while (i < sb->len) {
 		n = space_len(s + i, sb->len - i);
 		if (n) {
+			if (!trail_chars++)
+				trail = i;
 			space = i;
 			width = n;
 		} else {
+			trail_chars = 0;
 			n = (size_t)text__char_len(sb->buf + i, sb->len - i);
 		}
 		i += n ? n : 1;
 	}
+	if (trail_chars) {
+		memset(s + trail, '_', trail_chars);
+		sb->len = trail + trail_chars;
+		s[sb->len] = '\0';	/* strbuf keeps one after the text */
+		return;
+	}
 	if (!width || !count_like(s + space + width, sb->len - space - width))
 		return;
 	s[space] = '_';
-	/* The rest of the name, and the NUL strbuf keeps after it. */
 	memmove(s + space + 1, s + space + width, sb->len - space - width + 1);
 	sb->len -= width - 1;
 }

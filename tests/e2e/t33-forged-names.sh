@@ -131,4 +131,48 @@ test_expect_success $PREREQS 'a perf map name with bad UTF-8, U+FFFF and escapes
 	{ gzip -dc jit.pb.gz | grep -qaF "$SAFE_JIT" || fail "no $SAFE_JIT in the pprof"; }
 '
 
+# Python functions, each in a "file" whose name runs on in " 1000000000":
+# the label "hot_K (FILE)" is cut within it, and with K "p"s before it,
+# one of the eleven ends in digits wherever the cut falls.
+cat >"$TRASH/counts.py" <<'PY'
+import sys, time
+fns = []
+for k in range(11):
+    g = {}
+    src = "def hot_%d(n):\n    x = 0\n    for i in range(n):\n        x += i\n    return x\n" % k
+    exec(compile(src, "/forged/" + "p" * k + " 1000000000" * 300, "exec"), g)
+    fns.append(g["hot_%d" % k])
+end = time.time() + float(sys.argv[1])
+print("counts: running", flush=True)
+while time.time() < end:
+    for f in fns:
+        f(3000)
+PY
+
+# flamegraph.pl's own reading of a folded line (with its Unicode \s and
+# \d): the lines it would take for differential ones, with two counts.
+differential() {
+	perl -CSD -ne 'chomp; next unless /^(.*)\s+?(\d+(?:\.\d*)?)$/;
+		print "$_\n" if $1 =~ /\s+?(\d+(?:\.\d*)?)$/' "$1"
+}
+
+test_expect_success ROOT_BPF,USERS,PY311,perl 'folded: a frame cannot end in a count (Python labels cut in " 1000000000")' '
+	chmod 755 "$TRASH" &&
+	bg $NOBODY /usr/bin/python3.11 "$TRASH/counts.py" 6 >counts.out &&
+	bg $VICTIM "$WORKLOADS/burn" -n victim -d 6 >/dev/null &&
+	wait_for counts.out "^counts: running" &&
+	"$PROFILE" -F 499 -f 3 >host.folded 2>err &&
+	{ [ -z "$(not_folded host.folded)" ] || fail "lines that are not frames COUNT"; } &&
+	differential host.folded >diff.lines &&
+	{ [ ! -s diff.lines ] || { head -c 600 diff.lines; echo; fail "$(wc -l <diff.lines) lines read as differential"; }; } &&
+	awk "\$(NF - 1) ~ /^[0-9]+([.][0-9]*)?\$/" host.folded >twice.lines && { tail -c 300 twice.lines; true; } &&
+	{ [ ! -s twice.lines ] || fail "$(wc -l <twice.lines) lines with a count before the count"; } &&
+	# The attack was there to be read: Python leaves cut in the digits.
+	cut=$(fsum host.folded ";hot_[0-9]+ [(]p* 1000000000( 1000000000)*_(1[0-9]*)? [0-9]+\$") &&
+	victim=$(fsum host.folded "^victim;.*;func_[ab]( |;)") &&
+	echo "Python leaves cut in the digits: $cut samples; victim: $victim" &&
+	{ [ "$cut" -gt 0 ] || fail "no Python leaf with a cut label"; } &&
+	{ [ "$victim" -gt 300 ] || fail "the victim burn has $victim named samples"; }
+'
+
 test_done

@@ -210,7 +210,7 @@ TEST(unsafe_names)
 TEST(folded_no_count_in_names)
 {
 	struct output_opts o = { .folded = true, .view.parts[PART_USER] = true };
-	STACK(s, 8);
+	STACK(s, 10);
 	struct record r[1];
 	char *out;
 
@@ -222,16 +222,19 @@ TEST(folded_no_count_in_names)
 	s.frames[5] = (struct frame){ .name = "v 1.2 x" };
 	s.frames[6] = (struct frame){ .name = "a .5" };
 	s.frames[7] = (struct frame){ .name = "x 12;y 3" };
+	s.frames[8] = (struct frame){ .name = "t 99 " };	/* inferno trims the space */
+	s.frames[9] = (struct frame){ .name = "u 7\u3000 " };
 	r[0] = rec("c\u00a09", 1, 7, &s, PART_OK, NULL, PART_ABSENT);
 	out = render(r, 1, &o);
-	CHECK_STR(out, "c_9;x 12:y_3;a .5;v 1.2 x;func (file.py);k 1_\u0661\u0662;"
+	CHECK_STR(out, "c_9;u 7__;t 99_;x 12:y_3;a .5;v 1.2 x;func (file.py);k 1_\u0661\u0662;"
 		       "h_123;g_12.5;f_1000000000 7\n");
 	free(out);
 	o.folded = false;
 	out = render(r, 1, &o);
 	CHECK_STR(out, "    f 1000000000\n    g 12.5\n    h\u00a0123\n"
 		       "    k 1\u3000\u0661\u0662\n    func (file.py)\n    v 1.2 x\n"
-		       "    a .5\n    x 12;y 3\n    -                c\u00a09 (1)\n        7\n\n");
+		       "    a .5\n    x 12;y 3\n    t 99 \n    u 7\u3000 \n"
+		       "    -                c\u00a09 (1)\n        7\n\n");
 	free(out);
 }
 
