@@ -271,4 +271,13 @@ test_expect_success ROOT_BPF '--user: no such user, or no command: one line, exi
 	[ $(wc -l <err) -eq 1 ] && grep -q "^profile: --user is who runs a command" err
 '
 
+test_expect_success ROOT_BPF,CAPS,USERS '--user that profile cannot become: one line, 126, the command never runs' '
+	{ $NOBODY --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		"$PROFILE" --user daemon -- touch "$TRASH/ran" >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 126 ] || fail "exit status $rc"; } &&
+	printf "profile: cannot run \047touch\047 as daemon: setgroups: Operation not permitted\n" >expect &&
+	diff expect err && [ ! -s out ] && [ ! -e ran ]
+'
+
 test_done
