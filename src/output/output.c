@@ -95,7 +95,7 @@ static void unfold_count(struct strbuf *sb, size_t at)
 	if (sb->err)
 		return;
 	while (i < sb->len) {
-		n = space_len(s + i, sb->len - i);
+		n = s[i] < 0x80 && s[i] != ' ' ? 0 : space_len(s + i, sb->len - i);
 		if (n) {
 			if (!trail_chars++)
 				trail = i;
@@ -103,7 +103,7 @@ static void unfold_count(struct strbuf *sb, size_t at)
 			width = n;
 		} else {
 			trail_chars = 0;
-			n = (size_t)text__char_len(sb->buf + i, sb->len - i);
+			n = s[i] < 0x80 ? 1 : (size_t)text__char_len(sb->buf + i, sb->len - i);
 		}
 		i += n ? n : 1;
 	}
