@@ -158,8 +158,8 @@ differential() {
 
 test_expect_success ROOT_BPF,USERS,PY311,perl 'folded: a frame cannot end in a count (Python labels cut in " 1000000000")' '
 	chmod 755 "$TRASH" &&
-	bg $NOBODY /usr/bin/python3.11 "$TRASH/counts.py" 6 >counts.out &&
-	bg $VICTIM "$WORKLOADS/burn" -n t33victim -d 6 >/dev/null &&
+	bg $NOBODY /usr/bin/python3.11 "$TRASH/counts.py" 30 >counts.out &&
+	bg $VICTIM "$WORKLOADS/burn" -n t33victim -d 30 >/dev/null &&
 	wait_for counts.out "^counts: running" &&
 	"$PROFILE" -F 499 -f 3 >host.folded 2>err &&
 	{ [ -z "$(not_folded host.folded)" ] || fail "lines that are not frames COUNT"; } &&
@@ -195,8 +195,8 @@ PY
 
 test_expect_success ROOT_BPF,USERS,PY311 '--report and --top: a Python file named libc.so.6 is not a shared object' '
 	chmod 755 "$TRASH" "$TRASH/pyobj" &&
-	bg $NOBODY /usr/bin/python3.11 "$TRASH/pyobj/libc.so.6" 7 >forged.out &&
-	bg $VICTIM "$WORKLOADS/burn" -n t33victim -d 7 >/dev/null &&
+	bg $NOBODY /usr/bin/python3.11 "$TRASH/pyobj/libc.so.6" 30 >forged.out &&
+	bg $VICTIM "$WORKLOADS/burn" -n t33victim -d 30 >/dev/null &&
 	wait_for forged.out "^forged: running" &&
 	"$PROFILE" -F 499 --report 2 >host.report 2>err &&
 	"$PROFILE" -F 499 --top -i 1 2 >host.top 2>>err &&
