@@ -67,12 +67,17 @@ void command__save_signals(void)
 				      old.sa_handler == SIG_IGN;
 }
 
+/* What getpwnam(3) may leave in errno for a user that is not there. */
+static bool not_found(int err)
+{
+	return !err || err == ENOENT || err == ESRCH || err == EBADF || err == EPERM;
+}
+
 int command_user__lookup(struct command_user *u, const char *user)
 {
 	struct passwd *pw;
 	char *end;
 	unsigned long id;
-	int n = 32, want;
 
 	memset(u, 0, sizeof(*u));
 	errno = 0;
@@ -83,7 +88,7 @@ int command_user__lookup(struct command_user *u, const char *user)
 		if (!*end && id < (uid_t)-1)
 			pw = getpwuid((uid_t)id);
 	}
-	if (!pw && errno) {
+	if (!pw && !not_found(errno)) {
 		pr_err("--user '%.64s': cannot look it up: %s", user, strerror(errno));
 		return -errno;
 	}
@@ -94,9 +99,10 @@ int command_user__lookup(struct command_user *u, const char *user)
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
 	u->name = strdup(pw->pw_name);
-	/* -1: more groups than room, and want says how many. */
-	for (want = n; u->name; n = want > n ? want : 2 * n, want = n) {
+	/* getgrouplist() says how many groups there are when they do not fit. */
+	for (int n = 32; u->name;) {
 		gid_t *g = realloc(u->groups, (size_t)n * sizeof(*g));
+		int want = n;
 
 		if (!g)
 			break;
@@ -105,6 +111,7 @@ int command_user__lookup(struct command_user *u, const char *user)
 			u->nr_groups = want;
 			return 0;
 		}
+		n = want > n ? want : 2 * n;
 	}
 	pr_err("out of memory");
 	command_user__free(u);
