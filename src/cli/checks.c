@@ -230,6 +230,8 @@ int options__check(struct options *o, const struct limits *lim)
 		return -EINVAL;
 	if (o->mntnsmap && check_pinned("--mntnsmap", o->mntnsmap))
 		return -EINVAL;
+	if (o->user && command_user__lookup(&o->run_as, o->user))
+		return -EINVAL;
 	if (o->format == FMT_PPROF && !o->output && isatty(STDOUT_FILENO)) {
 		pr_err("pprof output is binary; use -o FILE.pb.gz or redirect stdout");
 		return -EINVAL;

@@ -52,6 +52,7 @@ enum {
 	OPT_DEBUGINFOD_WAIT,
 	OPT_UNKNOWN,
 	OPT_NAMES,
+	OPT_USER,
 };
 
 static const struct option long_opts[] = {
@@ -96,6 +97,7 @@ static const struct option long_opts[] = {
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
 	{ "names", required_argument, NULL, OPT_NAMES },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -177,7 +179,10 @@ void options__usage(FILE *out)
 "  duration                    seconds to profile (default: until Ctrl-C, or until\n"
 "                              COMMAND exits)\n"
 "  -- COMMAND [ARGS...]        run COMMAND and profile it and its children; exit\n"
-"                              with its status (use -o: it shares stdout)\n",
+"                              with its status (use -o: it shares stdout); it runs\n"
+"                              as profile does, root, unless --user is given\n"
+"      --user USER             run COMMAND as USER (a name or uid), with its groups\n"
+"                              and no capabilities: --user \"$SUDO_USER\" under sudo\n",
 		DEFAULT_FREQ, DEFAULT_EVENT_FREQ, MAX_OUTPUTS, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
 		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20, DEBUGINFOD_WAIT_S);
 }
@@ -584,6 +589,11 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_NAMES:
 		o->names_given = true;
 		return parse_choice("--names", arg, "short", "full", &o->short_names);
+	case OPT_USER:
+		if (!*arg)
+			return usage_error("%s needs a user name or uid", "--user");
+		o->user = arg;
+		break;
 	case 'v': o->verbose++; break;
 	case 'q': o->quiet = true; break;
 	case 'h': o->help = true; break;
@@ -666,6 +676,9 @@ static int check_conflicts(const struct options *o)
 	if (o->cmd && (o->pids || o->tids))
 		return usage_error("conflicting options: %s and a command after -- cannot be used together",
 				   o->pids ? "-p" : "-L");
+	if (o->user && !o->cmd)
+		return usage_error("%s is who runs a command: profile --user USER -- COMMAND [ARGS...]",
+				   "--user");
 	return 0;
 }
 
@@ -839,6 +852,7 @@ void options__free(struct options *o)
 	free(o->pids);
 	free(o->tids);
 	free(o->cmdline);
+	command_user__free(&o->run_as);
 	o->pids = o->tids = NULL;
 	o->cmdline = NULL;
 }

@@ -14,6 +14,7 @@
 #include "bpf/profile.h"
 #include "unwind/unwind.h"
 #include "output/config.h"	/* enum output_format, struct output_spec */
+#include "run/command.h"	/* struct command_user */
 
 #define DEFAULT_FREQ 49
 /*
@@ -90,6 +91,8 @@ struct options {
 	__u64 interval;			/* -i seconds between reports, 0: one report */
 	char **cmd;			/* -- CMD [ARGS...]: argv's tail, NULL-terminated;
 					 * NULL when no command is given */
+	const char *user;		/* --user, as typed: run the command as USER */
+	struct command_user run_as;	/* ... looked up by options__check() */
 	bool help;
 	bool version;
 	char *cmdline;			/* argv joined, for SVG subtitles */

@@ -14,6 +14,14 @@ const struct interp_ops *const interp_registry[] = {
 };
 const size_t interp_registry_len = sizeof(interp_registry) / sizeof(interp_registry[0]);
 
+const char *interp__name(__u8 kind)
+{
+	for (size_t i = 0; i < interp_registry_len; i++)
+		if (interp_registry[i]->kind == kind)
+			return interp_registry[i]->name;
+	return NULL;
+}
+
 struct interps {
 	const struct interp_ops *by_kind[MAX_INTERP_KINDS + 1];	/* [0]: none */
 	void *ctx[MAX_INTERP_KINDS + 1];	/* started: what start() returned */

@@ -93,6 +93,12 @@ struct interp_ops {
 extern const struct interp_ops *const interp_registry[];
 extern const size_t interp_registry_len;
 
+/*
+ * The name of the registry's runtime of kind ("python"), or NULL: what a
+ * report calls the object its frames run in.
+ */
+const char *interp__name(__u8 kind);
+
 struct interps;
 
 /* Before a report, each runtime waits this long at most for its reads. */

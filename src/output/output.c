@@ -5,6 +5,7 @@
  * and the result goes out in a single write.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,86 @@ static void put_text(struct strbuf *sb, const char *s, const char *from, char to
 }
 
 /*
+ * Unicode White_Space that safe text can still hold (its controls, U+0085,
+ * U+2028 and U+2029 are gone), and U+FEFF, which JavaScript's \s takes:
+ * the length of the one at s (safe text, len bytes), or 0.
+ */
+static size_t space_len(const unsigned char *s, size_t len)
+{
+	unsigned int cp;
+
+	if (s[0] == ' ')
+		return 1;
+	if (len >= 2 && s[0] == 0xc2 && s[1] == 0xa0)	/* U+00A0 */
+		return 2;
+	if (len < 3 || (s[0] & 0xf0) != 0xe0)
+		return 0;
+	cp = (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+	return cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f ||
+	       cp == 0x205f || cp == 0x3000 || cp == 0xfeff ? 3 : 0;
+}
+
+/*
+ * Whether s[0..len) could be read as a count: it starts with a digit and
+ * holds only digits and dots.  Any non-ASCII byte may be a digit: Perl's
+ * \d takes every script's.
+ */
+static bool count_like(const unsigned char *s, size_t len)
+{
+	if (!len || s[0] == '.')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] >= '0' && s[i] <= '9') && s[i] != '.' && s[i] < 0x80)
+			return false;
+	return true;
+}
+
+/*
+ * A folded line is "FRAMES COUNT", and readers find the count after the
+ * last white space: flamegraph.pl and difffolded.pl match
+ * /\s+?(\d+(?:\.\d*)?)$/ (with Unicode \s and \d), and once more on what
+ * is left for a differential line's second count; inferno splits at the
+ * last ' ' and trims white space off what is left.  So no frame may end
+ * in white space, nor in white space and what could be a count: in the
+ * name that starts at sb->buf[at], trailing white space becomes '_', else
+ * the last white space does when what follows it is count-like
+ * ("f 1000000000" is "f_1000000000").  Every frame, not only a line's
+ * leaf: one frame, one name in every line.
+ */
+static void unfold_count(struct strbuf *sb, size_t at)
+{
+	unsigned char *s = (unsigned char *)sb->buf;
+	size_t i = at, space = 0, width = 0, trail = 0, trail_chars = 0, n;
+
+	if (sb->err)
+		return;
+	while (i < sb->len) {
+		n = s[i] < 0x80 && s[i] != ' ' ? 0 : space_len(s + i, sb->len - i);
+		if (n) {
+			if (!trail_chars++)
+				trail = i;
+			space = i;
+			width = n;
+		} else {
+			trail_chars = 0;
+			n = s[i] < 0x80 ? 1 : (size_t)text__char_len(sb->buf + i, sb->len - i);
+		}
+		i += n ? n : 1;
+	}
+	if (trail_chars) {
+		memset(s + trail, '_', trail_chars);
+		sb->len = trail + trail_chars;
+		s[sb->len] = '\0';	/* strbuf keeps one after the text */
+		return;
+	}
+	if (!width || !count_like(s + space + width, sb->len - space - width))
+		return;
+	s[space] = '_';
+	memmove(s + space + 1, s + space + width, sb->len - space - width + 1);
+	sb->len -= width - 1;
+}
+
+/*
  * A frame's name; a marker's is what it stands for.  Unnamed: bcc's
  * "[unknown]", or the label of its module with --unknown=module and -v.
  */
@@ -48,6 +129,7 @@ static void put_name(struct strbuf *sb, const struct frame *f,
 {
 	char buf[FRAME_LABEL_MAX];
 	const char *name = frame__name(f, fn);
+	size_t at;
 
 	if (f->flags & FRAME_DELIMITER) {
 		strbuf__puts(sb, o->folded ? "-" : "--");
@@ -57,7 +139,10 @@ static void put_name(struct strbuf *sb, const struct frame *f,
 		name = o->module_labels || (o->verbose && !o->folded) ?
 		       frame__label(f, buf, sizeof(buf)) : "[unknown]";
 	/* Folded: "a;b" would be two frames; FlameGraph writes "a:b". */
+	at = sb->len;
 	put_text(sb, name, o->folded ? ";" : NULL, ':');
+	if (o->folded)
+		unfold_count(sb, at);
 	if (f->kind == FRAME_KERNEL && o->annotations && !frame__is_marker(f))
 		strbuf__puts(sb, "_[k]");
 }
@@ -109,11 +194,15 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 
 /*
  * The comm is the root frame in folded output: keep it one frame, with
- * no space, as stackcollapse-perf.pl does.
+ * no space, as stackcollapse-perf.pl does, and no other white space before
+ * a count (unfold_count()).
  */
 static void put_comm(struct strbuf *sb, const char *comm)
 {
+	size_t at = sb->len;
+
 	put_text(sb, comm, "; ", '_');
+	unfold_count(sb, at);
 }
 
 /*

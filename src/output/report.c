@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "lib/strbuf.h"
 #include "lib/text.h"
 #include "trace/trace.h"
+#include "interp/interp.h"
 #include "lib/util.h"
 
 /* What entry_eq() compares a table's entry with. */
@@ -35,6 +37,21 @@ struct keys_ctx {
 };
 
 /*
+ * An interpreter's frame runs in the interpreter: its object is
+ * "[python]", as perf's is "[JIT] tid N" for JIT code.  Its module is the
+ * source file, named by whoever wrote it (a "libc.so.6" as well): the
+ * symbol, "func (file.py)", already shows it.
+ */
+static const char *interp_object(const struct frame *f, struct keys_ctx *ctx)
+{
+	const char *name = interp__name(f->interp);
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "[%s]", name ? name : "interpreter");
+	return strpool__intern(&ctx->labels, buf, strlen(buf));
+}
+
+/*
  * The one place that chooses the text of a row's module and symbol, for
  * --report and --top alike: with short names (--names short, the default
  * of --top), the overloads of a function are one row.  The strings live as
@@ -49,9 +66,11 @@ static int frame_keys(const struct frame *f, struct keys_ctx *ctx, const char **
 	*symbol = name ? name : frame__label_kept(f, &ctx->labels);
 	if (f->kind == FRAME_KERNEL)
 		*module = "[kernel]";
+	else if (f->kind == FRAME_INTERP)
+		*module = interp_object(f, ctx);
 	else
 		*module = f->module ? basename_of(f->module) : "[unknown]";
-	return *symbol ? 0 : -ENOMEM;
+	return *symbol && *module ? 0 : -ENOMEM;
 }
 
 static void key_hash(const char *comm, const char *module, const char *symbol,

@@ -25,7 +25,8 @@ struct strbuf;
  */
 struct report_entry {
 	const char *comm;
-	const char *module;	/* "[kernel]", a DSO basename, or "[unknown]" */
+	const char *module;	/* "[kernel]", "[python]" (an interpreter's frame),
+				 * a DSO basename, or "[unknown]" */
 	const char *symbol;	/* a name, or frame__label()'s "[gzip]" */
 	double self, total;	/* samples; --top decays them */
 	__u64 stamp;		/* last record counted in total, for "once" */

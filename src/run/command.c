@@ -4,15 +4,23 @@
  * `perf record -- CMD`.  Two close-on-exec pipes: profile writes one byte
  * on the first to let the child exec; the child writes its errno on the
  * second if the exec fails, and the exec itself closes it when it works,
- * so that profile reads either an errno or end-of-file.
+ * so that profile reads either an errno or end-of-file.  With --user, the
+ * child becomes that user between the go and the exec: groups, gid, uid,
+ * then capabilities, in that order (a step after setuid could not undo
+ * what it left), and a failed step is reported on the same pipe.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "run/command.h"
@@ -21,6 +29,7 @@
 
 struct command {
 	const char *name;	/* argv[0], for messages */
+	const char *user;	/* --user's name, for messages; NULL without */
 	pid_t pid;
 	int go_fd;		/* write end: one byte lets it exec; -1 once used */
 	int err_fd;		/* read end: the exec's errno, or EOF once it ran */
@@ -58,12 +67,113 @@ void command__save_signals(void)
 				      old.sa_handler == SIG_IGN;
 }
 
-/* In the child: wait for the go, then exec; never returns. */
-static void __attribute__((noreturn)) child(char *const argv[], int go_fd, int err_fd)
+/* What getpwnam(3) may leave in errno for a user that is not there. */
+static bool not_found(int err)
 {
+	return !err || err == ENOENT || err == ESRCH || err == EBADF || err == EPERM;
+}
+
+int command_user__lookup(struct command_user *u, const char *user)
+{
+	struct passwd *pw;
+	char *end;
+	unsigned long id;
+
+	memset(u, 0, sizeof(*u));
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw && *user >= '0' && *user <= '9') {
+		errno = 0;
+		id = strtoul(user, &end, 10);
+		if (!*end && id < (uid_t)-1)
+			pw = getpwuid((uid_t)id);
+	}
+	if (!pw && !not_found(errno)) {
+		pr_err("--user '%.64s': cannot look it up: %s", user, strerror(errno));
+		return -errno;
+	}
+	if (!pw) {
+		pr_err("--user '%.64s': no such user in the passwd database (see --help)", user);
+		return -EINVAL;
+	}
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	u->name = strdup(pw->pw_name);
+	/* getgrouplist() says how many groups there are when they do not fit. */
+	for (int n = 32; u->name;) {
+		gid_t *g = realloc(u->groups, (size_t)n * sizeof(*g));
+		int want = n;
+
+		if (!g)
+			break;
+		u->groups = g;
+		if (getgrouplist(u->name, u->gid, g, &want) >= 0) {
+			u->nr_groups = want;
+			return 0;
+		}
+		n = want > n ? want : 2 * n;
+	}
+	pr_err("out of memory");
+	command_user__free(u);
+	return -ENOMEM;
+}
+
+void command_user__free(struct command_user *u)
+{
+	free(u->name);
+	free(u->groups);
+	memset(u, 0, sizeof(*u));
+}
+
+/* What the child writes on the error pipe: the step that failed, its errno. */
+enum child_step {
+	STEP_EXEC,
+	STEP_GROUPS,
+	STEP_GID,
+	STEP_UID,
+	STEP_CAPS,
+};
+
+static const char *const step_names[] = {
+	[STEP_EXEC] = "exec",
+	[STEP_GROUPS] = "setgroups",
+	[STEP_GID] = "setgid",
+	[STEP_UID] = "setuid",
+	[STEP_CAPS] = "dropping capabilities",
+};
+
+/*
+ * In the child: become u.  Setting every uid to one that is not 0 clears
+ * the permitted and effective capabilities already, unless securebits
+ * keep them: clear them and the ambient set anyway.  Root keeps them,
+ * as its exec would give them back.  0, or the step that failed.
+ */
+static int become(const struct command_user *u)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+
+	if (setgroups((size_t)u->nr_groups, u->groups))
+		return STEP_GROUPS;
+	if (setresgid(u->gid, u->gid, u->gid))
+		return STEP_GID;
+	if (setresuid(u->uid, u->uid, u->uid))
+		return STEP_UID;
+	if (u->uid == 0)
+		return 0;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) ||
+	    syscall(SYS_capset, &hdr, none))
+		return STEP_CAPS;
+	return 0;
+}
+
+/* In the child: wait for the go, become the user, then exec; never returns. */
+static void __attribute__((noreturn)) child(char *const argv[], const struct command_user *u,
+					    int go_fd, int err_fd)
+{
+	int msg[2] = { STEP_EXEC, 0 };
 	char go;
 	ssize_t n;
-	int e;
 
 	for (size_t i = 0; i < NR_PROFILE_SIGNALS; i++)
 		signal(profile_signals[i], ignored_at_start[i] ? SIG_IGN : SIG_DFL);
@@ -73,14 +183,17 @@ static void __attribute__((noreturn)) child(char *const argv[], int go_fd, int e
 	/* End of file: profile failed, or died, before sampling began. */
 	if (n != 1)
 		_exit(EXIT_NOT_FOUND);
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
+	if (u && u->name)
+		msg[0] = become(u);
+	if (msg[0] == STEP_EXEC)
+		execvp(argv[0], argv);
+	msg[1] = errno;
+	if (write(err_fd, msg, sizeof(msg)) != sizeof(msg))
 		_exit(EXIT_NOT_FOUND);
-	_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+	_exit(msg[0] == STEP_EXEC && msg[1] == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
 }
 
-struct command *command__start(char *const argv[])
+struct command *command__start(char *const argv[], const struct command_user *user)
 {
 	struct command *c = calloc(1, sizeof(*c));
 	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
@@ -90,6 +203,7 @@ struct command *command__start(char *const argv[])
 		return NULL;
 	}
 	c->name = argv[0];
+	c->user = user ? user->name : NULL;
 	c->go_fd = c->err_fd = -1;
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		pr_err("cannot make a pipe to start '%s': %s", c->name, strerror(errno));
@@ -106,7 +220,7 @@ struct command *command__start(char *const argv[])
 	if (c->pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(argv, go[0], err[1]);
+		child(argv, user, go[0], err[1]);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -155,8 +269,8 @@ static bool reap(struct command *c, const volatile sig_atomic_t *stop)
 int command__release(struct command *c)
 {
 	const char go = 1;
+	int msg[2] = { STEP_EXEC, 0 }, e;
 	ssize_t n;
-	int e = 0;
 
 	c->released = true;
 	/* EPIPE: it died before the go (a signal); the pipe below says EOF. */
@@ -166,13 +280,23 @@ int command__release(struct command *c)
 	close(c->go_fd);
 	c->go_fd = -1;
 	do
-		n = read(c->err_fd, &e, sizeof(e));
+		n = read(c->err_fd, msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
 	close(c->err_fd);
 	c->err_fd = -1;
-	if (n != sizeof(e))
+	if (n != sizeof(msg))
 		return 0;
-	pr_err("cannot run '%s': %s", c->name, strerror(e));
+	e = msg[1] > 0 ? msg[1] : EPERM;
+	if (msg[0] <= STEP_EXEC || msg[0] > STEP_CAPS || !c->user)
+		msg[0] = STEP_EXEC;
+	if (msg[0] == STEP_EXEC)
+		pr_err("cannot run '%s': %s", c->name, strerror(e));
+	else
+		pr_err("cannot run '%s' as %s: %s: %s", c->name, c->user, step_names[msg[0]],
+		       strerror(e));
+	/* Not found is the exec's alone: a failed setuid is 126, not 127. */
+	if (msg[0] != STEP_EXEC && e == ENOENT)
+		e = EPERM;
 	reap(c, NULL);
 	c->exec_err = -e;
 	return -e;

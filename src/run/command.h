@@ -33,18 +33,45 @@ struct command;
 void command__save_signals(void);
 
 /*
- * Fork argv[0] (searched in PATH), held before its exec until
- * command__release().  NULL after printing a one-line error.
+ * Who the command runs as, with --user: a user of passwd, its group and its
+ * supplementary groups (initgroups(3)'s).  Looked up before the fork, so
+ * that the child makes only system calls between fork and exec.  Without
+ * --user the command keeps profile's own identity: as root, with every
+ * capability, as `sudo perf record -- COMMAND` does.
  */
-struct command *command__start(char *const argv[]);
+struct command_user {
+	char *name;		/* NULL: profile's own identity */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	int nr_groups;
+};
+
+/*
+ * USER, a name or a numeric uid, looked up in passwd into u.  0, or
+ * -errno after printing one line.
+ */
+int command_user__lookup(struct command_user *u, const char *user);
+void command_user__free(struct command_user *u);
+
+/*
+ * Fork argv[0] (searched in PATH), held before its exec until
+ * command__release(); as user when user->name is set (user may be NULL).
+ * Its groups, then its gid, then its uid are set in the child after the
+ * fork, each checked, and a command that is not root also loses every
+ * capability; a failure is reported as a failed exec.  NULL after
+ * printing a one-line error.
+ */
+struct command *command__start(char *const argv[], const struct command_user *user);
 
 /* Its pid, as seen from profile's PID namespace. */
 pid_t command__pid(const struct command *c);
 
 /*
  * Let it exec and wait for the exec's outcome: 0 once the new image runs,
- * or the exec's -errno, after printing "cannot run 'CMD': REASON"; the
- * child has then exited (command__status() is 127 or 126).
+ * or the exec's -errno, after printing "cannot run 'CMD': REASON" (or
+ * "cannot run 'CMD' as USER: setuid: REASON"); the child has then exited
+ * (command__status() is 127 or 126).
  */
 int command__release(struct command *c);
 

@@ -20,7 +20,7 @@ int setup__command(struct command **cmd, const struct options *o)
 {
 	if (!o->cmd)
 		return 0;
-	*cmd = command__start(o->cmd);
+	*cmd = command__start(o->cmd, &o->run_as);
 	return *cmd ? 0 : -ECHILD;
 }
 

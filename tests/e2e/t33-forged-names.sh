@@ -131,4 +131,84 @@ test_expect_success $PREREQS 'a perf map name with bad UTF-8, U+FFFF and escapes
 	{ gzip -dc jit.pb.gz | grep -qaF "$SAFE_JIT" || fail "no $SAFE_JIT in the pprof"; }
 '
 
+# Python functions, each in a "file" whose name runs on in " 1000000000":
+# the label "hot_K (FILE)" is cut within it, and with K "p"s before it,
+# one of the eleven ends in digits wherever the cut falls.
+cat >"$TRASH/counts.py" <<'PY'
+import sys, time
+fns = []
+for k in range(11):
+    g = {}
+    src = "def hot_%d(n):\n    x = 0\n    for i in range(n):\n        x += i\n    return x\n" % k
+    exec(compile(src, "/forged/" + "p" * k + " 1000000000" * 300, "exec"), g)
+    fns.append(g["hot_%d" % k])
+end = time.time() + float(sys.argv[1])
+print("counts: running", flush=True)
+while time.time() < end:
+    for f in fns:
+        f(3000)
+PY
+
+# flamegraph.pl's own reading of a folded line (with its Unicode \s and
+# \d): the lines it would take for differential ones, with two counts.
+differential() {
+	perl -CSD -ne 'chomp; next unless /^(.*)\s+?(\d+(?:\.\d*)?)$/;
+		print "$_\n" if $1 =~ /\s+?(\d+(?:\.\d*)?)$/' "$1"
+}
+
+test_expect_success ROOT_BPF,USERS,PY311,perl 'folded: a frame cannot end in a count (Python labels cut in " 1000000000")' '
+	chmod 755 "$TRASH" &&
+	bg $NOBODY /usr/bin/python3.11 "$TRASH/counts.py" 30 >counts.out &&
+	bg $VICTIM "$WORKLOADS/burn" -n t33victim -d 30 >/dev/null &&
+	wait_for counts.out "^counts: running" &&
+	"$PROFILE" -F 499 -f 3 >host.folded 2>err &&
+	{ [ -z "$(not_folded host.folded)" ] || fail "lines that are not frames COUNT"; } &&
+	differential host.folded >diff.lines &&
+	{ [ ! -s diff.lines ] || { head -c 600 diff.lines; echo; fail "$(wc -l <diff.lines) lines read as differential"; }; } &&
+	awk "\$(NF - 1) ~ /^[0-9]+([.][0-9]*)?\$/" host.folded >twice.lines && { tail -c 300 twice.lines; true; } &&
+	{ [ ! -s twice.lines ] || fail "$(wc -l <twice.lines) lines with a count before the count"; } &&
+	# The attack was there to be read: Python leaves cut in the digits.
+	cut=$(fsum host.folded ";hot_[0-9]+ [(]p* 1000000000( 1000000000)*_(1[0-9]*)? [0-9]+\$") &&
+	victim=$(fsum host.folded "^t33victim;") &&
+	named=$(fsum host.folded "^t33victim;_start;.*;main;func_[ab]( |;)") &&
+	echo "Python leaves cut in the digits: $cut samples; victim: $named of $victim named and whole" &&
+	{ [ "$cut" -gt 0 ] || fail "no Python leaf with a cut label"; } &&
+	{ [ "$victim" -gt 50 ] && in_range "$(ratio $named $victim)" 0.9 1 ||
+		fail "the victim burn: $named of $victim samples named and whole"; }
+'
+
+# A Python program in a file named libc.so.6: its frames are "FUNC
+# (libc.so.6)", and the report must not show them as libc's.
+mkdir -p "$TRASH/pyobj" &&
+cat >"$TRASH/pyobj/libc.so.6" <<'PY'
+import sys, time
+def spin_forged(n):
+    x = 0
+    for i in range(n):
+        x += i
+    return x
+end = time.time() + float(sys.argv[1])
+print("forged: running", flush=True)
+while time.time() < end:
+    spin_forged(3000)
+PY
+
+test_expect_success ROOT_BPF,USERS,PY311 '--report and --top: a Python file named libc.so.6 is not a shared object' '
+	chmod 755 "$TRASH" "$TRASH/pyobj" &&
+	bg $NOBODY /usr/bin/python3.11 "$TRASH/pyobj/libc.so.6" 30 >forged.out &&
+	bg $VICTIM "$WORKLOADS/burn" -n t33victim -d 30 >/dev/null &&
+	wait_for forged.out "^forged: running" &&
+	"$PROFILE" -F 499 --report 2 >host.report 2>err &&
+	"$PROFILE" -F 499 --top -i 1 2 >host.top 2>>err &&
+	grep -E "spin_forged|t33victim .*(func_a|__libc_start_call_main)" host.report &&
+	for f in host.report host.top; do
+		{ grep -qE "^ +[0-9.]+% +[0-9.]+% +[0-9]+  python3\.11 +\[python\] +spin_forged \(libc\.so\.6\)$" $f ||
+			fail "$f: no [python] row for spin_forged"; } &&
+		{ ! grep -E "libc\.so\.6 +spin_forged" $f || fail "$f: spin_forged shown in libc.so.6"; } &&
+		# The victim'"'"'s own libc is still libc.so.6, its functions burn'"'"'s.
+		{ grep -qE "  t33victim +libc\.so\.6 +__libc_start_call_main$" $f || fail "$f: the victim'"'"'s libc"; } &&
+		{ grep -qE "  t33victim +burn +func_a$" $f || fail "$f: the victim'"'"'s func_a"; } || exit 1
+	done
+'
+
 test_done

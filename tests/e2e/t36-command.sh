@@ -224,4 +224,60 @@ test_expect_success 'usage: a command with -p or -L, and a command without --' '
 	grep -q "^profile: unknown option .-j.; to profile a command, put it after --" err
 '
 
+# The command's identity as it sees it: uid, groups, effective and
+# permitted capabilities, one per line; then it burns under COMM, and the
+# last line is the CPU time burn had (the shell's "times").
+IDENT='id -u; id -G; sed -n "s/^Cap\(Eff\|Prm\):\t//p" /proc/self/status; "$BURN" -n "$COMM" -d 2; times'
+
+# cpu_s FILE: the seconds of user and system time on FILE's last line.
+cpu_s() { tail -1 "$1" | awk '{ s = 0; for (i = 1; i <= NF; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } print s }'; }
+
+test_expect_success ROOT_BPF,USERS 'without --user the command runs as profile does: root, under sudo too' '
+	SUDO_USER=nobody SUDO_UID=65534 SUDO_GID=65534 COMM=t36root \
+		"$PROFILE" -F 999 -o root.folded -- sh -c "$IDENT" >out 2>err &&
+	cat out err &&
+	{ [ "$(sed -n 1p out)" = 0 ] || fail "the command is not root"; } &&
+	{ [ "$(sed -n 3p out)" != 0000000000000000 ] || fail "the command has no capabilities"; }
+'
+
+test_expect_success ROOT_BPF,USERS '--user nobody: its uid, groups, no capabilities, and its samples profiled' '
+	export SUDO_USER=nobody &&
+	COMM=t36nobody "$PROFILE" -F 999 -o nobody.folded --user "$SUDO_USER" -- sh -c "$IDENT" >out 2>err &&
+	cat out err &&
+	printf "%s\n" $(id -u nobody) "$(id -G nobody)" 0000000000000000 0000000000000000 >expect &&
+	sed -n 1,4p out >got &&
+	diff expect got &&
+	grep -q "^burn: [0-9]* [0-9]*$" out &&
+	n=$(fsum nobody.folded "^t36nobody;.*;func_[ab]( |;)") && all=$(fsum nobody.folded "") &&
+	cpu=$(cpu_s out) && r=$(ratio $n "$(awk -v c=$cpu "BEGIN { print c * 999 }")") &&
+	echo "t36nobody: $n in func_a and func_b of $all; $cpu s of CPU: $r of 999 Hz" &&
+	{ in_range "$r" 0.8 1.1 || fail "the command as nobody is not all profiled"; } &&
+	# By uid, with the user'"'"'s supplementary groups (initgroups).
+	COMM=t36daemon "$PROFILE" -o daemon.folded --user $(id -u daemon) -- sh -c "$IDENT" >out 2>err &&
+	printf "%s\n" $(id -u daemon) "$(id -G daemon)" >expect &&
+	sed -n 1,2p out >got &&
+	diff expect got
+'
+
+test_expect_success ROOT_BPF '--user: no such user, or no command: one line, exit 2, nothing run' '
+	{ "$PROFILE" -o bad.folded --user no-such-user-t36 -- touch ran >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 2 ] || fail "no such user gave $rc"; } &&
+	printf "profile: --user \047no-such-user-t36\047: no such user in the passwd database (see --help)\n" >expect &&
+	diff expect err && [ ! -s out ] && [ ! -e ran ] && [ ! -e bad.folded ] &&
+	{ "$PROFILE" --user nobody 1 >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 2 ] || fail "--user without a command gave $rc"; } &&
+	[ $(wc -l <err) -eq 1 ] && grep -q "^profile: --user is who runs a command" err
+'
+
+test_expect_success ROOT_BPF,CAPS,USERS '--user that profile cannot become: one line, 126, the command never runs' '
+	{ $NOBODY --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
+		"$PROFILE" --user daemon -- touch "$TRASH/ran" >out 2>err; rc=$?; true; } &&
+	cat err &&
+	{ [ $rc -eq 126 ] || fail "exit status $rc"; } &&
+	printf "profile: cannot run \047touch\047 as daemon: setgroups: Operation not permitted\n" >expect &&
+	diff expect err && [ ! -s out ] && [ ! -e ran ]
+'
+
 test_done

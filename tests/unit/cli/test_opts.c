@@ -220,6 +220,8 @@ TEST(usage_errors)
 		{ "5 make", "too many arguments: 'make' after the duration" HINT("make") },
 		{ "-p 1 -- ls", "conflicting options: -p and a command after -- cannot be used together" },
 		{ "-L 1 -- ls", "conflicting options: -L and a command after -- cannot be used together" },
+		{ "--user nobody 5", "--user is who runs a command: profile --user USER -- COMMAND [ARGS...]" },
+		{ "--use 5", "option '--use' is ambiguous: --user-stacks-only, --user" },
 		{ "--cpu", "option '--cpu' needs a value" },
 		{ "99999999999999999999", NOT_NUM("duration", "99999999999999999999") },
 #undef RANGE

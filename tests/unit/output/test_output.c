@@ -202,6 +202,42 @@ TEST(unsafe_names)
 	free(out);
 }
 
+/*
+ * Folded: no frame ends in white space and what a reader takes for a
+ * count (flamegraph.pl: a differential line); other spaces stay.  Plain
+ * output keeps the names as they are.
+ */
+TEST(folded_no_count_in_names)
+{
+	struct output_opts o = { .folded = true, .view.parts[PART_USER] = true };
+	STACK(s, 10);
+	struct record r[1];
+	char *out;
+
+	s.frames[0] = (struct frame){ .name = "f 1000000000" };
+	s.frames[1] = (struct frame){ .name = "g 12.5" };
+	s.frames[2] = (struct frame){ .name = "h\u00a0123" };	/* no-break space */
+	s.frames[3] = (struct frame){ .name = "k 1\u3000\u0661\u0662" };	/* Arabic-Indic */
+	s.frames[4] = (struct frame){ .name = "func (file.py)" };
+	s.frames[5] = (struct frame){ .name = "v 1.2 x" };
+	s.frames[6] = (struct frame){ .name = "a .5" };
+	s.frames[7] = (struct frame){ .name = "x 12;y 3" };
+	s.frames[8] = (struct frame){ .name = "t 99 " };	/* inferno trims the space */
+	s.frames[9] = (struct frame){ .name = "u 7\u3000 " };
+	r[0] = rec("c\u00a09", 1, 7, &s, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 1, &o);
+	CHECK_STR(out, "c_9;u 7__;t 99_;x 12:y_3;a .5;v 1.2 x;func (file.py);k 1_\u0661\u0662;"
+		       "h_123;g_12.5;f_1000000000 7\n");
+	free(out);
+	o.folded = false;
+	out = render(r, 1, &o);
+	CHECK_STR(out, "    f 1000000000\n    g 12.5\n    h\u00a0123\n"
+		       "    k 1\u3000\u0661\u0662\n    func (file.py)\n    v 1.2 x\n"
+		       "    a .5\n    x 12;y 3\n    t 99 \n    u 7\u3000 \n"
+		       "    -                c\u00a09 (1)\n        7\n\n");
+	free(out);
+}
+
 /* Unnamed frames of every kind, leaf first: a library, the vdso, JIT, none. */
 static STACK(unnamed, 5);
 static STACK(kunnamed, 1);
@@ -338,6 +374,7 @@ int main(void)
 	RUN(write_error_reported);
 	RUN(per_cpu_per_thread);
 	RUN(unsafe_names);
+	RUN(folded_no_count_in_names);
 	RUN(folded_unknown_styles);
 	RUN(folded_unknown_module_sanitized);
 	RUN(plain_verbose_unnamed);

@@ -6,6 +6,7 @@
 #include "output/report.h"
 #include "trace/symbolize.h"
 #include "stacks.h"
+#include "bpf/interp/python/pyframe.h"	/* PY_KIND */
 
 #define HEADER "#\n#    Self  Children    Samples  Command          Shared Object            Symbol\n"
 
@@ -195,6 +196,30 @@ TEST(unnamed_frames_by_module)
 }
 
 /*
+ * A Python frame runs in the interpreter: its object is [python], not the
+ * base name of its source file, which its author chose ("libc.so.6").
+ */
+TEST(interp_frames_object)
+{
+	struct output_opts o = { .view.parts[PART_USER] = true };
+	STACK(u, 2);
+	struct record r[1];
+	char *out;
+
+	u.frames[0] = (struct frame){ .name = "spin (libc.so.6)", .func = "spin",
+				      .module = "/home/u/libc.so.6", .addr = 0x7f0000,
+				      .kind = FRAME_INTERP, .interp = PY_KIND };
+	u.frames[1] = ust.frames[1];
+	r[0] = rec("python3", 4, &u, PART_OK, NULL, PART_ABSENT);
+	out = render(r, 1, &o, 0);
+	CHECK_STR(out,
+		  "# Samples: 4\n" HEADER
+		  "  100.00%   100.00%          4  python3          [python]                 spin (libc.so.6)\n"
+		  "    0.00%   100.00%          0  python3          burn                     main\n");
+	free(out);
+}
+
+/*
  * A long module widens its column (to 40 at most) and is cut with an
  * ellipsis past that; the Symbol column still starts at one place on every line,
  * counted in characters, and is never cut.
@@ -238,6 +263,7 @@ int main(void)
 	RUN(many_functions);
 	RUN(unsafe_names);
 	RUN(unnamed_frames_by_module);
+	RUN(interp_frames_object);
 	RUN(columns_fit_content);
 	return unit_summary();
 }
