@@ -251,16 +251,17 @@ static int on_progress(debuginfod_client *c, long done, long total)
 	if (!w || !w->lk)
 		return 0;
 	/* Before a server answers, done counts the library's loops. */
-	if (total > 0) {
+	if (total > 0)
 		__atomic_store_n(&w->lk->bytes, done, __ATOMIC_RELAXED);
+	if ((unsigned long)done > DEBUGINFOD_MAX_BYTES ||
+	    (unsigned long)total > DEBUGINFOD_MAX_BYTES) {
+		w->too_big = true;
+	} else if (total > 0) {
 		pthread_mutex_lock(&w->d->lock);
 		if (!charge(w->d, w->lk, (__u64)(done > total ? done : total)))
 			w->over = true;
 		pthread_mutex_unlock(&w->d->lock);
 	}
-	if ((unsigned long)done > DEBUGINFOD_MAX_BYTES ||
-	    (unsigned long)total > DEBUGINFOD_MAX_BYTES)
-		w->too_big = true;
 	w->cut = w->too_big || w->over ||
 		 __atomic_load_n(&w->d->quit, __ATOMIC_RELAXED);
 	return w->cut;

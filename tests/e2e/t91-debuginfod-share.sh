@@ -78,10 +78,12 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY,USERS "$BIG debug files of 26 MiB for
 	profile_run big "$URL" &&
 	named big && peak=$(peak_kib big.err) &&
 	got=$(du -sk "$DEBUGINFOD_CACHE_PATH" | cut -f1) &&
-	echo "wall $ms ms; peak RSS $peak KiB (bound $RSS_BOUND); $(requests) requests; $got KiB in the cache" &&
+	mib=$(sed -n "s/^profile: debuginfod: .*; \([0-9.]*\) MiB of debug files;.*/\1/p" big.err) &&
+	echo "wall $ms ms; peak RSS $peak KiB (bound $RSS_BOUND); $(requests) requests; ${mib:-?} MiB downloaded; $got KiB in the cache" &&
+	{ [ -n "$mib" ] && in_range "$mib" 0 $((2 * 32)) || fail "${mib:-?} MiB downloaded, over twice the 32 MiB of a user"; } &&
 	{ [ "$ms" -le $(((SECS + WAIT) * 1000 + SLACK_MS)) ] || fail "took $ms ms"; } &&
 	{ [ -n "$peak" ] && [ "$peak" -le $RSS_BOUND ] || fail "peak RSS ${peak:-?} KiB"; } &&
-	{ [ "$got" -le $((128 * 1024)) ] || fail "$got KiB of debug files kept"; } &&
+	{ [ "$got" -le $((33 * 1024)) ] || fail "$got KiB of debug files kept"; } &&
 	{ [ "$all" -ge 100 ] || fail "too few samples of the victim"; } &&
 	{ [ $((named * 10)) -ge $((all * 9)) ] || fail "the victim is not named"; } &&
 	{ grep -E -q "^profile: debuginfod: user nobody \(uid [0-9]+\) .*refused" big.err ||
