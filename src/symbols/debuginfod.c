@@ -592,7 +592,7 @@ struct debuginfod *debuginfod__new(const struct debuginfod_opts *o)
 	if (!d)
 		return NULL;
 	d->o = *o;
-	share__init(&d->bytes, "debuginfod", "bytes", DEBUGINFOD_RUN_BYTES);
+	share__init(&d->bytes, "debuginfod bytes", "bytes", DEBUGINFOD_RUN_BYTES);
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->done, NULL);
 	err = load_api(&d->api);

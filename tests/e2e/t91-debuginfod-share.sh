@@ -88,7 +88,7 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY,USERS "$BIG debug files of 26 MiB for
 	{ [ "$got" -le $((33 * 1024)) ] || fail "$got KiB of debug files kept"; } &&
 	{ [ "$all" -ge 100 ] || fail "too few samples of the victim"; } &&
 	{ [ $((named * 10)) -ge $((all * 9)) ] || fail "the victim is not named"; } &&
-	{ grep -E -q "^profile: debuginfod: user nobody \(uid [0-9]+\) .*refused" big.err ||
+	{ grep -E -q "^profile: debuginfod bytes: user nobody \(uid [0-9]+\) .*refused" big.err ||
 		fail "no warning naming nobody"; }
 '
 
