@@ -112,7 +112,10 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY,USERS "$UNKNOWN build-ids no server k
 	{ [ "$base_all" -ge 100 ] && [ $((base_named * 10)) -ge $((base_all * 9)) ] || fail "the baseline is not named"; } &&
 	{ [ "$all" -ge 100 ] || fail "too few samples of the victim"; } &&
 	{ [ $((named * base_all * 10)) -ge $((base_named * all * 9)) ] || fail "named $named of $all, alone $base_named of $base_all"; } &&
-	{ [ "$left" -eq 0 ] || fail "$left not-found marks left in the cache"; }
+	{ [ "$left" -eq 0 ] || fail "$left not-found marks left in the cache"; } &&
+	# The lookups still under way are warned about per user: nobody named.
+	{ grep -q "^profile: debuginfod: cannot fetch .* mapped by user nobody (uid [0-9]*)" flood.err ||
+		fail "no warning naming nobody"; }
 '
 
 test_done
