@@ -124,21 +124,25 @@ static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 }
 
 /*
- * The debug files fetched so far.  The last report waits for those still
- * coming, unless Ctrl-C ended the run (it ends it at once); an interval's
- * report never does, and leaves them to the next.  A file named so frees
- * the names the prefetch cached: the cache starts anew.
+ * The debug files fetched so far, for the files samples were named from
+ * (ufiles.h): whether any file was named so.  The last report waits for
+ * those still coming, unless Ctrl-C ended the run (it ends it at once);
+ * an interval's report never does, and leaves them to the next.  A file
+ * named so frees the names the prefetch cached: the cache starts anew.
  */
-static void take_debug_files(struct run *r)
+static bool take_debug_files(struct run *r)
 {
 	if (!r->m.dfd || !r->m.us)
-		return;
+		return false;
 	if (r->finishing)
 		debuginfod__wait(r->m.dfd, r->stop);
-	if (usyms__take_fetched(r->m.us) && r->cache) {
+	if (!usyms__take_fetched(r->m.us))
+		return false;
+	if (r->cache) {
 		sym_cache__free(r->cache);
 		r->cache = sym_cache__new();
 	}
+	return true;
 }
 
 /*
@@ -182,9 +186,18 @@ static int report_set(struct run *r, bool clear)
 	t1 = now_ms();
 	rss1 = peak_rss_kb();
 	interps__settle(r->m.ints, INTERP_SETTLE_MS);
-	take_debug_files(r);
 	init_symbolizer(r, &sym);
 	err = records__build(&recs, &sym, samples, nr);
+	/*
+	 * Debug files are parsed for the files these samples were named from
+	 * (debuginfod.h): once some are, name the samples again.  The records
+	 * point to the old names, which are only freed, not read.
+	 */
+	if (!err && take_debug_files(r)) {
+		records__free(&recs);
+		init_symbolizer(r, &sym);
+		err = records__build(&recs, &sym, samples, nr);
+	}
 	if (err) {
 		pr_err("cannot symbolize: %s", strerror(-err));
 		goto out;

@@ -3,7 +3,9 @@
  * Fetching debug files through libdebuginfod, in worker threads.
  *
  * Each thread of the worker has its own client (libdebuginfod's are not
- * shared between threads) and takes the oldest queued lookup.  A lookup is
+ * shared between threads).  The worker's queue holds one token per lookup
+ * queued, not the lookup: the thread that takes a token serves the lookup
+ * pick() chooses then, fair between users.  A lookup is
  * cut short by returning non-zero from the client's progress callback,
  * which the library calls at least once a second while it waits on its
  * sockets; to end one at once, the worker sends its threads SIGURG when it
@@ -11,8 +13,10 @@
  * finds its thread's state through this_fetcher, set by each thread for
  * itself.
  *
- * The lock guards the lookups' states; the parsed debug files are handed
- * over under it and never touched by a thread again.
+ * The lock guards the lookups' states, the users and the share of bytes;
+ * the progress callback takes it to count a download's bytes.  A thread
+ * only checks that a file looks like ELF; the run's thread parses it when
+ * it is handed out, without the lock.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -31,6 +35,7 @@
 #include "symbols/debuginfod.h"
 #include "symbols/elf_file.h"
 #include "lib/log.h"
+#include "lib/share.h"
 #include "lib/text.h"
 #include "lib/util.h"
 #include "lib/worker.h"
@@ -57,6 +62,7 @@ enum fault {
 	FAULT_STOPPED,		/* still under way when the run was stopped */
 	FAULT_TIMEOUT,		/* DEBUGINFOD_TIMEOUT or _MAXTIME ran out */
 	FAULT_TOO_BIG,		/* over DEBUGINFOD_MAX_BYTES or _MAXSIZE */
+	FAULT_BYTES,		/* over its user's or the run's bytes: share__report() */
 	FAULT_OTHER_ID,		/* an ELF file of another build-id */
 	FAULT_NOT_ELF,		/* not an ELF file */
 	FAULT_BAD_ELF,		/* an ELF file cut short, or corrupt */
@@ -74,9 +80,20 @@ struct lookup {
 	int err;		/* FAULT_ERRNO: the library's errno */
 	char *server;		/* the server that answered, if known */
 	long bytes;		/* downloaded so far */
-	struct elf_file *dbg;	/* LK_FOUND, until debuginfod__next() */
-	bool taken;		/* dbg was handed out by debuginfod__next() */
+	char *path;		/* LK_FOUND: the file in the cache, parsed when handed out */
+	bool taken;		/* handed out by debuginfod__next_wanted() */
+	bool parsed;		/* ... at least once */
 	__s64 uid;		/* of the first process that mapped the object */
+	size_t user;		/* its index in debuginfod.users */
+	__u64 held;		/* bytes counted against the user (never given back) */
+	bool over;		/* went over the bytes: refused once */
+};
+
+/* A user whose processes asked for lookups, for pick(). */
+struct dfd_user {
+	__s64 uid;
+	size_t started;		/* lookups started for it so far */
+	bool over;		/* went over its bytes: no more lookups started */
 };
 
 /* A thread of the worker: its client and its lookup. */
@@ -85,6 +102,7 @@ struct fetcher {
 	debuginfod_client *c;	/* NULL: out of memory */
 	struct lookup *lk;	/* the lookup under way, or NULL */
 	bool too_big;		/* set by the progress callback */
+	bool over;		/* ... over the bytes */
 	bool cut;		/* the progress callback ended the lookup */
 };
 
@@ -109,8 +127,11 @@ struct debuginfod {
 	pthread_mutex_t lock;
 	pthread_cond_t done;	/* a lookup ended */
 	bool quit;		/* atomic: read by the progress callback */
-	struct lookup **v;
+	struct lookup **v;	/* in the order asked */
 	size_t nr, cap;
+	struct dfd_user *users;
+	size_t nr_users, cap_users;
+	struct share bytes;	/* debug files' bytes per user, of the run's */
 	__u64 refused;
 	__s64 refused_uid;	/* the first user refused */
 	double waited;
@@ -182,6 +203,40 @@ static void nop_handler(int sig)
 	(void)sig;
 }
 
+/*
+ * Called locked: count lk's file, `bytes` of it so far, against its
+ * user's bytes and the run's.  False when over either: refused, once.
+ * What was downloaded stays counted, whatever becomes of the file.
+ */
+static bool charge(struct debuginfod *d, struct lookup *lk, __u64 bytes)
+{
+	__u32 uid = (__u32)lk->uid, evict;
+	__u64 n;
+
+	if (lk->over)
+		return false;
+	if (bytes <= lk->held)
+		return true;
+	n = bytes - lk->held;
+	if (share__held(&d->bytes, uid) + n > DEBUGINFOD_USER_BYTES) {
+		share__refuse(&d->bytes, uid);
+	} else {
+		switch (share__take(&d->bytes, uid, n, &evict)) {
+		case SHARE_TAKEN:
+			lk->held += n;
+			return true;
+		case SHARE_EVICT:
+			/* Bytes downloaded cannot be taken back. */
+			share__refuse(&d->bytes, uid);
+			break;
+		case SHARE_REFUSED:
+			break;
+		}
+	}
+	lk->over = true;
+	d->users[lk->user].over = true;
+	return false;
+}
 
 /*
  * The library's progress callback, in the worker's thread: a non-zero
@@ -199,9 +254,16 @@ static int on_progress(debuginfod_client *c, long done, long total)
 	if (total > 0)
 		__atomic_store_n(&w->lk->bytes, done, __ATOMIC_RELAXED);
 	if ((unsigned long)done > DEBUGINFOD_MAX_BYTES ||
-	    (unsigned long)total > DEBUGINFOD_MAX_BYTES)
+	    (unsigned long)total > DEBUGINFOD_MAX_BYTES) {
 		w->too_big = true;
-	w->cut = w->too_big || __atomic_load_n(&w->d->quit, __ATOMIC_RELAXED);
+	} else if (total > 0) {
+		pthread_mutex_lock(&w->d->lock);
+		if (!charge(w->d, w->lk, (__u64)(done > total ? done : total)))
+			w->over = true;
+		pthread_mutex_unlock(&w->d->lock);
+	}
+	w->cut = w->too_big || w->over ||
+		 __atomic_load_n(&w->d->quit, __ATOMIC_RELAXED);
 	return w->cut;
 }
 
@@ -211,12 +273,16 @@ static bool is_temp_name(const char *name)
 }
 
 /*
- * After a lookup that was cut short or failed: remove what it left in
- * the cache directory of id since `since` (seconds, CLOCK_REALTIME), so
- * that no later run takes it for an answer.  The library leaves an empty
- * "debuginfo" (its mark for "no server has it", trusted for 10 minutes)
- * when its progress callback ends a lookup, and its temporary file when
- * a transfer times out.
+ * After a lookup that was cut short, failed or found nothing: remove
+ * what it left in the cache directory of id since `since` (seconds,
+ * CLOCK_REALTIME), so that no later run takes it for an answer.  The
+ * library leaves an empty "debuginfo" (its mark for "no server has it",
+ * trusted for 10 minutes, DEBUGINFOD_CACHE_PATH/cache_miss_s) when a
+ * server says 404 or its progress callback ends a lookup, and its
+ * temporary file when a transfer times out.  The marks of a real 404 go
+ * too: any user makes one, and a directory, in root's cache for every
+ * build-id it invents, and a mark only saves one request to a later run
+ * within those minutes.  A mark that was there before stays.
  */
 static void clean_cache(const struct debuginfod *d, const char *id,
 			bool had_entry, time_t since)
@@ -270,18 +336,15 @@ static enum fault fault_of(int err)
 }
 
 /*
- * Check and parse what the library gave: a regular ELF file with a
- * symbol table and id's build-id.  FAULT_NONE with *dbg set, or why not.
+ * What the library gave, at a glance: a regular file that starts as ELF,
+ * not over the size cap, not cut short.  FAULT_NONE with its size in
+ * *bytes, or why not.  parse_file() checks the rest.
  */
-static enum fault take_file(int fd, const char *id, struct elf_file **dbg,
-			    long *bytes)
+static enum fault check_file(int fd, long *bytes)
 {
-	struct elf_file *ef;
-	const char *got;
 	Elf64_Ehdr eh;
 	struct stat st;
 
-	*dbg = NULL;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
@@ -292,20 +355,43 @@ static enum fault take_file(int fd, const char *id, struct elf_file **dbg,
 	if (eh.e_ident[EI_CLASS] == ELFCLASS64 &&
 	    eh.e_shoff + (__u64)eh.e_shnum * eh.e_shentsize > (__u64)st.st_size)
 		return FAULT_BAD_ELF;
-	ef = elf_file__open_fd(fd);
+	*bytes = st.st_size;
+	return FAULT_NONE;
+}
+
+/*
+ * Parse the debug file at path: an ELF file with a symbol table and id's
+ * build-id.  FAULT_NONE with *dbg set, or why not.
+ */
+static enum fault parse_file(const char *path, const char *id,
+			     struct elf_file **dbg)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct elf_file *ef;
+	enum fault fault;
+	const char *got;
+	long size;
+
+	*dbg = NULL;
+	if (fd < 0)
+		return FAULT_NOT_ELF;
+	fault = check_file(fd, &size);
+	ef = fault == FAULT_NONE ? elf_file__open_fd(fd) : NULL;
+	close(fd);
+	if (fault != FAULT_NONE)
+		return fault;
 	if (!ef)
 		return FAULT_BAD_ELF;
 	got = elf_file__build_id(ef);
-	if (!got || strcmp(got, id)) {
+	if (!got || strcmp(got, id))
+		fault = FAULT_OTHER_ID;
+	else if (elf_file__sym_source(ef) != ELF_SYMS_SYMTAB)
+		fault = FAULT_NO_SYMTAB;
+	if (fault != FAULT_NONE) {
 		elf_file__free(ef);
-		return FAULT_OTHER_ID;
-	}
-	if (elf_file__sym_source(ef) != ELF_SYMS_SYMTAB) {
-		elf_file__free(ef);
-		return FAULT_NO_SYMTAB;
+		return fault;
 	}
 	*dbg = ef;
-	*bytes = st.st_size;
 	return FAULT_NONE;
 }
 
@@ -327,7 +413,6 @@ static void run_lookup(struct fetcher *w, debuginfod_client *c,
 	struct debuginfod *d = w->d;
 	bool had = has_entry(d, lk->id);
 	time_t since = time(NULL);
-	struct elf_file *dbg = NULL;
 	enum lookup_state state;
 	enum fault fault;
 	const char *url;
@@ -335,32 +420,42 @@ static void run_lookup(struct fetcher *w, debuginfod_client *c,
 	long size = 0;
 	int fd;
 
-	w->too_big = w->cut = false;
+	w->too_big = w->over = w->cut = false;
 	fd = d->api.find_debuginfo(c, (const unsigned char *)lk->id, 0, &path);
 	if (fd >= 0) {
-		fault = take_file(fd, lk->id, &dbg, &size);
+		fault = path ? check_file(fd, &size) : FAULT_NOT_ELF;
 		close(fd);
+		/* Read from the cache, or sent without a size: counted now. */
+		pthread_mutex_lock(&d->lock);
+		if (fault == FAULT_NONE && !charge(d, lk, (__u64)size))
+			fault = FAULT_BYTES;
+		pthread_mutex_unlock(&d->lock);
 		/* Not ours: out of the cache, where others would find it. */
-		if (fault != FAULT_NONE && path)
+		if (fault != FAULT_NONE && fault != FAULT_BYTES && path)
 			unlink(path);
 	} else if (w->too_big) {
 		fault = FAULT_TOO_BIG;
+	} else if (w->over) {
+		fault = FAULT_BYTES;
 	} else if (w->cut) {
 		fault = FAULT_WAIT;
 	} else {
 		fault = fd == -ENOENT ? FAULT_NONE : fault_of(fd);
 	}
-	if (fault != FAULT_NONE || w->cut)
+	if (fault != FAULT_NONE || w->cut || fd == -ENOENT)
 		clean_cache(d, lk->id, had, since);
-	state = dbg ? LK_FOUND : fault == FAULT_NONE ? LK_NOT_FOUND : LK_FAILED;
+	state = fd >= 0 && fault == FAULT_NONE ? LK_FOUND :
+		fault == FAULT_NONE ? LK_NOT_FOUND : LK_FAILED;
 	url = d->api.get_url(c);
 	pthread_mutex_lock(&d->lock);
 	lk->state = state;
 	lk->fault = fault;
 	lk->err = fd < 0 ? -fd : 0;
-	lk->dbg = dbg;
-	if (dbg)
+	if (state == LK_FOUND) {
 		__atomic_store_n(&lk->bytes, size, __ATOMIC_RELAXED);
+		lk->path = path;
+		path = NULL;
+	}
 	if (url && !lk->server)
 		lk->server = server_url(url);
 	pthread_cond_broadcast(&d->done);
@@ -393,16 +488,51 @@ static void fetcher_exit(void *ctx, unsigned int i)
 		d->api.end(d->fetchers[i].c);
 }
 
+/*
+ * Called locked: the queued lookup to serve next: of the user with the
+ * fewest lookups started so far, the oldest.  Round-robin between the
+ * users waiting, and a user who comes late goes first until it has had
+ * as many as the others.
+ */
+static struct lookup *pick(const struct debuginfod *d)
+{
+	struct lookup *best = NULL;
+
+	for (size_t i = 0; i < d->nr; i++) {
+		struct lookup *lk = d->v[i];
+
+		if (lk->state == LK_QUEUED &&
+		    (!best || d->users[lk->user].started < d->users[best->user].started))
+			best = lk;
+	}
+	return best;
+}
+
+/* A token of the queue: serve the lookup pick() chooses. */
 static void fetch(void *ctx, unsigned int i, void *req)
 {
 	struct debuginfod *d = ctx;
 	struct fetcher *f = &d->fetchers[i];
-	struct lookup *lk = *(struct lookup **)req;
+	struct lookup *lk;
 
+	(void)req;
 	pthread_mutex_lock(&d->lock);
-	lk->state = LK_RUNNING;
+	lk = pick(d);
+	if (lk && d->users[lk->user].over) {
+		/* Its user's bytes are spent: not even asked for. */
+		share__refuse(&d->bytes, (__u32)lk->uid);
+		lk->state = LK_FAILED;
+		lk->fault = FAULT_BYTES;
+		lk = NULL;
+		pthread_cond_broadcast(&d->done);
+	} else if (lk) {
+		lk->state = LK_RUNNING;
+		d->users[lk->user].started++;
+	}
 	f->lk = lk;
 	pthread_mutex_unlock(&d->lock);
+	if (!lk)
+		return;
 	if (f->c) {
 		run_lookup(f, f->c, lk);
 	} else {
@@ -462,6 +592,7 @@ struct debuginfod *debuginfod__new(const struct debuginfod_opts *o)
 	if (!d)
 		return NULL;
 	d->o = *o;
+	share__init(&d->bytes, "debuginfod bytes", "bytes", DEBUGINFOD_RUN_BYTES);
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->done, NULL);
 	err = load_api(&d->api);
@@ -490,7 +621,7 @@ fail:
 
 static void free_lookup(struct lookup *lk)
 {
-	elf_file__free(lk->dbg);
+	free(lk->path);
 	free(lk->object);
 	free(lk->server);
 	free(lk);
@@ -506,6 +637,8 @@ void debuginfod__free(struct debuginfod *d)
 	for (size_t i = 0; i < d->nr; i++)
 		free_lookup(d->v[i]);
 	free(d->v);
+	free(d->users);
+	share__exit(&d->bytes);
 	/*
 	 * The library stays loaded: libcurl and its TLS library keep global
 	 * state until their destructors run at exit, which unloading now
@@ -557,17 +690,35 @@ static bool may_ask(struct debuginfod *d, __s64 uid)
 	return false;
 }
 
+/* Called locked: uid's index in d->users, made if new; -ENOMEM. */
+static int user_index(struct debuginfod *d, __s64 uid, size_t *index)
+{
+	for (size_t i = 0; i < d->nr_users; i++) {
+		if (d->users[i].uid == uid) {
+			*index = i;
+			return 0;
+		}
+	}
+	if (util__grow_array((void **)&d->users, &d->cap_users, d->nr_users + 1,
+			     sizeof(*d->users)))
+		return -ENOMEM;
+	d->users[d->nr_users] = (struct dfd_user){ .uid = uid };
+	*index = d->nr_users++;
+	return 0;
+}
+
 /*
- * Called locked: lk to the worker's queue.  It is queued at most once at a
- * time, and there are at most the queue's bound: it has room.
+ * Called locked: a token for lk to the worker's queue.  Each lookup is
+ * queued once, and there are at most the queue's bound: it has room.
  */
 static void queue(struct debuginfod *d, struct lookup *lk)
 {
+	struct lookup *token = NULL;
 	int err;
 
 	lk->state = LK_QUEUED;
 	lk->asked = now_s();
-	err = worker__push(d->worker, &lk);
+	err = worker__push(d->worker, &token);
 	if (err) {
 		lk->state = LK_FAILED;
 		lk->fault = FAULT_ERRNO;
@@ -589,7 +740,8 @@ static struct lookup *add(struct debuginfod *d, const char *id,
 	if (!lk)
 		return NULL;
 	lk->object = sanitized(object ? object : "?");
-	if (!lk->object) {
+	if (!lk->object || user_index(d, uid, &lk->user)) {
+		free(lk->object);
 		free(lk);
 		return NULL;
 	}
@@ -600,12 +752,6 @@ static struct lookup *add(struct debuginfod *d, const char *id,
 	return lk;
 }
 
-/* Its debug file was handed out and freed: read it again (the cache). */
-static void requeue(struct debuginfod *d, struct lookup *lk)
-{
-	lk->taken = false;
-	queue(d, lk);
-}
 
 void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
 		     __s64 uid)
@@ -619,29 +765,84 @@ void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
 	if (!lk)
 		add(d, id, object, uid);
 	else if (lk->state == LK_FOUND && lk->taken)
-		requeue(d, lk);
+		lk->taken = false;	/* handed out and freed: parse it again */
 	pthread_mutex_unlock(&d->lock);
+}
+
+/* Called locked: the next file to hand out, marked taken, or NULL. */
+static struct lookup *next_found(struct debuginfod *d,
+				 bool (*want)(void *ctx, const char *id),
+				 void *ctx)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		struct lookup *lk = d->v[i];
+
+		if (lk->state == LK_FOUND && !lk->taken &&
+		    (!want || want(ctx, lk->id))) {
+			lk->taken = true;
+			return lk;
+		}
+	}
+	return NULL;
+}
+
+/* A file that failed to parse: out of the cache, and its directory. */
+static void drop_file(const char *path)
+{
+	char *dir = strdup(path), *slash;
+
+	unlink(path);
+	slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		rmdir(dir);	/* if empty */
+	}
+	free(dir);
+}
+
+/*
+ * Only the run's thread hands files out: a lookup LK_FOUND and taken is
+ * left alone by the others, so its path is read and parsed without the
+ * lock.
+ */
+struct elf_file *debuginfod__next_wanted(struct debuginfod *d,
+					 bool (*want)(void *ctx, const char *id),
+					 void *ctx, char *id, size_t len)
+{
+	struct elf_file *dbg = NULL;
+	struct lookup *lk;
+	enum fault fault;
+
+	if (!d)
+		return NULL;
+	for (;;) {
+		pthread_mutex_lock(&d->lock);
+		lk = next_found(d, want, ctx);
+		pthread_mutex_unlock(&d->lock);
+		if (!lk)
+			return NULL;
+		fault = parse_file(lk->path, lk->id, &dbg);
+		/* Not ours: out of the cache, where others would find it. */
+		if (fault != FAULT_NONE)
+			drop_file(lk->path);
+		pthread_mutex_lock(&d->lock);
+		if (fault == FAULT_NONE) {
+			lk->parsed = true;
+		} else {
+			lk->state = LK_FAILED;
+			lk->fault = fault;
+		}
+		pthread_mutex_unlock(&d->lock);
+		if (dbg)
+			break;
+	}
+	snprintf(id, len, "%s", lk->id);
+	return dbg;
 }
 
 struct elf_file *debuginfod__next(struct debuginfod *d, char *id, size_t len)
 {
-	struct elf_file *dbg = NULL;
-
-	if (!d)
-		return NULL;
-	pthread_mutex_lock(&d->lock);
-	for (size_t i = 0; i < d->nr && !dbg; i++) {
-		struct lookup *lk = d->v[i];
-
-		if (lk->state == LK_FOUND && !lk->taken) {
-			lk->taken = true;
-			snprintf(id, len, "%s", lk->id);
-			dbg = lk->dbg;
-			lk->dbg = NULL;
-		}
-	}
-	pthread_mutex_unlock(&d->lock);
-	return dbg;
+	return debuginfod__next_wanted(d, NULL, NULL, id, len);
 }
 
 /* Lookups still worth waiting for at t, and the bytes and ends so far. */
@@ -743,14 +944,15 @@ static const char *fault_text(enum fault f, int err, double wait,
 
 /*
  * Lookups still under way at t failed for want of time: the wait's, or
- * the run's if it was stopped before.
+ * the run's if it was stopped before.  Those over the bytes are
+ * share__report()'s.
  */
 static enum fault fault_at(const struct debuginfod *d, const struct lookup *lk,
 			   double t)
 {
 	if (lk->state == LK_QUEUED || lk->state == LK_RUNNING)
 		return t >= lk->asked + d->o.wait ? FAULT_WAIT : FAULT_STOPPED;
-	return lk->state == LK_FAILED ? lk->fault : FAULT_NONE;
+	return lk->state == LK_FAILED && lk->fault != FAULT_BYTES ? lk->fault : FAULT_NONE;
 }
 
 static const char *server_of(const struct debuginfod *d, const struct lookup *lk)
@@ -758,7 +960,7 @@ static const char *server_of(const struct debuginfod *d, const struct lookup *lk
 	return lk->server ? lk->server : d->urls;
 }
 
-/* Lookups in [from, to) that failed at t like `like` did. */
+/* Lookups in [from, to) that failed at t like `like` did, for its user. */
 static size_t count_like(const struct debuginfod *d, size_t from, size_t to,
 			 const struct lookup *like, double t)
 {
@@ -768,7 +970,7 @@ static size_t count_like(const struct debuginfod *d, size_t from, size_t to,
 	for (size_t j = from; j < to; j++) {
 		const struct lookup *lk = d->v[j];
 
-		if (fault_at(d, lk, t) == f &&
+		if (fault_at(d, lk, t) == f && lk->uid == like->uid &&
 		    !strcmp(server_of(d, lk), server_of(d, like)) &&
 		    (f != FAULT_ERRNO || lk->err == like->err))
 			n++;
@@ -776,10 +978,26 @@ static size_t count_like(const struct debuginfod *d, size_t from, size_t to,
 	return n;
 }
 
+/* "user nobody (uid 65534)", or "an unknown user". */
+static const char *user_text(__s64 uid, char *buf, size_t len)
+{
+	char name[300];
+
+	if (uid < 0)
+		snprintf(buf, len, "an unknown user");
+	else
+		snprintf(buf, len, "user %s", share__user_name((__u32)uid, name, sizeof(name)));
+	return buf;
+}
+
+/*
+ * One line per user, too: a user's thousand failed lookups cannot hide
+ * another user's one behind "and 999 more".
+ */
 void debuginfod__warn(struct debuginfod *d)
 {
 	double t = now_s();
-	char why[128];
+	char why[128], user[340], advice[160];
 
 	if (!d)
 		return;
@@ -794,13 +1012,17 @@ void debuginfod__warn(struct debuginfod *d)
 			continue;
 		more = count_like(d, i, d->nr, lk, t) - 1;
 		fault_text(f, lk->err, d->o.wait, why, sizeof(why));
+		user_text(lk->uid, user, sizeof(user));
 		if (more)
-			pr_warn("debuginfod: cannot fetch the debug files of %s and %zu more from %s: %s; their frames stay unnamed",
-				lk->object, more, server_of(d, lk), why);
+			pr_warn("debuginfod: cannot fetch the debug files of %s and %zu more, mapped by %s, from %s: %s; their frames stay unnamed",
+				lk->object, more, user, server_of(d, lk), why);
 		else
-			pr_warn("debuginfod: cannot fetch the debug file of %s from %s: %s; its frames stay unnamed",
-				lk->object, server_of(d, lk), why);
+			pr_warn("debuginfod: cannot fetch the debug file of %s, mapped by %s, from %s: %s; its frames stay unnamed",
+				lk->object, user, server_of(d, lk), why);
 	}
+	snprintf(advice, sizeof(advice), "their debug files were cut short or not used (%llu MiB a user, %llu MiB a run); their frames stay unnamed",
+		 DEBUGINFOD_USER_BYTES >> 20, DEBUGINFOD_RUN_BYTES >> 20);
+	share__report(&d->bytes, advice, REPORT_WARN);
 	if (d->refused)
 		pr_warn("debuginfod: %llu objects not looked up, over the bound of %d a run and %d per user (user %lld's processes were first); their frames stay unnamed",
 			(unsigned long long)d->refused, DEBUGINFOD_MAX_LOOKUPS,
@@ -819,6 +1041,8 @@ void debuginfod__stats(struct debuginfod *d, struct debuginfod_stats *st)
 
 		st->lookups++;
 		st->bytes += (__u64)__atomic_load_n(&lk->bytes, __ATOMIC_RELAXED);
+		st->parsed += lk->parsed;
+		st->over_bytes += lk->state == LK_FAILED && lk->fault == FAULT_BYTES;
 		switch (lk->state) {
 		case LK_FOUND:
 			st->fetched++;
@@ -850,9 +1074,14 @@ void debuginfod__report(struct debuginfod *d, enum report_pass pass)
 		return;
 	}
 	debuginfod__stats(d, &ds);
-	pr_info("debuginfod: %llu lookups, %llu fetched, %llu not found, %llu failed, %llu still under way, %llu over the bound; %.1f MiB of debug files; reports waited %.1f s",
+	pr_info("debuginfod: %llu lookups, %llu fetched (%llu parsed), %llu not found, %llu failed, %llu still under way, %llu over the bound, %llu over the bytes; %.1f MiB of debug files; reports waited %.1f s",
 		(unsigned long long)ds.lookups, (unsigned long long)ds.fetched,
+		(unsigned long long)ds.parsed,
 		(unsigned long long)ds.not_found, (unsigned long long)ds.failed,
 		(unsigned long long)ds.pending, (unsigned long long)ds.refused,
+		(unsigned long long)ds.over_bytes,
 		(double)ds.bytes / (1 << 20), ds.waited);
+	pthread_mutex_lock(&d->lock);
+	share__report(&d->bytes, NULL, REPORT_STATS);
+	pthread_mutex_unlock(&d->lock);
 }

@@ -10,6 +10,17 @@
  * first seen, so sampling never waits for them.  The run's last report
  * waits for each at most `wait` seconds from when it was asked
  * (debuginfod__wait()).
+ *
+ * Every user's processes choose the build-ids asked for, so the lookups
+ * are shared between users (the euid of the first process that mapped the
+ * object): the threads serve first the user with the fewest lookups
+ * started so far, oldest first, so that one user's thousand lookups do not
+ * go ahead of another user's first; and debug files count their bytes
+ * against their user (DEBUGINFOD_USER_BYTES) and the run
+ * (DEBUGINFOD_RUN_BYTES), downloaded or read from the cache: a file over
+ * either is cut short, or not used.  A fetched file is parsed only when it
+ * is handed out (debuginfod__next_wanted()), which the caller does only
+ * for the files its samples need.
  * The library is loaded with dlopen() only when a client is made: a run
  * without DEBUGINFOD_URLS neither loads libcurl nor touches the network.
  *
@@ -42,6 +53,20 @@ struct debuginfod;
  */
 #define DEBUGINFOD_MAX_LOOKUPS		4096
 #define DEBUGINFOD_MAX_USER_LOOKUPS	1024
+/*
+ * Bytes of debug files, fetched or read from the cache, for the processes
+ * of one user, and in one run: a download is cut as soon as its size or
+ * its bytes so far go over, and counted refused.  A per-user cap, not
+ * only a share of the run's: bytes downloaded cannot be taken back, so
+ * the first user to ask would keep a share for good; with the cap, the
+ * run's bytes hold four users at their cap whatever came first, and past
+ * four, lib/share.h splits them max-min.  32 MiB hold the debug files of
+ * a python3 and its libraries (about 20 MB).  A file of symbols only costs
+ * about four times its size while it is parsed (measured: 105 MB for 26
+ * MB): with 32 MiB, one user's files keep root under 200 MiB.
+ */
+#define DEBUGINFOD_USER_BYTES	(32ull << 20)
+#define DEBUGINFOD_RUN_BYTES	(4 * DEBUGINFOD_USER_BYTES)
 /* Seconds a report waits for a lookup, by default (--debuginfod-wait). */
 #define DEBUGINFOD_WAIT_S	10
 
@@ -53,10 +78,12 @@ struct debuginfod_opts {
 
 struct debuginfod_stats {
 	__u64 lookups;		/* objects asked for */
-	__u64 fetched;		/* ... whose debug file was used */
+	__u64 fetched;		/* ... whose debug file came */
+	__u64 parsed;		/* ... and was handed out, parsed, at least once */
 	__u64 not_found;	/* ... that no server has */
 	__u64 failed;		/* ... that failed: see the warnings */
 	__u64 refused;		/* ... over the bounds, not asked */
+	__u64 over_bytes;	/* ... cut or not used: over the bytes of debug files */
 	__u64 pending;		/* ... not answered yet */
 	__u64 bytes;		/* debug files' sizes, or as far as downloaded */
 	double waited;		/* seconds reports waited for lookups */
@@ -91,13 +118,25 @@ void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
 void debuginfod__wait(struct debuginfod *d, const volatile sig_atomic_t *stop);
 
 /*
- * The next debug file fetched and not handed out yet, its build-id copied
- * to id (len bytes); the caller owns it (elf_file__free()).  NULL when
- * none is left.
+ * The next debug file fetched and not handed out yet for which want(ctx,
+ * build-id) is true, parsed now (a file that is not an ELF file of that
+ * build-id with a symbol table is dropped, from the cache too, and
+ * warned about), its build-id copied to id (len bytes); the caller owns it
+ * (elf_file__free()).  NULL when none is left.  Files not wanted yet stay
+ * for a later call.  want is called under the module's lock: it must not
+ * call back.
  */
+struct elf_file *debuginfod__next_wanted(struct debuginfod *d,
+					 bool (*want)(void *ctx, const char *id),
+					 void *ctx, char *id, size_t len);
+
+/* debuginfod__next_wanted() wanting every file. */
 struct elf_file *debuginfod__next(struct debuginfod *d, char *id, size_t len);
 
-/* One warning line per server and kind of failure, naming an object. */
+/*
+ * One warning line per server, kind of failure and user, naming an object
+ * and the user; one per user whose debug files went over the bytes.
+ */
 void debuginfod__warn(struct debuginfod *d);
 
 void debuginfod__stats(struct debuginfod *d, struct debuginfod_stats *st);

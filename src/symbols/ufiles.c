@@ -324,13 +324,33 @@ static size_t merge_fetched(struct ufiles *u, const char *id,
 	return n;
 }
 
+/* For debuginfod__next_wanted(): a sampled file of build-id id wants names. */
+static bool sampled_wants(void *ctx, const char *id)
+{
+	struct ufiles *u = ctx;
+	const char *have;
+	struct ufile *f;
+	struct hent *e;
+
+	for (size_t pos = 0; (e = htab__next(&u->files, &pos));) {
+		f = e->val;
+		if (!f->sampled || !f->elf || !wants_names(f->elf))
+			continue;
+		have = elf_file__build_id(f->elf);
+		if (have && !strcmp(have, id))
+			return true;
+	}
+	return false;
+}
+
 size_t ufiles__take_fetched(struct ufiles *u)
 {
 	struct elf_file *dbg;
 	char id[160];
 	size_t n = 0, merged;
 
-	while ((dbg = debuginfod__next(u->debuginfod, id, sizeof(id)))) {
+	while ((dbg = debuginfod__next_wanted(u->debuginfod, sampled_wants, u,
+					      id, sizeof(id)))) {
 		merged = merge_fetched(u, id, dbg);
 		u->stats.debuginfod_files += merged;
 		n += merged;

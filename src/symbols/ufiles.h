@@ -25,6 +25,7 @@ struct ufile {
 	void *image;		/* vdso only: its bytes, to share equal ones */
 	size_t image_len;
 	bool keep;		/* marked by ufiles__keep() for the next sweep */
+	bool sampled;		/* a sample was named from it: worth a fetched debug file */
 };
 
 struct ufiles_stats {
@@ -62,9 +63,11 @@ struct ufile *ufiles__get(struct ufiles *uf, int proc_dirfd,
 
 /*
  * Name the files that debug files fetched since the last call belong to
- * (debuginfod__next()).  Returns how many files were named.  A file named
- * so frees its old table of names: a name resolved from it before is
- * gone (see usyms__take_fetched()).
+ * (debuginfod__next_wanted()), if a sample was named from one of them
+ * (ufile.sampled): a fetched file is parsed only then, and the others wait
+ * for a later call.  Returns how many files were named.  A file named so
+ * frees its old table of names: a name resolved from it before is gone
+ * (see usyms__take_fetched()).
  */
 size_t ufiles__take_fetched(struct ufiles *uf);
 

@@ -871,6 +871,7 @@ static void symbolize(const struct umap *m, __u64 addr, struct usym *sym)
 	sym->file_offset = addr - m->start + (f && f->image ? 0 : m->pgoff);
 	if (!f || !f->elf)
 		return;
+	m->file->sampled = true;	/* its debug file is wanted (ufiles.h) */
 	sym->build_id = elf_file__build_id(f->elf);
 	if (elf_file__offset_to_vaddr(f->elf, sym->file_offset, &vaddr))
 		return;

@@ -11,15 +11,9 @@
 # func_b can be named only through its debug file burn-dbg.debug.
 #
 # The whole file runs in a network namespace of its own where only
-# loopback exists: Debian's debuginfod listens on every address (it has no
-# option to bind to one), and a profiler that reached out to anything but
-# 127.0.0.1 would find nothing there.  The servers are Debian's debuginfod
+# loopback exists (debuginfod-lib.sh).  The servers are Debian's debuginfod
 # (0.188) and tests/e2e/helpers/fakedebuginfod.py.
-if [ -z "${T90_NETNS:-}" ] && [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
-	export T90_NETNS=1
-	exec unshare --net -- bash -c 'ip link set lo up 2>/dev/null; exec bash "$0"' "$0"
-fi
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/debuginfod-lib.sh"
 
 # ---- What profile prints: adjust here -------------------------------------
 # A failed lookup: exactly one line per server and reason on stderr, which
@@ -50,20 +44,12 @@ TIMEOUT=2
 WAIT=2
 FAULT_SECS=8
 SLACK_MS=500
-DI_PORT=8002			# Debian's debuginfod; nothing else is in this namespace
 
-HELPERS=$PROFILE_TOP/tests/e2e/helpers
 # Nothing from the caller's environment: no servers, no cache in ~/.cache.
 unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_RETRY_LIMIT DEBUGINFOD_MAXSIZE \
 	DEBUGINFOD_MAXTIME DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
 export DEBUGINFOD_CACHE_PATH=$TRASH/cache.default
 ID=$(readelf -n "$WORKLOADS/burn-stripped" 2>/dev/null | awk '/Build ID:/ { print $3 }')
-
-# A fresh libdebuginfod cache for this test.
-new_cache() {
-	DEBUGINFOD_CACHE_PATH=$(mktemp -d "$TRASH/cache.XXXXXX") &&
-	export DEBUGINFOD_CACHE_PATH
-}
 
 # start_burn [BURN OPTIONS]: burn-stripped in the background, its pid in
 # BURN_PID, once it has started.
@@ -86,41 +72,6 @@ run() {
 		"func_a $(fsum "$name.folded" ";func_a( |;)"), func_b $(fsum "$name.folded" ";func_b( |;)")"
 	sed "s/^/  $name.err: /" "$name.err"
 	[ "$rc" -eq 0 ] || fail "profile exited with status $rc"
-}
-
-# fake MODE [ARG]: fakedebuginfod.py in MODE, its URL in URL; every request
-# it gets is a line of ./requests.
-fake() {
-	rm -f port requests
-	bg python3 "$HELPERS/fakedebuginfod.py" "$PWD/port" "$PWD/requests" "$@"
-	for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
-	[ -s port ] || { fail "fakedebuginfod.py $* did not start"; return 1; }
-	URL=http://127.0.0.1:$(cat port)
-}
-
-requests() { if [ -f requests ]; then wc -l <requests; else echo 0; fi; }
-
-# start_debuginfod_dir DIR: Debian's debuginfod on DI_PORT, serving the
-# ELF files in DIR (-F), no rescans, no grooming; returns once it has
-# indexed them.  Its HTTP server answers at once, 404 until the scan is
-# done (about 1 s here): the /metrics page says when, scanned_files_total
-# counting the files scanned and thread_work_pending{role="scan"} the
-# files still to go.
-start_debuginfod_dir() {
-	local n
-	n=$(find "$1" -type f | wc -l)
-	bg debuginfod -F -p $DI_PORT -d "$(mktemp -u "$TRASH/di.XXXXXX.sqlite")" \
-		-t 0 -g 0 -c 1 "$1" >>"$TRASH/debuginfod.log" 2>&1
-	DI_PID=$!
-	for _ in $(seq 600); do
-		curl -s "http://127.0.0.1:$DI_PORT/metrics" >metrics 2>/dev/null &&
-			grep -q -x "scanned_files_total{source=\"file\"} $n" metrics &&
-			grep -q -x 'thread_work_pending{role="scan"} 0' metrics &&
-			break
-		sleep 0.05
-	done
-	grep -q -x "scanned_files_total{source=\"file\"} $n" metrics ||
-		{ fail "debuginfod did not index $1 in 30 s"; return 1; }
 }
 
 # start_debuginfod DIR: the same, and it serves burn-dbg.debug for ID.

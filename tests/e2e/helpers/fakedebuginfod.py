@@ -11,7 +11,9 @@ so a reader sees all of it or nothing).  Every request is one line in LOG,
 many requests it got.  It answers GET /buildid/ID/debuginfo (anything else
 is 404) as MODE says:
 
-    ok DIR          DIR/ID.debug, or 404 if there is none
+    ok DIR [DELAY]  DIR/ID.debug, or 404 if there is none, after DELAY
+                    seconds (default 0): a server that asks its own
+                    upstream servers before it says it has nothing
     hang            nothing: reads the request and keeps the connection
                     open, silent, until it is killed
     wrongid FILE    FILE, whatever ID was asked (an ELF file with another
@@ -82,6 +84,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 with open(path, "rb") as f:
                     self.send_bytes(f.read())
             else:
+                self.server.stop.wait(self.server.delay)
                 self.not_found()
         elif mode == "hang":
             self.server.stop.wait()		# until the server is killed
@@ -109,15 +112,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def main():
     if len(sys.argv) < 4 or sys.argv[3] not in ("ok", "hang", "wrongid", "truncated", "huge"):
-        sys.exit("usage: fakedebuginfod.py PORTFILE LOG ok DIR|hang|wrongid FILE|"
+        sys.exit("usage: fakedebuginfod.py PORTFILE LOG ok DIR [DELAY]|hang|wrongid FILE|"
                  "truncated FILE|huge [RATE]")
     portfile, log, mode = sys.argv[1:4]
     arg = sys.argv[4] if len(sys.argv) > 4 else None
+    delay = float(sys.argv[5]) if mode == "ok" and len(sys.argv) > 5 else 0
     if mode in ("ok", "wrongid", "truncated") and not arg:
         sys.exit(f"fakedebuginfod.py: {mode} needs an argument")
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
-    srv.mode, srv.arg, srv.log = mode, arg, log
+    srv.mode, srv.arg, srv.log, srv.delay = mode, arg, log, delay
     srv.stop = threading.Event()
     open(log, "a").close()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

@@ -15,14 +15,22 @@ profiler that trusts their sizes a lot of memory.
                                  .gnu_debugdata: sorting them compares names
   mkelf.py bigshstrtab OUT SIZE  OUT's table of section names claims SIZE
                                  bytes (sparse)
+  mkelf.py buildids TEMPLATE N DIR [SIZE]
+                                 N copies of TEMPLATE (an ELF file with a GNU
+                                 build-id) as DIR/bin.0 ..., each with a
+                                 build-id of its own; with SIZE, each gets
+                                 DIR/ID.debug (fakedebuginfod.py's "ok DIR"):
+                                 a debug file of about SIZE bytes with that
+                                 build-id and a .symtab of distinct names
 """
+import hashlib
 import lzma
 import os
 import struct
 import sys
 
 ET_DYN, EM_X86_64 = 3, 62
-SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS = 1, 2, 3, 8
+SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOTE, SHT_NOBITS = 1, 2, 3, 7, 8
 SHF_ALLOC, SHF_EXECINSTR = 2, 4
 STT_FUNC, STB_GLOBAL = 2, 1
 
@@ -75,6 +83,49 @@ def symtab_image(nsyms, length, suffixes, names=1, one_addr=False):
                 (".strtab", SHT_STRTAB, 0, 0, strtab, len(strtab), 0, 0)])
 
 
+def note_build_id(bid):
+    # elf() aligns every section to 8: so are the note's parts.
+    desc = bid + b"\0" * ((-len(bid)) % 8)
+    return struct.pack("<III", 4, len(bid), 3) + b"GNU\0" + desc
+
+
+def debug_file(bid, size):
+    """A debug file of about size bytes: bid's note, size/64 symbols with
+    40-byte names, all distinct."""
+    nsyms = max(1, size // 64)
+    strtab = bytearray(b"\0")
+    syms = bytearray(24 * (nsyms + 1))
+    sym = struct.Struct("<IBBHQQ")
+    for i in range(nsyms):
+        sym.pack_into(syms, 24 * (i + 1), len(strtab), STB_GLOBAL << 4 | STT_FUNC,
+                      0, 1, 0x1000 + 16 * i, 16)
+        strtab += b"fetched_by_nobody_%021d\0" % i
+    text = (".text", SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, None,
+            16 * nsyms + 16, 0, 0)
+    note = note_build_id(bid)
+    return elf([text,
+                (".symtab", SHT_SYMTAB, 0, 0, bytes(syms), len(syms), 3, 24),
+                (".strtab", SHT_STRTAB, 0, 0, bytes(strtab), len(strtab), 0, 0),
+                (".note.gnu.build-id", SHT_NOTE, SHF_ALLOC, 0, note, len(note), 0, 0)])
+
+
+def build_ids(template, n, out, size):
+    data = open(template, "rb").read()
+    off = data.find(b"GNU\0", data.find(b"\x03\x00\x00\x00GNU\0") - 8)
+    namesz, descsz, ntype = struct.unpack_from("<III", data, off - 12)
+    assert (namesz, ntype) == (4, 3), "TEMPLATE has no GNU build-id note"
+    old = data[off + 4:off + 4 + descsz]
+    assert data.count(old) == 1
+    debug = debug_file(old, size) if size else None
+    for i in range(n):
+        bid = hashlib.sha1(old + os.fsencode(os.path.abspath(out)) + b"%d" % i).digest()[:descsz]
+        path = os.path.join(out, "bin.%d" % i)
+        open(path, "wb").write(data.replace(old, bid))
+        os.chmod(path, 0o755)
+        if debug:
+            open(os.path.join(out, bid.hex() + ".debug"), "wb").write(debug.replace(old, bid))
+
+
 def main():
     mode, out = sys.argv[1], sys.argv[2]
     if mode in ("shared", "suffixes", "sameaddr"):
@@ -104,6 +155,9 @@ def main():
         with open(out, "wb") as f:
             f.write(data)
             f.truncate(65536 + size)
+    elif mode == "buildids":
+        build_ids(out, int(sys.argv[3]), sys.argv[4],
+                  int(sys.argv[5]) if len(sys.argv) > 5 else 0)
     else:
         sys.exit(__doc__)
 

@@ -34,6 +34,8 @@ struct server {
 	int held[16];		/* SERVE_HANG: connections left unanswered */
 	int nr_held;
 	int requests;
+	const char *watch;	/* a build-id: the request that asked for it, */
+	int watch_at;		/* counted from 1; 0 if none did */
 	pthread_t thread;
 };
 
@@ -49,13 +51,13 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void read_request(int fd)
+static void read_request(int fd, char *buf, size_t len)
 {
-	char buf[4096];
 	size_t got = 0;
 	ssize_t n;
 
-	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
+	buf[0] = '\0';
+	while (got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0) {
 		got += (size_t)n;
 		buf[got] = '\0';
 		if (strstr(buf, "\r\n\r\n"))
@@ -76,10 +78,12 @@ static void write_all(int fd, const char *p, size_t len)
 static void answer(struct server *s, int fd)
 {
 	size_t len = s->mode == SERVE_HALF ? s->len / 2 : s->len;
-	char head[256];
+	char head[256], req[4096];
 
-	read_request(fd);
+	read_request(fd, req, sizeof(req));
 	s->requests++;
+	if (s->watch && strstr(req, s->watch) && !s->watch_at)
+		s->watch_at = s->requests;
 	if (s->mode == SERVE_HANG && s->nr_held < 16) {
 		s->held[s->nr_held++] = fd;
 		return;
@@ -385,6 +389,115 @@ TEST(not_found_is_no_warning)
 	CHECK_INT(st.failed, 0);
 	capture_stderr(debuginfod__warn, d, err, sizeof(err));
 	CHECK_STR(err, "");
+	/* The library's "not found" mark is not left in the cache. */
+	CHECK_INT(cache_entries(self_id), 0);
+	debuginfod__free(d);
+	server_stop(&s);
+	drop_cache();
+}
+
+/*
+ * Fair between users: one user's 200 lookups were asked first, another
+ * user's one goes to the server among the first, not the 201st.
+ */
+TEST(fair_between_users)
+{
+	struct debuginfod *d;
+	struct server s;
+	char id[41];
+
+	new_cache();
+	server_start(&s, SERVE_404);
+	s.watch = self_id;
+	d = client(10);
+	for (int i = 0; i < 200; i++) {
+		snprintf(id, sizeof(id), "%040x", i + 1);
+		debuginfod__ask(d, id, "/home/mallory/x", 1234);
+	}
+	debuginfod__ask(d, self_id, "/bin/victim", 1000);
+	debuginfod__wait(d, NULL);
+	debuginfod__free(d);
+	server_stop(&s);
+	CHECK_INT(s.requests, 201);
+	if (s.watch_at > 12)
+		fprintf(stderr, "  the victim's lookup was request %d\n", s.watch_at);
+	CHECK(s.watch_at >= 1 && s.watch_at <= 12);
+	drop_cache();
+}
+
+static bool only_self(void *ctx, const char *id)
+{
+	(void)ctx;
+	return !strcmp(id, self_id);
+}
+
+/*
+ * Bytes per user: one user's files (the server sends this binary for any
+ * build-id) stop at DEBUGINFOD_USER_BYTES, with one warning naming the
+ * user; another user's file still comes; a file nobody wants is not parsed.
+ */
+TEST(bytes_per_user)
+{
+	int n = (int)(DEBUGINFOD_USER_BYTES / self_len) + 8;
+	struct debuginfod_stats st;
+	struct elf_file *dbg;
+	struct debuginfod *d;
+	struct server s;
+	char id[41], got[160], err[2048];
+
+	new_cache();
+	server_start(&s, SERVE_WHOLE);
+	d = client(30);
+	for (int i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%040x", i + 1);
+		debuginfod__ask(d, id, "/home/mallory/x", 1234);
+	}
+	debuginfod__ask(d, self_id, "/bin/victim", 1000);
+	debuginfod__wait(d, NULL);
+	dbg = debuginfod__next_wanted(d, only_self, NULL, got, sizeof(got));
+	CHECK(dbg != NULL);
+	CHECK_STR(got, self_id);
+	elf_file__free(dbg);
+	CHECK(debuginfod__next_wanted(d, only_self, NULL, got, sizeof(got)) == NULL);
+	debuginfod__stats(d, &st);
+	CHECK_INT(st.lookups, n + 1);
+	CHECK_INT(st.parsed, 1);
+	CHECK(st.fetched >= DEBUGINFOD_USER_BYTES / self_len - 1);
+	CHECK(st.fetched <= DEBUGINFOD_USER_BYTES / self_len + 1);
+	CHECK(st.over_bytes >= 7);
+	/* Cut as soon as the size is known: little beyond the cap. */
+	CHECK(st.bytes <= DEBUGINFOD_USER_BYTES + self_len + 8 * (4u << 20));
+	capture_stderr(debuginfod__warn, d, err, sizeof(err));
+	if (count_lines(err) != 1 || !strstr(err, "uid 1234"))
+		fprintf(stderr, "  warned: %s", err);
+	CHECK_INT(count_lines(err), 1);
+	CHECK(strstr(err, "uid 1234") != NULL);
+	CHECK(strstr(err, "uid 1000") == NULL);
+	debuginfod__free(d);
+	server_stop(&s);
+	drop_cache();
+}
+
+/* Failed lookups of two users: a line each, each naming its object. */
+TEST(warns_per_user)
+{
+	struct debuginfod *d;
+	struct server s;
+	char id[41], err[2048];
+
+	new_cache();
+	server_start(&s, SERVE_HANG);
+	d = client(0.3);
+	for (int i = 0; i < 3; i++) {
+		snprintf(id, sizeof(id), "%040x", i + 1);
+		debuginfod__ask(d, id, "/home/mallory/x", 1234);
+	}
+	debuginfod__ask(d, self_id, "/bin/victim", 1000);
+	debuginfod__wait(d, NULL);
+	capture_stderr(debuginfod__warn, d, err, sizeof(err));
+	CHECK_INT(count_lines(err), 2);
+	CHECK(strstr(err, "/home/mallory/x and 2 more, mapped by user uid 1234") != NULL);
+	CHECK(strstr(err, "/bin/victim, mapped by user") != NULL);
 	debuginfod__free(d);
 	server_stop(&s);
 	drop_cache();
@@ -503,6 +616,9 @@ int main(void)
 	RUN(refuses_another_build_id);
 	RUN(refuses_a_truncated_file);
 	RUN(not_found_is_no_warning);
+	RUN(fair_between_users);
+	RUN(bytes_per_user);
+	RUN(warns_per_user);
 	RUN(hang_costs_the_wait_and_leaves_nothing);
 	RUN(stop_flag_ends_the_wait);
 	RUN(ids_checked);
