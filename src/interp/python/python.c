@@ -33,7 +33,7 @@
 #include "lib/worker.h"
 #include "trace/trace.h"
 
-/* Requests waiting for the thread, at most: more are dropped and counted. */
+/* Notes waiting for the thread, at most: more are dropped and counted. */
 #define QUEUE_MAX 4096
 /* First-sampled processes waiting to be looked at before the queue, at most. */
 #define URGENT_MAX 256
@@ -95,6 +95,12 @@ struct request {
 	__u64 words[];
 };
 
+/* A process first sampled, to be looked at before the queue. */
+struct urgent {
+	__u32 pid;
+	__u64 seq;			/* python->seq when it was sampled */
+};
+
 struct python {
 	struct python_maps maps;
 	bool lines;			/* --py-lines */
@@ -111,8 +117,9 @@ struct python {
 	__u64 reports;
 	__u32 in_map;			/* entries written to interp_procs */
 	struct share share;		/* interp_procs, between users */
-	struct urgent { __u32 pid; __u64 seq; } urgent[URGENT_MAX];
-	unsigned int urgent_head, urgent_nr;	/* a ring of pids first sampled */
+	struct urgent urgent[URGENT_MAX];	/* a ring of them */
+	unsigned int urgent_head, urgent_nr;
+	unsigned int notes_queued;	/* REQ_NOTE requests queued */
 	bool fsbase_known;
 	struct python_stats stats;
 };
@@ -830,6 +837,22 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 
 /* ---- the thread and its queue ---- */
 
+/* One more note queued (1), or one less (-1): false when none may be. */
+static bool note_slot(struct python *py, int n)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&py->lock);
+	if (n > 0 && py->notes_queued >= QUEUE_MAX) {
+		py->stats.dropped++;
+		ok = false;
+	} else {
+		py->notes_queued += n;
+	}
+	pthread_mutex_unlock(&py->lock);
+	return ok;
+}
+
 /*
  * Look at the processes first sampled since the last request, before the
  * queue: another user can fill it with thousands of processes that map a
@@ -873,6 +896,7 @@ static void serve(void *ctx, unsigned int thread, void *req)
 		pthread_mutex_unlock(&py->lock);
 		break;
 	case REQ_NOTE:
+		note_slot(py, -1);
 		read_note(py, r);
 		break;
 	}
@@ -904,14 +928,21 @@ static void request(struct python *py, enum req_op op, __u32 pid, const void *wo
 	if (nr)
 		memcpy(r->words, words, nr * sizeof(r->words[0]));
 	/*
-	 * Only notes are dropped when the reader falls behind: the others are
-	 * as many as processes come and go, and a lost one would leave a
-	 * process unwalked, or walked after its pid went to another.  The
-	 * worker counts what it refuses.
+	 * Only notes are dropped when the reader falls behind on them: the
+	 * others are as many as processes come and go, and a lost one would
+	 * leave a process unwalked, or walked after its pid went to another.
+	 * Notes are counted apart: one user's thousands of processes to look
+	 * at must not cost another user's stacks their names.
 	 */
-	if (op == REQ_NOTE ? worker__push(py->worker, &r) :
-			     worker__push_always(py->worker, &r))
+	if (op == REQ_NOTE && !note_slot(py, 1)) {
 		free(r);
+		return;
+	}
+	if (worker__push_always(py->worker, &r)) {
+		if (op == REQ_NOTE)
+			note_slot(py, -1);
+		free(r);
+	}
 }
 
 void python__detect(struct python *py, __u32 pid)
