@@ -105,7 +105,7 @@ table_full() {
 # Python process table; SIGINT ends the profile then.
 victim_run() {
 	local out=$1 n=${2:-0} prof flood rc=0 t0
-	"$PROFILE" -v -F 99 -f 60 >"$out" 2>"$out.err" &
+	bg "$PROFILE" -v -F 99 -f 60 >"$out" 2>"$out.err"
 	prof=$!
 	wait_attached $prof
 	if [ "$n" -gt 0 ]; then
@@ -130,7 +130,7 @@ named() {
 	all=$(fsum "$1" "^pyvictim;")
 	py=$(fsum "$1" "^pyvictim;(.*;)?[a-z_<>]+ \\(hot\\.py\\)[; ]")
 	echo "$1: $py of $all samples of pyvictim named" >&2
-	[ "$all" -ge 50 ] || { fail "only $all samples of pyvictim"; return 1; }
+	[ "$all" -ge 50 ] || { fail "only $all samples of pyvictim" >&2; return 1; }
 	echo $((py * 1000 / all))
 }
 
