@@ -95,10 +95,11 @@ struct request {
 	__u64 words[];
 };
 
-/* A process first sampled, to be looked at before the queue. */
+/* A process first sampled or exec'd, to be looked at before the queue. */
 struct urgent {
 	__u32 pid;
-	__u64 seq;			/* python->seq when it was sampled */
+	bool exec;
+	__u64 seq;			/* of its request in the queue */
 };
 
 struct python {
@@ -598,7 +599,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 
 /*
  * Look for CPython in pid; exec: even if it was found before, unless it
- * was found for a request made after this one (seq) was.
+ * was found for this request (seq) or a later one.
  */
 static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 {
@@ -612,7 +613,7 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, pid, 0);
-	if (p && (!exec || p->seq > seq)) {
+	if (p && (!exec || p->seq >= seq)) {
 		pthread_mutex_unlock(&py->lock);
 		return;
 	}
@@ -853,13 +854,19 @@ static bool note_slot(struct python *py, int n)
 	return ok;
 }
 
-/*
- * Look at the processes first sampled since the last request, before the
- * queue: another user can fill it with thousands of processes that map a
- * libpython and never run.  Each also has its request in the queue, which
- * finds it known; one known already waits for it (a request to forget
- * the pid's last process may come first).
- */
+/* pid exited: forget it, unless it was found after (a new process, looked at first). */
+static void forget(struct python *py, __u32 pid, __u64 seq)
+{
+	struct pyproc *p;
+
+	pthread_mutex_lock(&py->lock);
+	p = htab__get(&py->procs, pid, 0);
+	if (p && p->seq < seq)
+		retire(py, pid);
+	pthread_mutex_unlock(&py->lock);
+}
+
+/* The processes first sampled or exec'd since the last request. */
 static void detect_urgent(struct python *py)
 {
 	for (;;) {
@@ -874,7 +881,7 @@ static void detect_urgent(struct python *py)
 		py->urgent_head = (py->urgent_head + 1) % URGENT_MAX;
 		py->urgent_nr--;
 		pthread_mutex_unlock(&py->lock);
-		detect(py, u.pid, false, u.seq);
+		detect(py, u.pid, u.exec, u.seq);
 	}
 }
 
@@ -891,9 +898,7 @@ static void serve(void *ctx, unsigned int thread, void *req)
 		detect(py, r->pid, r->op == REQ_EXEC, r->seq);
 		break;
 	case REQ_FORGET:
-		pthread_mutex_lock(&py->lock);
-		retire(py, r->pid);
-		pthread_mutex_unlock(&py->lock);
+		forget(py, r->pid, r->seq);
 		break;
 	case REQ_NOTE:
 		note_slot(py, -1);
@@ -909,9 +914,9 @@ static void discard(void *ctx, void *req)
 	free(*(struct request **)req);
 }
 
-/* words: nr 8-byte words, at any alignment. */
-static void request(struct python *py, enum req_op op, __u32 pid, const void *words,
-		    __u32 nr)
+/* words: nr 8-byte words, at any alignment; seq: the next py->seq. */
+static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
+		    const void *words, __u32 nr)
 {
 	struct request *r;
 
@@ -924,7 +929,7 @@ static void request(struct python *py, enum req_op op, __u32 pid, const void *wo
 		pthread_mutex_unlock(&py->lock);
 		return;
 	}
-	*r = (struct request){ .op = op, .pid = pid, .seq = ++py->seq, .nr = nr };
+	*r = (struct request){ .op = op, .pid = pid, .seq = seq, .nr = nr };
 	if (nr)
 		memcpy(r->words, words, nr * sizeof(r->words[0]));
 	/*
@@ -945,29 +950,46 @@ static void request(struct python *py, enum req_op op, __u32 pid, const void *wo
 	}
 }
 
-void python__detect(struct python *py, __u32 pid)
+/*
+ * pid was first sampled (REQ_DETECT) or exec'd (REQ_EXEC): look at it
+ * before the queue, which another user can fill with thousands of
+ * processes that map a libpython and never run.  Its request in the
+ * queue, of the same seq, then finds it done; it wakes the reader, and
+ * does the work itself when the ring is full.  A request to forget the
+ * pid's last process may wait in the queue: it spares what was found
+ * after it.
+ */
+static void request_urgent(struct python *py, enum req_op op, __u32 pid)
 {
+	__u64 seq;
+
 	if (!py)
 		return;
+	seq = ++py->seq;
 	pthread_mutex_lock(&py->lock);
 	if (py->urgent_nr < URGENT_MAX) {
 		py->urgent[(py->urgent_head + py->urgent_nr) % URGENT_MAX] =
-			(struct urgent){ .pid = pid, .seq = ++py->seq };
+			(struct urgent){ .pid = pid, .exec = op == REQ_EXEC, .seq = seq };
 		py->urgent_nr++;
 	}
 	pthread_mutex_unlock(&py->lock);
-	/* Wakes the reader; and detects pid in turn when the ring is full. */
-	request(py, REQ_DETECT, pid, NULL, 0);
+	request(py, op, pid, seq, NULL, 0);
+}
+
+void python__detect(struct python *py, __u32 pid)
+{
+	request_urgent(py, REQ_DETECT, pid);
 }
 
 void python__mapped(struct python *py, __u32 pid)
 {
-	request(py, REQ_DETECT, pid, NULL, 0);
+	if (py)
+		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
 }
 
 void python__exec(struct python *py, __u32 pid)
 {
-	request(py, REQ_EXEC, pid, NULL, 0);
+	request_urgent(py, REQ_EXEC, pid);
 }
 
 void python__forget(struct python *py, __u32 pid)
@@ -981,7 +1003,7 @@ void python__forget(struct python *py, __u32 pid)
 	known = htab__get(&py->procs, pid, 0) != NULL;
 	pthread_mutex_unlock(&py->lock);
 	if (known)
-		request(py, REQ_FORGET, pid, NULL, 0);
+		request(py, REQ_FORGET, pid, ++py->seq, NULL, 0);
 }
 
 void python__note(struct python *py, const void *data, size_t len)
@@ -1005,7 +1027,7 @@ void python__note(struct python *py, const void *data, size_t len)
 	pthread_mutex_lock(&py->lock);
 	py->stats.notes++;
 	pthread_mutex_unlock(&py->lock);
-	request(py, REQ_NOTE, n.hdr.pid, (const char *)data + head, nr);
+	request(py, REQ_NOTE, n.hdr.pid, ++py->seq, (const char *)data + head, nr);
 }
 
 void python__settle(struct python *py, unsigned int timeout_ms)

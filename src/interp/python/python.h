@@ -56,12 +56,13 @@ struct python *python__new(const struct python_maps *maps, bool lines);
 void python__free(struct python *py);
 
 /*
- * Look for CPython in pid, unless known already; asynchronous.  Sampled
- * (detect) before all that is queued; mapped libpython (mapped): in turn.
+ * Look for CPython in pid, unless known already; asynchronous.  First
+ * sampled (detect): before what is queued; mapped a libpython (mapped):
+ * in turn, as any user can make thousands of those.
  */
 void python__detect(struct python *py, __u32 pid);
 void python__mapped(struct python *py, __u32 pid);
-/* pid exec'd: forget what it was, look again; asynchronous. */
+/* pid exec'd: forget what it was, look again before what is queued. */
 void python__exec(struct python *py, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */
 void python__forget(struct python *py, __u32 pid);
