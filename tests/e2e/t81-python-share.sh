@@ -119,7 +119,10 @@ victim_run() {
 	$VICTIM $PY "$H/hot.py" 4 pyvictim >victim.out
 	kill -INT $prof
 	wait $prof || rc=$?
-	[ -z "${flood:-}" ] || kill -9 -- -"$flood" 2>/dev/null || :
+	if [ -n "${flood:-}" ]; then
+		kill -9 -- -"$flood" 2>/dev/null || :
+		wait "$flood" 2>/dev/null || :
+	fi
 	[ $rc = 0 ] || { cat "$out.err"; fail "profile exited with status $rc"; }
 	grep -q "^hot: a=" victim.out || fail "hot.py did not run"
 }
