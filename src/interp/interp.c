@@ -132,9 +132,12 @@ void interps__forget(struct interps *ints, __u32 pid)
 
 void interps__mapping(struct interps *ints, __u32 pid, const char *path)
 {
-	for_each_started(ints, k, detect)
-		if (ints->by_kind[k]->wants_mapping && ints->by_kind[k]->wants_mapping(path))
-			ints->by_kind[k]->detect(ints->ctx[k], pid);
+	for_each_started(ints, k, detect) {
+		const struct interp_ops *ops = ints->by_kind[k];
+
+		if (ops->wants_mapping && ops->wants_mapping(path))
+			(ops->mapped ? ops->mapped : ops->detect)(ints->ctx[k], pid);
+	}
 }
 
 void interps__note(struct interps *ints, const void *note, size_t len)

@@ -58,6 +58,12 @@ struct interp_ops {
 	/* Tracker: an executable mapping of path that says pid may be ours. */
 	bool (*wants_mapping)(const char *path);
 	void (*detect)(void *ctx, __u32 pid);	/* look at pid, asynchronously */
+	/*
+	 * Optional, else detect: pid made such a mapping.  Any user can make
+	 * thousands: the runtime may look at them after the processes that
+	 * detect() named, which run.
+	 */
+	void (*mapped)(void *ctx, __u32 pid);
 	void (*exec)(void *ctx, __u32 pid);	/* pid exec'd: look again */
 	void (*forget)(void *ctx, __u32 pid);	/* pid exited */
 	/* A struct interp_stack_note of its kind (len bytes, unaligned). */

@@ -53,6 +53,11 @@ static void py_detect(void *ctx, __u32 pid)
 	python__detect(ctx, pid);
 }
 
+static void py_mapped(void *ctx, __u32 pid)
+{
+	python__mapped(ctx, pid);
+}
+
 static void py_exec(void *ctx, __u32 pid)
 {
 	python__exec(ctx, pid);
@@ -174,6 +179,7 @@ static void py_report(void *ctx, const __u64 *counters, enum report_pass pass)
 		py_report_verbose(ctx, counters);
 	else
 		py_warn(ctx);
+	python__report_share(ctx, pass);
 }
 
 const struct interp_ops python_interp = {
@@ -184,6 +190,7 @@ const struct interp_ops python_interp = {
 	.free = py_free,
 	.wants_mapping = py_wants_mapping,
 	.detect = py_detect,
+	.mapped = py_mapped,
 	.exec = py_exec,
 	.forget = py_forget,
 	.note = py_note,

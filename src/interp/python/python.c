@@ -27,13 +27,16 @@
 #include "symbols/caps.h"
 #include "loader/kbtf.h"
 #include "lib/log.h"
+#include "lib/share.h"
 #include "lib/text.h"
 #include "lib/util.h"
 #include "lib/worker.h"
 #include "trace/trace.h"
 
-/* Requests waiting for the thread, at most: more are dropped and counted. */
+/* Notes waiting for the thread, at most: more are dropped and counted. */
 #define QUEUE_MAX 4096
+/* First-sampled processes waiting to be looked at before the queue, at most. */
+#define URGENT_MAX 256
 /* Symbols looked at in one table, at most: a hostile file has millions. */
 #define SYMS_MAX (4u << 20)
 /* Objects of a process looked at for CPython: the executable and libpython. */
@@ -65,6 +68,9 @@ struct pyuser {
 struct pyproc {
 	__u32 pid;
 	struct pyuser *user;		/* its owner's budget (euid) */
+	__u32 uid;			/* its owner (euid), in py->share */
+	__u64 seq;			/* of the request it was found for */
+	bool held;			/* in interp_procs: counted in py->share */
 	bool dead;			/* exited: no more reads */
 	__u64 dead_at;			/* py->reports when it exited */
 	struct py_layout layout;
@@ -84,14 +90,23 @@ enum req_op {
 struct request {
 	enum req_op op;
 	__u32 pid;
+	__u64 seq;			/* python->seq when it was made */
 	__u32 nr;			/* REQ_NOTE: words */
 	__u64 words[];
+};
+
+/* A process first sampled or exec'd, to be looked at before the queue. */
+struct urgent {
+	__u32 pid;
+	bool exec;
+	__u64 seq;			/* of its request in the queue */
 };
 
 struct python {
 	struct python_maps maps;
 	bool lines;			/* --py-lines */
 	struct worker *worker;		/* its queue of struct request *, its thread */
+	__u64 seq;			/* requests made: by the tracker's thread only */
 	pthread_mutex_t lock;		/* everything below */
 	bool stop;			/* python__free() is under way */
 	struct htab procs;		/* pid -> struct pyproc */
@@ -102,6 +117,10 @@ struct python {
 	struct htab users;		/* euid -> struct pyuser */
 	__u64 reports;
 	__u32 in_map;			/* entries written to interp_procs */
+	struct share share;		/* interp_procs, between users */
+	struct urgent urgent[URGENT_MAX];	/* a ring of them */
+	unsigned int urgent_head, urgent_nr;
+	unsigned int notes_queued;	/* REQ_NOTE requests queued */
 	bool fsbase_known;
 	struct python_stats stats;
 };
@@ -397,6 +416,9 @@ static void unpublish(struct python *py, struct pyproc *p)
 		return;
 	p->dead = true;
 	p->dead_at = py->reports;
+	if (p->held)
+		share__give(&py->share, p->uid, 1);
+	p->held = false;
 	/* python__free() gave up on us: the maps may be gone. */
 	if (py->stop)
 		return;
@@ -473,7 +495,55 @@ static struct pyuser *get_user(struct python *py, __u32 uid)
 	return u;
 }
 
-static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *pidns,
+/*
+ * Called locked: take one of uid's processes out of interp_procs for
+ * another user.  One with no code object named goes first: likely one
+ * that never ran Python while sampled.  It stays in py->procs, dead, so
+ * that seeing it again does not publish it again; its exit forgets it.
+ */
+static int evict_one(struct python *py, __u32 uid)
+{
+	struct pyproc *out = NULL;
+	struct hent *e;
+
+	for (size_t pos = 0; (e = htab__next(&py->procs, &pos));) {
+		struct pyproc *p = e->val;
+
+		if (p->held && p->uid == uid && (!out || p->codes.nr < out->codes.nr))
+			out = p;
+		if (out && !out->codes.nr)
+			break;
+	}
+	if (!out)
+		return -ENOENT;
+	share__evicted(&py->share, uid, 1);
+	out->held = false;
+	unpublish(py, out);
+	return 0;
+}
+
+/* Called locked: may uid have one more process in interp_procs? */
+static int take_share(struct python *py, __u32 uid)
+{
+	__u32 evict;
+
+	for (;;) {
+		switch (share__take(&py->share, uid, 1, &evict)) {
+		case SHARE_TAKEN:
+			return 0;
+		case SHARE_EVICT:
+			if (!evict_one(py, evict))
+				continue;
+			share__refuse(&py->share, uid);
+			return -ENOSPC;
+		case SHARE_REFUSED:
+		default:
+			return -ENOSPC;
+		}
+	}
+}
+
+static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const struct stat *pidns,
 		   const struct pyobj *o, __u64 bias, const struct py_layout *l, bool again)
 {
 	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
@@ -481,6 +551,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *p
 			      .version = l->version, .frame_read = frame_read(&l->bpf) };
 	struct interp_proc ip = { .kind = PY_KIND };
 	struct pyproc *p;
+	int err;
 
 	memcpy(ip.data, &pp, sizeof(pp));
 	p = calloc(1, sizeof(*p));
@@ -492,6 +563,8 @@ static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *p
 		return -ENOMEM;
 	}
 	p->pid = pid;
+	p->uid = uid;
+	p->seq = seq;
 	p->layout = *l;
 	p->types = (struct pytypes){ .code = o->code_type ? bias + o->code_type : 0,
 				     .str = o->str_type ? bias + o->str_type : 0,
@@ -505,19 +578,32 @@ static int publish(struct python *py, __u32 pid, __u32 uid, const struct stat *p
 		p->dead = true;
 		return -ECANCELED;
 	}
-	if (bpf_map_update_elem(py->maps.procs_fd, &pid, &ip, BPF_ANY)) {
+	/* Refused: known, so that seeing it again costs nothing; not walked. */
+	err = take_share(py, uid);
+	if (err) {
 		p->dead = true;
-		return -errno;
+		return err;
 	}
+	if (bpf_map_update_elem(py->maps.procs_fd, &pid, &ip, BPF_ANY)) {
+		err = -errno;
+		p->dead = true;
+		share__give(&py->share, uid, 1);
+		return err;
+	}
+	p->held = true;
 	py->in_map++;
 	*py->maps.nr_procs = py->in_map;
 	py->stats.procs += !again;
 	return 0;
 }
 
-/* Look for CPython in pid; exec: even if it was found before. */
-static void detect(struct python *py, __u32 pid, bool exec)
+/*
+ * Look for CPython in pid; exec: even if it was found before, unless it
+ * was found for this request (seq) or a later one.
+ */
+static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 {
+	struct pyproc *p;
 	struct procfs_status status;
 	struct stat pidns;
 	struct scan *s;
@@ -526,7 +612,8 @@ static void detect(struct python *py, __u32 pid, bool exec)
 	bool again;
 
 	pthread_mutex_lock(&py->lock);
-	if (!exec && htab__get(&py->procs, pid, 0)) {
+	p = htab__get(&py->procs, pid, 0);
+	if (p && (!exec || p->seq >= seq)) {
 		pthread_mutex_unlock(&py->lock);
 		return;
 	}
@@ -563,7 +650,7 @@ static void detect(struct python *py, __u32 pid, bool exec)
 		pthread_mutex_lock(&py->lock);
 		if (err)
 			note_unsupported(py, v->path, v->path_len, major, minor);
-		else if (!publish(py, pid, status.euid, &pidns, o, bias, &l, again))
+		else if (!publish(py, pid, status.euid, seq, &pidns, o, bias, &l, again))
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		pthread_mutex_unlock(&py->lock);
@@ -751,23 +838,70 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 
 /* ---- the thread and its queue ---- */
 
+/* One more note queued (1), or one less (-1): false when none may be. */
+static bool note_slot(struct python *py, int n)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&py->lock);
+	if (n > 0 && py->notes_queued >= QUEUE_MAX) {
+		py->stats.dropped++;
+		ok = false;
+	} else {
+		py->notes_queued += n;
+	}
+	pthread_mutex_unlock(&py->lock);
+	return ok;
+}
+
+/* pid exited: forget it, unless it was found after (a new process, looked at first). */
+static void forget(struct python *py, __u32 pid, __u64 seq)
+{
+	struct pyproc *p;
+
+	pthread_mutex_lock(&py->lock);
+	p = htab__get(&py->procs, pid, 0);
+	if (p && p->seq < seq)
+		retire(py, pid);
+	pthread_mutex_unlock(&py->lock);
+}
+
+/* The processes first sampled or exec'd since the last request. */
+static void detect_urgent(struct python *py)
+{
+	for (;;) {
+		struct urgent u;
+
+		pthread_mutex_lock(&py->lock);
+		if (py->stop || !py->urgent_nr) {
+			pthread_mutex_unlock(&py->lock);
+			return;
+		}
+		u = py->urgent[py->urgent_head];
+		py->urgent_head = (py->urgent_head + 1) % URGENT_MAX;
+		py->urgent_nr--;
+		pthread_mutex_unlock(&py->lock);
+		detect(py, u.pid, u.exec, u.seq);
+	}
+}
+
 static void serve(void *ctx, unsigned int thread, void *req)
 {
 	struct request *r = *(struct request **)req;
 	struct python *py = ctx;
 
 	(void)thread;
+	detect_urgent(py);
 	switch (r->op) {
 	case REQ_DETECT:
 	case REQ_EXEC:
-		detect(py, r->pid, r->op == REQ_EXEC);
+		detect(py, r->pid, r->op == REQ_EXEC, r->seq);
 		break;
 	case REQ_FORGET:
-		pthread_mutex_lock(&py->lock);
-		retire(py, r->pid);
-		pthread_mutex_unlock(&py->lock);
+		forget(py, r->pid, r->seq);
 		break;
 	case REQ_NOTE:
+		note_slot(py, -1);
 		read_note(py, r);
 		break;
 	}
@@ -780,9 +914,9 @@ static void discard(void *ctx, void *req)
 	free(*(struct request **)req);
 }
 
-/* words: nr 8-byte words, at any alignment. */
-static void request(struct python *py, enum req_op op, __u32 pid, const void *words,
-		    __u32 nr)
+/* words: nr 8-byte words, at any alignment; seq: the next py->seq. */
+static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
+		    const void *words, __u32 nr)
 {
 	struct request *r;
 
@@ -795,28 +929,67 @@ static void request(struct python *py, enum req_op op, __u32 pid, const void *wo
 		pthread_mutex_unlock(&py->lock);
 		return;
 	}
-	*r = (struct request){ .op = op, .pid = pid, .nr = nr };
+	*r = (struct request){ .op = op, .pid = pid, .seq = seq, .nr = nr };
 	if (nr)
 		memcpy(r->words, words, nr * sizeof(r->words[0]));
 	/*
-	 * Only notes are dropped when the reader falls behind: the others are
-	 * as many as processes come and go, and a lost one would leave a
-	 * process unwalked, or walked after its pid went to another.  The
-	 * worker counts what it refuses.
+	 * Only notes are dropped when the reader falls behind on them: the
+	 * others are as many as processes come and go, and a lost one would
+	 * leave a process unwalked, or walked after its pid went to another.
+	 * Notes are counted apart: one user's thousands of processes to look
+	 * at must not cost another user's stacks their names.
 	 */
-	if (op == REQ_NOTE ? worker__push(py->worker, &r) :
-			     worker__push_always(py->worker, &r))
+	if (op == REQ_NOTE && !note_slot(py, 1)) {
 		free(r);
+		return;
+	}
+	if (worker__push_always(py->worker, &r)) {
+		if (op == REQ_NOTE)
+			note_slot(py, -1);
+		free(r);
+	}
+}
+
+/*
+ * pid was first sampled (REQ_DETECT) or exec'd (REQ_EXEC): look at it
+ * before the queue, which another user can fill with thousands of
+ * processes that map a libpython and never run.  Its request in the
+ * queue, of the same seq, then finds it done; it wakes the reader, and
+ * does the work itself when the ring is full.  A request to forget the
+ * pid's last process may wait in the queue: it spares what was found
+ * after it.
+ */
+static void request_urgent(struct python *py, enum req_op op, __u32 pid)
+{
+	__u64 seq;
+
+	if (!py)
+		return;
+	seq = ++py->seq;
+	pthread_mutex_lock(&py->lock);
+	if (py->urgent_nr < URGENT_MAX) {
+		py->urgent[(py->urgent_head + py->urgent_nr) % URGENT_MAX] =
+			(struct urgent){ .pid = pid, .exec = op == REQ_EXEC, .seq = seq };
+		py->urgent_nr++;
+	}
+	pthread_mutex_unlock(&py->lock);
+	request(py, op, pid, seq, NULL, 0);
 }
 
 void python__detect(struct python *py, __u32 pid)
 {
-	request(py, REQ_DETECT, pid, NULL, 0);
+	request_urgent(py, REQ_DETECT, pid);
+}
+
+void python__mapped(struct python *py, __u32 pid)
+{
+	if (py)
+		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
 }
 
 void python__exec(struct python *py, __u32 pid)
 {
-	request(py, REQ_EXEC, pid, NULL, 0);
+	request_urgent(py, REQ_EXEC, pid);
 }
 
 void python__forget(struct python *py, __u32 pid)
@@ -830,7 +1003,7 @@ void python__forget(struct python *py, __u32 pid)
 	known = htab__get(&py->procs, pid, 0) != NULL;
 	pthread_mutex_unlock(&py->lock);
 	if (known)
-		request(py, REQ_FORGET, pid, NULL, 0);
+		request(py, REQ_FORGET, pid, ++py->seq, NULL, 0);
 }
 
 void python__note(struct python *py, const void *data, size_t len)
@@ -854,7 +1027,7 @@ void python__note(struct python *py, const void *data, size_t len)
 	pthread_mutex_lock(&py->lock);
 	py->stats.notes++;
 	pthread_mutex_unlock(&py->lock);
-	request(py, REQ_NOTE, n.hdr.pid, (const char *)data + head, nr);
+	request(py, REQ_NOTE, n.hdr.pid, ++py->seq, (const char *)data + head, nr);
 }
 
 void python__settle(struct python *py, unsigned int timeout_ms)
@@ -894,6 +1067,13 @@ void python__stats(struct python *py, struct python_stats *st)
 	pthread_mutex_unlock(&py->lock);
 }
 
+void python__report_share(struct python *py, enum report_pass pass)
+{
+	pthread_mutex_lock(&py->lock);
+	share__report(&py->share, "their processes show native frames only", pass);
+	pthread_mutex_unlock(&py->lock);
+}
+
 struct python *python__new(const struct python_maps *maps, bool lines)
 {
 	struct python *py = calloc(1, sizeof(*py));
@@ -906,6 +1086,7 @@ struct python *python__new(const struct python_maps *maps, bool lines)
 	py->maps = *maps;
 	py->lines = lines;
 	pthread_mutex_init(&py->lock, NULL);
+	share__init(&py->share, "Python process table", "processes", MAX_INTERP_PROCS);
 	py->worker = worker__new(&wo);
 	if (!py->worker) {
 		int err = errno;
@@ -948,6 +1129,7 @@ void python__free(struct python *py)
 	htab__free(&py->procs);
 	htab__free(&py->objects);
 	strpool__free(&py->names);
+	share__exit(&py->share);
 	pthread_mutex_destroy(&py->lock);
 	free(py);
 }

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "lib/report_pass.h"
+
 struct frame;
 struct python;
 
@@ -53,9 +55,14 @@ struct python_stats {
 struct python *python__new(const struct python_maps *maps, bool lines);
 void python__free(struct python *py);
 
-/* Look for CPython in pid, unless known already; asynchronous. */
+/*
+ * Look for CPython in pid, unless known already; asynchronous.  First
+ * sampled (detect): before what is queued; mapped a libpython (mapped):
+ * in turn, as any user can make thousands of those.
+ */
 void python__detect(struct python *py, __u32 pid);
-/* pid exec'd: forget what it was, look again; asynchronous. */
+void python__mapped(struct python *py, __u32 pid);
+/* pid exec'd: forget what it was, look again before what is queued. */
 void python__exec(struct python *py, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */
 void python__forget(struct python *py, __u32 pid);
@@ -77,5 +84,10 @@ void python__reap(struct python *py);
 void python__resolve(struct python *py, __u32 pid, struct frame *f);
 
 void python__stats(struct python *py, struct python_stats *st);
+/*
+ * The Python process table's share between users (lib/share.h): warn
+ * naming each user whose processes it refused or took back, or its -v line.
+ */
+void python__report_share(struct python *py, enum report_pass pass);
 
 #endif /* PYTHON_H */

@@ -27,7 +27,7 @@
 #define FAKE_MARK_CUT 7
 
 struct fake {
-	int started, detects, execs, forgets, notes, settles, reaps, resolves;
+	int started, detects, mapped, execs, forgets, notes, settles, reaps, resolves;
 	__u32 last_pid;
 	size_t last_note_len;
 	const __u64 *counters;
@@ -55,6 +55,12 @@ static bool fake_wants_mapping(const char *path)
 static void fake_detect(void *ctx, __u32 pid)
 {
 	((struct fake *)ctx)->detects++;
+	fake.last_pid = pid;
+}
+
+static void fake_mapped(void *ctx, __u32 pid)
+{
+	((struct fake *)ctx)->mapped++;
 	fake.last_pid = pid;
 }
 
@@ -142,6 +148,7 @@ static const struct interp_ops fake_interp = {
 	.start = fake_start,
 	.wants_mapping = fake_wants_mapping,
 	.detect = fake_detect,
+	.mapped = fake_mapped,
 	.exec = fake_exec,
 	.forget = fake_forget,
 	.note = fake_note,
@@ -386,11 +393,12 @@ TEST(hooks_dispatched_by_kind)
 	CHECK_INT(fake.execs, 1);
 	CHECK_INT(fake.forgets, 1);
 	CHECK_INT(fake.last_pid, 9);
-	/* Only the mappings it wants. */
+	/* Only the mappings it wants, to its own hook. */
 	interps__mapping(ints, 10, "/usr/lib/libc.so.6");
-	CHECK_INT(fake.detects, 3);
+	CHECK_INT(fake.mapped, 0);
 	interps__mapping(ints, 11, "/usr/lib/libfake.so.1");
-	CHECK_INT(fake.detects, 4);
+	CHECK_INT(fake.mapped, 1);
+	CHECK_INT(fake.detects, 3);
 	CHECK_INT(fake.last_pid, 11);
 	/* Notes by their tag and kind, at any alignment. */
 	memcpy(buf + 1, &note, sizeof(note));
