@@ -175,13 +175,15 @@ const char *share__user_name(__u32 uid, char *buf, size_t size)
 	return buf;
 }
 
-/* Units as the user reads them: bytes in MiB. */
+/* "n of capacity unit", as the user reads it: bytes in MiB. */
 static void amount(const struct share *s, __u64 n, char *buf, size_t size)
 {
 	if (!strcmp(s->unit, "bytes"))
-		snprintf(buf, size, "%.1f MiB", n / 1048576.0);
+		snprintf(buf, size, "%.1f of %.1f MiB", n / 1048576.0,
+			 s->capacity / 1048576.0);
 	else
-		snprintf(buf, size, "%llu %s", (unsigned long long)n, s->unit);
+		snprintf(buf, size, "%llu of %llu %s", (unsigned long long)n,
+			 (unsigned long long)s->capacity, s->unit);
 }
 
 static int by_refusals(const void *a, const void *b)
@@ -217,13 +219,12 @@ static struct share_user **refused_users(const struct share *s, size_t *nr)
 static void warn_user(const struct share *s, const struct share_user *u,
 		      const char *advice)
 {
-	char name[300], peak[64], cap[64];
+	char name[300], peak[96];
 
 	amount(s, u->peak, peak, sizeof(peak));
-	amount(s, s->capacity, cap, sizeof(cap));
-	pr_warn("%s: user %s filled its share (held up to %s of %s): %llu requests refused, %llu taken back for other users%s%s",
+	pr_warn("%s: user %s filled its share (held up to %s): %llu requests refused, %llu taken back for other users%s%s",
 		s->what, share__user_name(u->uid, name, sizeof(name)), peak,
-		cap, (unsigned long long)u->refused,
+		(unsigned long long)u->refused,
 		(unsigned long long)u->evicted, advice ? "; " : "",
 		advice ? advice : "");
 }
@@ -232,14 +233,13 @@ void share__report(const struct share *s, const char *advice,
 		   enum report_pass pass)
 {
 	struct share_user **v;
-	char total[64], cap[64];
+	char total[96];
 	size_t nr;
 
 	if (pass == REPORT_STATS) {
 		amount(s, s->total, total, sizeof(total));
-		amount(s, s->capacity, cap, sizeof(cap));
-		pr_info("%s: %s of %s held by %zu users at the end",
-			s->what, total, cap, s->holders);
+		pr_info("%s: %s held by %zu users at the end", s->what, total,
+			s->holders);
 		return;
 	}
 	if (!share__refused(s))
