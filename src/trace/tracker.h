@@ -22,6 +22,7 @@ struct tracker_stats {
 	__u64 skipped;		/* records of processes not profiled */
 	__u64 recoveries;	/* rounds with losses, after which ... */
 	__u64 recovered;	/* ... this many processes' maps were read again */
+	__u64 stale;		/* records of a process that had the pid before */
 };
 
 /*
