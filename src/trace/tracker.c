@@ -22,6 +22,7 @@
 #include <linux/perf_event.h>
 
 #include "lib/util.h"
+#include "lib/htab.h"
 #include "lib/log.h"
 #include "trace/tracker.h"
 #include "bpf/profile.h"
@@ -43,6 +44,12 @@ struct tracker {
 	struct perf_buffer *pb;
 	struct usyms *us;
 	struct unwind *uw;	/* synced on first samples, execs, mmaps; or NULL */
+	/*
+	 * This round's new processes forked by synced ones: synced at the
+	 * round's end, unless they exited within it (a fork flood's children
+	 * would fill the unwinder's queue with syncs of processes gone).
+	 */
+	struct htab forked;
 	struct interps *ints;	/* told of first samples, execs, exits; or NULL */
 	bool known_only;	/* records of processes us does not know: skipped */
 	__u64 lost_before;	/* stats.lost at the start of the round */
@@ -216,7 +223,8 @@ static void on_task(struct tracker *t, const struct rec_task *r, __u64 time)
 			return;
 		t->stats.forks++;
 		usyms__fork_at(t->us, r->ppid, r->pid, time);
-		if (unwind__knows(t->uw, r->ppid))
+		if ((unwind__knows(t->uw, r->ppid) || htab__get(&t->forked, r->ppid, 0)) &&
+		    htab__put(&t->forked, r->pid, 0, (void *)1))
 			unwind__sync(t->uw, r->pid);
 	} else if (r->h.type == PERF_RECORD_EXIT && r->pid == r->tid) {
 		/* Not the exit of a process that had the pid before. */
@@ -224,7 +232,9 @@ static void on_task(struct tracker *t, const struct rec_task *r, __u64 time)
 			return;
 		t->stats.exits++;
 		usyms__exit(t->us, r->pid);
-		unwind__forget(t->uw, r->pid);
+		/* Never asked for, if it was forked in this round. */
+		if (!htab__del_key(&t->forked, r->pid, 0))
+			unwind__forget(t->uw, r->pid);
 		interps__forget(t->ints, r->pid);
 	}
 }
@@ -349,6 +359,7 @@ void tracker__free(struct tracker *t)
 	if (!t)
 		return;
 	perf_buffer__free(t->pb);
+	htab__free(&t->forked);
 	free(t->arena);
 	free(t->recs);
 	free(t);
@@ -386,6 +397,18 @@ static void recover(struct tracker *t)
 	t->recovered_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
 }
 
+/* The round's new processes that still live: the unwinder syncs them. */
+static void sync_forked(struct tracker *t)
+{
+	struct hent *e;
+
+	if (!t->forked.nr)
+		return;
+	for (size_t pos = 0; (e = htab__next(&t->forked, &pos));)
+		unwind__sync(t->uw, (__u32)e->k1);
+	htab__free(&t->forked);
+}
+
 int tracker__poll(struct tracker *t, int timeout_ms)
 {
 	int err;
@@ -403,6 +426,7 @@ int tracker__poll(struct tracker *t, int timeout_ms)
 		qsort(t->recs, t->nr, sizeof(*t->recs), by_time);
 	for (size_t i = 0; i < t->nr; i++)
 		apply(t, (const void *)(t->arena + t->recs[i].off), t->recs[i].time);
+	sync_forked(t);
 	recover(t);
 	return t->err;
 }
