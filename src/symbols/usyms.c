@@ -82,6 +82,7 @@ struct uproc {
 	 */
 	__u64 start_ns;
 	bool start_exact;
+	bool retired;		/* another process has its pid now */
 	bool sampled;		/* it has samples: keep it until the report */
 	__u64 read_ns;		/* when maps were last read */
 	__u64 maps_ns;		/* ... successfully; they hold what was mapped before */
@@ -449,6 +450,7 @@ static int retire(struct usyms *u, struct uproc *old)
 		free_proc(old);
 		return 0;
 	}
+	old->retired = true;
 	was = htab__get(&u->procs, old->pid, key);
 	if (htab__put(&u->procs, old->pid, key, old)) {
 		free_proc(old);
@@ -526,14 +528,17 @@ static int add_process(struct usyms *u, __u32 pid, struct uproc **out)
 }
 
 /*
- * Whether p may be the process that started at start (low 32 bits, 0: any):
- * the very start if p's is exact, else one within the slack either way.
+ * Whether p may be the process that started at start (low 32 bits; 0: the
+ * pid's process now): the very start if p's is exact, else one within the
+ * slack either way.
  */
 static bool is_start(const struct uproc *p, __u32 start)
 {
 	__u32 d = start - (__u32)p->start_ns;
 
-	if (!start || !p->start_ns)
+	if (!start)
+		return !p->retired;
+	if (!p->start_ns)
 		return true;
 	if (p->start_exact)
 		return !d;
