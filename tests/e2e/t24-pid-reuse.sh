@@ -58,20 +58,22 @@ wait_wrap() {
 # while the run goes on when the host makes many new ones, by chance
 # before the victims' pids are taken.
 run() {
-	local out=$1 flood=$2 pp
-	"$PROFILE" -f -v -F 499 --per-thread -i 60 60 >"$out" 2>"$out.err" &
+	local out=$1 flood=$2 pp f1 f2
+	bg "$PROFILE" -f -v -F 499 --per-thread -i 60 60 >"$out" 2>"$out.err"
 	pp=$!
 	wait_attached $pp
 	if [ "$flood" = 1 ]; then
 		bg $NOBODY "$H/hostile" forkloop 50 1 >h1.out 2>&1
+		f1=$!
 		bg $NOBODY "$H/hostile" forkloop 50 1 >h2.out 2>&1
+		f2=$!
 		wait_for h1.out "^hostile: 1 maps" 5
 		wait_for h2.out "^hostile: 1 maps" 5
 	fi
 	victims
 	if [ "$flood" = 1 ]; then
 		wait_wrap
-		kill_bg
+		kill -9 $f1 $f2
 	fi
 	kill -INT $pp
 	wait $pp || fail "profile exited $?"
