@@ -80,11 +80,12 @@ run() {
 	grep -E "reused pids|processes:" "$out.err" || :
 }
 
-# Per victim (pids in vpids): "PID SAMPLES WHOLE", WHOLE those named from
-# their leaf down to _start.
+# Per victim (pids in vpids): "PID SAMPLES WHOLE" of its samples in
+# victim_spin (not its start-up, whose share of its samples varies with the
+# load), WHOLE those named from their leaf down to _start.
 per_victim() {
 	awk 'NR == FNR { for (i = 1; i <= NF; i++) v[$i] = 1; next }
-	{
+	/;victim_spin \(victim\.py\)/ {
 		split($1, a, ";"); pid = a[1]; sub(/^.*-/, "", pid); sub(/\/.*/, "", pid)
 		if (!(pid in v)) next
 		n[pid] += $NF
