@@ -169,36 +169,66 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
 
+/* pid -> the low 32 bits of the start time of the process noted under it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u32);
 	__uint(max_entries, 16384);
 } seen SEC(".maps");
 
-/* Per CPU: the process this CPU noted last, to skip most `seen` lookups. */
+/*
+ * Per CPU: the process this CPU noted last, pid and start as one word, to
+ * skip most `seen` lookups.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, __u64);
 	__uint(max_entries, 1);
 } last_noted SEC(".maps");
 
-static __always_inline void note_process(void *ctx, __u32 pid, __u64 *cnt)
+/*
+ * Where the start time of the current process is: task_struct.group_leader
+ * and task_struct.start_time, from the kernel's BTF (src/loader/kbtf.c).
+ * 0: not known, every process starts at 0.
+ */
+const volatile __u32 off_group_leader = 0;
+const volatile __u32 off_start_time = 0;
+
+static __always_inline __u64 process_start(void)
 {
-	struct note_hdr note = { .type = NOTE_PROCESS, .pid = pid };
-	__u32 zero = 0, *last;
-	__u8 one = 1;
+	void *task = (void *)bpf_get_current_task(), *leader = NULL;
+	__u64 start = 0;
+
+	if (!off_start_time ||
+	    bpf_probe_read_kernel(&leader, sizeof(leader), task + off_group_leader) || !leader ||
+	    bpf_probe_read_kernel(&start, sizeof(start), leader + off_start_time))
+		return 0;
+	return start;
+}
+
+/*
+ * A pid is noted again when another process has it now (a reused pid):
+ * seen holds the start of the one noted.
+ */
+static __always_inline void note_process(void *ctx, __u32 pid, __u64 start, __u64 *cnt)
+{
+	struct process_note note = { .hdr = { .type = NOTE_PROCESS, .pid = pid },
+				     .start = start };
+	__u64 id = ((__u64)pid << 32) | (__u32)start, *last;
+	__u32 zero = 0, start32 = start, *was;
 
 	if (!notify_new)
 		return;
 	last = bpf_map_lookup_elem(&last_noted, &zero);
-	if (!last || *last == pid)
+	if (!last || *last == id)
 		return;
-	*last = pid;
-	if (bpf_map_lookup_elem(&seen, &pid))
+	*last = id;
+	was = bpf_map_lookup_elem(&seen, &pid);
+	if (was && *was == start32)
 		return;
-	bpf_map_update_elem(&seen, &pid, &one, BPF_ANY);
+	bpf_map_update_elem(&seen, &pid, &start32, BPF_ANY);
 	if (!bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &note, sizeof(note))) {
 		cnt[CNT_NOTES]++;
 		return;
@@ -616,12 +646,15 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	struct count_key key = {};
 	bool fresh = false;
 	__u32 pid, tid;
+	__u64 start;
 
 	if (!wanted(&pid, &tid)) {
 		cnt[CNT_FILTERED]++;
 		return;
 	}
+	start = process_start();
 	key.pid = pid;
+	key.start = start;
 	if (per_thread)
 		key.tid = tid;
 	if (per_cpu)
@@ -645,7 +678,7 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	/* A process's first sample always makes a new key. */
 	if (count(ms->counts, &key, fresh, cnt)) {
 		cnt[CNT_NEW_KEYS]++;
-		note_process(ctx, key.pid, cnt);
+		note_process(ctx, key.pid, start, cnt);
 	}
 }
 

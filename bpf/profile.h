@@ -124,7 +124,13 @@ struct count_key {
 	__u32 pid;		/* tgid, as seen from the profiler's PID namespace */
 	__u32 tid;
 	__u32 cpu;
-	__u32 flags;		/* reserved, zero */
+	/*
+	 * The low 32 bits of the process's start time (its leader's
+	 * task_struct.start_time, CLOCK_MONOTONIC ns), 0 when the kernel's
+	 * BTF did not say where that is: tells apart the processes that had
+	 * one pid in turn, so that each is named from its own mappings.
+	 */
+	__u32 start;
 	struct stack_ref parts[NR_PARTS];
 	char comm[TASK_COMM_LEN];
 };
@@ -184,6 +190,16 @@ struct note_hdr {
 	__u16 type;		/* enum note_type */
 	__u16 kind;		/* NOTE_INTERP_STACK: the interpreter's kind */
 	__u32 pid;
+};
+
+/*
+ * NOTE_PROCESS: the process's full start time (as in count_key.start), so
+ * that user space applies the note to this process, not to another that
+ * had or has its pid.
+ */
+struct process_note {
+	struct note_hdr hdr;
+	__u64 start;
 };
 
 /*

@@ -82,3 +82,17 @@ int kbtf__follow_offsets(struct follow_offsets *off)
 	btf__free(btf);
 	return err;
 }
+
+int kbtf__start_offsets(struct start_offsets *off)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err;
+
+	if (!btf)
+		return -errno;
+	err = member_offset(btf, "task_struct", "group_leader", &off->group_leader);
+	if (!err)
+		err = member_offset(btf, "task_struct", "start_time", &off->start_time);
+	btf__free(btf);
+	return err;
+}

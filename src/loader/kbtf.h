@@ -30,4 +30,16 @@ struct follow_offsets {
 /* 0, or a negative errno (no BTF, or a kernel without these fields). */
 int kbtf__follow_offsets(struct follow_offsets *off);
 
+/*
+ * Where a process's start time is (the sampler's count_key.start):
+ * task_struct.group_leader and task_struct.start_time.
+ */
+struct start_offsets {
+	__u32 group_leader;
+	__u32 start_time;
+};
+
+/* 0, or a negative errno (no BTF, or a kernel without these fields). */
+int kbtf__start_offsets(struct start_offsets *off);
+
 #endif /* KBTF_H */

@@ -229,6 +229,25 @@ static int configure_mntns(struct profile_bpf *skel)
 }
 
 /*
+ * The processes' start times (count_key.start): without them a pid that
+ * another process takes during the run is told apart only as well as the
+ * side-band records' order allows.
+ */
+static void configure_start(struct profile_bpf *skel)
+{
+	struct start_offsets off;
+	int err = kbtf__start_offsets(&off);
+
+	if (err) {
+		pr_info("no process start times (kernel BTF: %s): a reused pid's samples may be named from another process",
+			strerror(-err));
+		return;
+	}
+	skel->rodata->off_group_leader = off.group_leader;
+	skel->rodata->off_start_time = off.start_time;
+}
+
+/*
  * The spill hash's key (bpf/profile.h): secret, so that no process can
  * choose frames that collide.  PROFILE_TEST_SPILL_SEED="K0,K1" fixes it for
  * the test that forges a collision (tests/e2e/t07-collide.sh), and only for
@@ -376,6 +395,7 @@ static int session__configure(struct session *s)
 	if (err)
 		return err;
 	skel->rodata->notify_new = true;
+	configure_start(skel);
 	err = configure_pidns(skel);
 	if (!err)
 		err = configure_spill_key(skel);

@@ -263,6 +263,23 @@ __u64 procfs__start_realtime_ns(__u64 ticks)
 	       ticks % (__u64)hz * (1000000000ULL / (__u64)hz);
 }
 
+__u64 procfs__start_monotonic_ns(__u64 ticks)
+{
+	struct timespec mono, boot;
+	long hz = sysconf(_SC_CLK_TCK);
+	__u64 asleep, ns;
+
+	if (hz <= 0)
+		hz = 100;
+	/* Monotonic first: the time asleep comes out no smaller than it is. */
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	asleep = ((__u64)boot.tv_sec - (__u64)mono.tv_sec) * 1000000000ULL +
+		 (__u64)boot.tv_nsec - (__u64)mono.tv_nsec;
+	ns = ticks / (__u64)hz * 1000000000ULL + ticks % (__u64)hz * (1000000000ULL / (__u64)hz);
+	return ns > asleep ? ns - asleep : 0;
+}
+
 bool procfs__same_mntns(int proc_dirfd)
 {
 	struct stat theirs, ours;

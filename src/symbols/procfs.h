@@ -67,6 +67,12 @@ int procfs__status(int proc_dirfd, struct procfs_status *st);
 /* Convert a starttime in ticks to CLOCK_REALTIME nanoseconds. */
 __u64 procfs__start_realtime_ns(__u64 ticks);
 
+/*
+ * Convert a starttime in ticks to CLOCK_MONOTONIC nanoseconds, rounded
+ * down: never after the process started.
+ */
+__u64 procfs__start_monotonic_ns(__u64 ticks);
+
 /* Whether the process's mount namespace is ours (false if unknown). */
 bool procfs__same_mntns(int proc_dirfd);
 

@@ -36,6 +36,18 @@
 #define REFRESH_NS		1000000000ULL
 /* Exited processes kept because records were lost, at most. */
 #define REAP_HOLD_MAX		65536
+/*
+ * How far a start time known only roughly (a fork record's time, /proc's
+ * clock ticks) may be from the kernel's: two processes that had one pid
+ * in turn started further apart than this, as the pid went round all
+ * pid_max pids in between.
+ */
+#define START_SLACK_NS		20000000ULL
+/*
+ * A process that a new one under its pid replaced, kept for its samples
+ * under (pid, RETIRED | the low 32 bits of its start) until the report.
+ */
+#define RETIRED			(1ULL << 32)
 
 struct umap {
 	__u64 start, end, pgoff;
@@ -63,8 +75,17 @@ struct uproc {
 	bool same_mntns;	/* its /tmp is ours */
 	unsigned int refreshes;
 	__u64 starttime;	/* from /proc/PID/stat: tells pid reuse */
+	/*
+	 * When it started, CLOCK_MONOTONIC ns as the kernel's records
+	 * count: exactly (the sampler's note), or within START_SLACK_NS (its
+	 * fork record's time, /proc); 0 when not known.
+	 */
+	__u64 start_ns;
+	bool start_exact;
+	bool retired;		/* another process has its pid now */
 	bool sampled;		/* it has samples: keep it until the report */
 	__u64 read_ns;		/* when maps were last read */
+	__u64 maps_ns;		/* ... successfully; they hold what was mapped before */
 	struct umaps *maps;	/* NULL: none */
 	/* The JIT symbols of /tmp/perf-NSPID.map. */
 	struct perfmap *pmap;
@@ -324,6 +345,7 @@ static int read_maps(struct usyms *u, struct uproc *p, int dirfd)
 	if (err < 0)
 		return err;
 	p->maps_read = true;
+	p->maps_ns = p->read_ns;
 	return 0;
 }
 
@@ -392,6 +414,8 @@ static void learn_process(struct usyms *u, struct uproc *p, int dirfd)
 	p->alive = dirfd >= 0 && !procfs__starttime(dirfd, &p->starttime);
 	if (!p->alive)
 		return;
+	if (!p->start_ns)
+		p->start_ns = procfs__start_monotonic_ns(p->starttime);
 	p->owner_known = !procfs__status(dirfd, &st);
 	if (p->owner_known) {
 		p->owner.euid = st.euid;
@@ -410,6 +434,37 @@ static void free_proc(struct uproc *p)
 	free(p);
 }
 
+/*
+ * The process that had pid before a new one: kept apart for its samples if
+ * it has some that the sampler told by its start; else freed.  -ENOMEM.
+ */
+static int retire(struct usyms *u, struct uproc *old)
+{
+	__u64 key = RETIRED | (__u32)old->start_ns;
+	struct uproc *was;
+
+	old->alive = false;
+	if (!old->sampled || !old->start_exact) {
+		if (u->last == old)
+			u->last = NULL;
+		free_proc(old);
+		return 0;
+	}
+	old->retired = true;
+	was = htab__get(&u->procs, old->pid, key);
+	if (htab__put(&u->procs, old->pid, key, old)) {
+		free_proc(old);
+		return -ENOMEM;
+	}
+	if (was) {
+		if (u->last == was)
+			u->last = NULL;
+		free_proc(was);
+	}
+	u->stats.procs_retired++;
+	return 0;
+}
+
 /* A new entry for pid, replacing any older one (pid reuse). */
 static struct uproc *new_proc(struct usyms *u, __u32 pid)
 {
@@ -423,10 +478,10 @@ static struct uproc *new_proc(struct usyms *u, __u32 pid)
 		free(p);
 		return NULL;
 	}
-	if (old) {
-		if (u->last == old)
-			u->last = NULL;
-		free_proc(old);
+	if (old && retire(u, old)) {
+		htab__del_key(&u->procs, pid, 0);
+		free(p);
+		return NULL;
 	}
 	u->stats.procs++;
 	return p;
@@ -472,34 +527,126 @@ static int add_process(struct usyms *u, __u32 pid, struct uproc **out)
 	return 0;
 }
 
-static int get_process(struct usyms *u, __u32 pid, struct uproc **out)
+/*
+ * Whether p may be the process that started at start (low 32 bits; 0: the
+ * pid's process now): the very start if p's is exact, else one within the
+ * slack either way.
+ */
+static bool is_start(const struct uproc *p, __u32 start)
+{
+	__u32 d = start - (__u32)p->start_ns;
+
+	if (!start)
+		return !p->retired;
+	if (!p->start_ns)
+		return true;
+	if (p->start_exact)
+		return !d;
+	return d <= START_SLACK_NS || -d <= START_SLACK_NS;
+}
+
+/*
+ * The process pid names for a sample whose process started at start (the
+ * low 32 bits, 0 if the sampler did not say): one a new one under its pid
+ * replaced, or the one known now, read on first use.  -ESRCH: the pid's
+ * process now is another, and the sample's is not known.
+ */
+static int get_process(struct usyms *u, __u32 pid, __u32 start, struct uproc **out)
 {
 	struct uproc *p;
 
-	if (u->last && u->last->pid == pid) {
+	if (u->last && u->last->pid == pid && is_start(u->last, start)) {
 		*out = u->last;
 		return 0;
 	}
-	p = htab__get(&u->procs, pid, 0);
+	p = start ? htab__get(&u->procs, pid, RETIRED | start) : NULL;
+	if (!p)
+		p = htab__get(&u->procs, pid, 0);
+	if (p && !is_start(p, start))
+		return -ESRCH;
 	if (!p) {
 		int err = add_process(u, pid, &p);
 
 		if (err)
 			return err;
+		/* /proc/PID is another process now. */
+		if (!is_start(p, start))
+			return -ESRCH;
 	}
 	u->last = p;
 	*out = p;
 	return 0;
 }
 
+static int read_rest(struct usyms *u, struct uproc *p);
+
 int usyms__add_process(struct usyms *u, __u32 pid)
 {
 	struct uproc *p;
-	int dirfd, err;
+	int err;
 
-	err = get_process(u, pid, &p);
+	err = get_process(u, pid, 0, &p);
 	if (err)
 		return err;
+	return read_rest(u, p);
+}
+
+/*
+ * Whether something of pid at time ns (CLOCK_MONOTONIC, a record's time or
+ * a process's start) may be of the process known under pid now: not if
+ * that one started after it.
+ */
+static bool is_current(const struct uproc *p, __u64 ns)
+{
+	__u64 slack = p->start_exact ? 0 : START_SLACK_NS;
+
+	return !p->start_ns || !ns || ns + slack >= p->start_ns;
+}
+
+bool usyms__current(const struct usyms *u, __u32 pid, __u64 ns)
+{
+	const struct uproc *p = htab__get(&u->procs, pid, 0);
+
+	return !p || is_current(p, ns);
+}
+
+int usyms__add_noted(struct usyms *u, __u32 pid, __u64 start)
+{
+	struct uproc *p = htab__get(&u->procs, pid, 0);
+	bool fresh;
+
+	if (!start)
+		return usyms__add_process(u, pid);
+	if (p && !is_current(p, start))
+		return -ESTALE;
+	/* A process started after the one known: its fork record was lost. */
+	if (p && (p->start_exact ? start != p->start_ns :
+				   start > p->start_ns + START_SLACK_NS))
+		p = NULL;
+	fresh = !p;
+	if (fresh) {
+		p = learn_new(u, pid, NULL);
+		if (!p)
+			return -ENOMEM;
+	}
+	/* /proc shows a process that started later: this one is gone. */
+	if (p->alive && !p->start_exact && p->start_ns > start + START_SLACK_NS)
+		p->alive = false;
+	if (fresh && !p->alive) {
+		p->err = -ENOENT;
+		u->stats.procs_gone++;
+	}
+	p->start_ns = start;
+	p->start_exact = true;
+	u->last = p;
+	return read_rest(u, p);
+}
+
+/* A process sampled: what records did not tell of it is read now. */
+static int read_rest(struct usyms *u, struct uproc *p)
+{
+	int dirfd;
+
 	p->sampled = true;
 	/* Known from records only: read the rest while it is there. */
 	if (!p->maps_read && p->alive) {
@@ -529,6 +676,9 @@ int usyms__add_mapping(struct usyms *u, __u32 pid,
 		return 0;
 	if (m->start >= m->end || !m->path)
 		return -EINVAL;
+	/* Its maps were read since: they hold the mapping, or it went. */
+	if (p && p->maps_read && m->time && m->time < p->maps_ns)
+		return 0;
 	procmaps__set_path(&vma, m->path, strlen(m->path));
 	if (!p) {
 		p = learn_new(u, pid, &dirfd);
@@ -562,6 +712,7 @@ int usyms__exec(struct usyms *u, __u32 pid)
 	p->pmap = NULL;
 	memset(&p->pstamp, 0, sizeof(p->pstamp));
 	p->maps_read = false;
+	p->maps_ns = 0;
 	p->refreshes = 0;
 	p->pmap_looks = 0;
 	p->err = 0;
@@ -576,11 +727,21 @@ int usyms__exec(struct usyms *u, __u32 pid)
 
 int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid)
 {
+	return usyms__fork_at(u, ppid, pid, 0);
+}
+
+int usyms__fork_at(struct usyms *u, __u32 ppid, __u32 pid, __u64 time)
+{
 	struct uproc *parent, *child;
 	int err;
 
 	if (ppid == pid)
 		return 0;	/* a thread, not a process */
+	child = htab__get(&u->procs, pid, 0);
+	/* Known already from its note: the record came a round late. */
+	if (time && child && child->start_exact && child->start_ns <= time &&
+	    time - child->start_ns <= START_SLACK_NS)
+		return 0;
 	parent = htab__get(&u->procs, ppid, 0);
 	if (!parent) {
 		err = add_process(u, ppid, &parent);
@@ -591,6 +752,12 @@ int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid)
 	if (!child)
 		return -ENOMEM;
 	child->maps = umaps__get(parent->maps);
+	if (!time)
+		return 0;
+	/* /proc shows a process that started later: the child is gone. */
+	if (child->alive && child->start_ns > time + START_SLACK_NS)
+		child->alive = false;
+	child->start_ns = time;
 	return 0;
 }
 
@@ -945,11 +1112,17 @@ static const char *demangled(struct usyms *u, const char *name)
 
 int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym)
 {
+	return usyms__resolve_start(u, pid, 0, addr, sym);
+}
+
+int usyms__resolve_start(struct usyms *u, __u32 pid, __u32 start, __u64 addr,
+			 struct usym *sym)
+{
 	const struct umap *m;
 	struct uproc *p;
 	int err;
 
-	err = get_process(u, pid, &p);
+	err = get_process(u, pid, start, &p);
 	if (err)
 		return err;
 	p->sampled = true;

@@ -61,6 +61,7 @@ struct usyms_stats {
 	__u64 procs_gone;	/* ... whose maps could not be read */
 	__u64 procs_reaped;	/* ... freed as they exited without samples */
 	__u64 procs_now;	/* ... known now */
+	__u64 procs_retired;	/* ... kept apart when a new one took their pid */
 	__u64 maps_reads;	/* reads of /proc/PID/maps, re-reads included */
 	__u64 files;		/* files (device, inode) opened; again if pruned */
 	__u64 files_parsed;	/* ... that were ELF files we could parse */
@@ -108,6 +109,17 @@ void usyms__free(struct usyms *u);
 int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym);
 
 /*
+ * The same, for a sample of the process that started at start (the low 32
+ * bits of its start time as the sampler's count_key.start gives it; 0: not
+ * known, whichever process has pid).  A pid is reused: the process this
+ * names is the one noted with that start (usyms__add_noted()), kept apart
+ * if another took its pid since; -ESRCH if the pid's process now is
+ * another and that one is not known.
+ */
+int usyms__resolve_start(struct usyms *u, __u32 pid, __u32 start, __u64 addr,
+			 struct usym *sym);
+
+/*
  * Read and remember pid's mappings now (and open/parse its files), so that
  * it can still be symbolized after it exits.  Idempotent; cheap when
  * already read (a process known only from records is read once).  A
@@ -115,6 +127,25 @@ int usyms__resolve(struct usyms *u, __u32 pid, __u64 addr, struct usym *sym);
  * return the same error without touching /proc again.
  */
 int usyms__add_process(struct usyms *u, __u32 pid);
+
+/*
+ * The same for the sampler's first-sample note of a process that started
+ * at start (CLOCK_MONOTONIC ns, the kernel's task start time; 0: not known,
+ * as usyms__add_process()).  A process known under pid that started before
+ * is another (its pid was reused and the fork record lost): it is kept
+ * apart for its samples and pid is learned anew.  -ESTALE: the process
+ * known under pid started after this one, the note is of one gone before.
+ */
+int usyms__add_noted(struct usyms *u, __u32 pid, __u64 start);
+
+/*
+ * Whether a record of pid at time ns (CLOCK_MONOTONIC, the records' clock)
+ * may be about the process known under pid: false when that one started
+ * after ns, so that the record is of a process that had the pid before
+ * (an exit, exec or mapping of it must not touch the new one).  True when
+ * no process is known under pid or its start is not known.
+ */
+bool usyms__current(const struct usyms *u, __u32 pid, __u64 ns);
 
 /*
  * Lifetime events, in the order they happened (for perf records read from
@@ -133,6 +164,12 @@ struct usyms_mapping {
 	 * "//anon", "[vdso]", "/memfd:name (deleted)"...
 	 */
 	const char *path;
+	/*
+	 * When it was mapped, CLOCK_MONOTONIC ns; 0: not known.  One from
+	 * before the process's maps were last read is in them already (or
+	 * was unmapped since): it is left alone.
+	 */
+	__u64 time;
 };
 
 /*
@@ -159,6 +196,13 @@ int usyms__exec(struct usyms *u, __u32 pid);
  * known yet).  A process known before under pid is forgotten (pid reuse).
  */
 int usyms__fork(struct usyms *u, __u32 ppid, __u32 pid);
+
+/*
+ * The same at time (CLOCK_MONOTONIC ns, the fork record's; 0: not known):
+ * the child's start.  If /proc/PID shows a process that started later, the
+ * child is gone already and /proc/PID is never read for it.
+ */
+int usyms__fork_at(struct usyms *u, __u32 ppid, __u32 pid, __u64 time);
 
 /*
  * pid exited (PERF_RECORD_EXIT with pid == tid): what is known of it stays

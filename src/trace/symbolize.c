@@ -20,6 +20,12 @@
  */
 struct sym_cache {
 	struct htab stacks, frames;
+	/*
+	 * (pid, start): an id for the process, 1-based, in place of its pid
+	 * in the keys of its stacks and frames.
+	 */
+	struct htab procs;
+	size_t nr_procs;
 	struct htab interp_frames;	/* (address, interp_frame_key()) */
 	struct htab merged;		/* (user stack, interpreter stack): stack */
 	struct htab mappings;		/* frame mappings, by content */
@@ -33,7 +39,8 @@ static void kernel_prepare(void *ctx, const __u64 *pcs, int n)
 	knames__prepare(ctx, pcs, n);
 }
 
-static void kernel_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
+static void kernel_resolve(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			   struct frame_mapping *map)
 {
 	struct ksym sym;
 
@@ -58,12 +65,13 @@ static bool is_jit_module(const char *module)
 	       (strstr(module, "perf-") && ends_with(module, ".map"));
 }
 
-static void native_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
+static void native_resolve(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			   struct frame_mapping *map)
 {
 	__u64 pc = frame__pc(f);
 	struct usym sym;
 
-	if (usyms__resolve(ctx, pid, pc, &sym))
+	if (usyms__resolve_start(ctx, pid, start, pc, &sym))
 		return;
 	f->name = sym.name;
 	f->module = sym.module;
@@ -86,7 +94,8 @@ static void native_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_m
 		f->kind = FRAME_JIT;
 }
 
-static void interp_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
+static void interp_resolve(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			   struct frame_mapping *map)
 {
 	interps__resolve(ctx, pid, f);
 }
@@ -184,11 +193,33 @@ static __u64 interp_frame_key(__u32 pid, const struct trace_frame *tf)
 	       (__u64)tf->flags << 32 | tf->aux;
 }
 
-static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
-				     __u32 pid, const struct trace_frame *tf)
+/*
+ * Whose stack: the process, and its id in the cache's keys (0 for kernel
+ * stacks, the same in every process).
+ */
+struct owner {
+	__u32 pid, start;
+	__u64 id;
+};
+
+/* The cache's id of process (pid, start), made on first sight; 0: -ENOMEM. */
+static __u64 proc_id(struct sym_cache *c, __u32 pid, __u32 start)
 {
-	__u64 k2 = ((__u64)tf->interp << 48) | ((__u64)pid << 16) | ((__u64)tf->kind << 8) |
+	struct hent *s = htab__slot(&c->procs, pid, start, NULL, NULL);
+
+	if (!s)
+		return 0;
+	if (!s->val)
+		htab__fill(&c->procs, s, pid, start, htab__id_val(++c->nr_procs));
+	return htab__val_id(s->val);
+}
+
+static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
+				     const struct owner *o, const struct trace_frame *tf)
+{
+	__u64 k2 = ((__u64)tf->interp << 48) | (o->id << 16) | ((__u64)tf->kind << 8) |
 		   tf->flags;
+	__u32 pid = o->pid;
 	struct htab *h = &c->frames;
 	struct frame_mapping map = {};
 	const struct resolver *res;
@@ -215,7 +246,7 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	else if (tf->flags & FRAME_INTERP_MARK)
 		f->name = interps__mark_name(sym->interps, tf->interp, tf->addr);
 	else if (res && res->resolve)
-		res->resolve(res->ctx, pid, f, &map);
+		res->resolve(res->ctx, pid, o->start, f, &map);
 	if (map.file) {
 		f->mapping = keep_mapping(c, &map);
 		if (!f->mapping)
@@ -245,7 +276,7 @@ static void prepare_stack(const struct symbolizer *sym, const struct trace_frame
 }
 
 static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolizer *sym,
-				     __u32 pid, const struct trace_frame *tfs, int n)
+				     const struct owner *o, const struct trace_frame *tfs, int n)
 {
 	struct stack *st;
 
@@ -256,7 +287,7 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 	st->nr = n;
 	prepare_stack(sym, tfs, n);
 	for (int i = 0; i < n; i++) {
-		st->frames[i] = get_frame(c, sym, pid, &tfs[i]);
+		st->frames[i] = get_frame(c, sym, o, &tfs[i]);
 		if (!st->frames[i])
 			return NULL;
 	}
@@ -267,16 +298,24 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
  * Look a stack up in the cache, reading and symbolizing it on a miss.
  * Kernel stacks are the same in every process.
  */
-static int get_stack(struct sym_cache *c, const struct symbolizer *sym, __u32 pid,
-		     const struct stack_ref *ref, const struct stack **out)
+static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
+		     const struct count_key *k, const struct stack_ref *ref,
+		     const struct stack **out)
 {
 	struct trace_frame tfs[MAX_STACK_DEPTH];
-	__u32 owner = ref->kind == FRAME_KERNEL ? 0 : pid;
-	__u64 k2 = ((__u64)owner << 16) | ((__u64)ref->kind << 8) | ref->src;
+	struct owner o = {};
 	struct stack *st;
 	struct hent *s;
+	__u64 k2;
 	int n;
 
+	if (ref->kind != FRAME_KERNEL) {
+		o = (struct owner){ .pid = k->pid, .start = k->start,
+				    .id = proc_id(c, k->pid, k->start) };
+		if (!o.id)
+			return -ENOMEM;
+	}
+	k2 = (o.id << 16) | ((__u64)ref->kind << 8) | ref->src;
 	s = htab__slot(&c->stacks, ref->id, k2, NULL, NULL);
 	if (!s)
 		return -ENOMEM;
@@ -286,7 +325,7 @@ static int get_stack(struct sym_cache *c, const struct symbolizer *sym, __u32 pi
 			return n;
 		if (n > MAX_STACK_DEPTH)
 			n = MAX_STACK_DEPTH;
-		st = symbolize_stack(c, sym, owner, tfs, n);
+		st = symbolize_stack(c, sym, &o, tfs, n);
 		if (!st)
 			return -ENOMEM;
 		htab__fill(&c->stacks, s, ref->id, k2, st);
@@ -318,7 +357,7 @@ static void set_part(struct records *rs, const struct symbolizer *sym,
 	}
 	part->state = PART_MISSED;
 	if (is_stored(ref)) {
-		err = get_stack(rs->cache, sym, s->key.pid, ref, &part->stack);
+		err = get_stack(rs->cache, sym, &s->key, ref, &part->stack);
 		if (!err)
 			part->state = PART_OK;
 		else
@@ -424,6 +463,7 @@ void sym_cache__free(struct sym_cache *c)
 	htab__free(&c->interp_frames);
 	htab__free(&c->merged);
 	htab__free(&c->mappings);
+	htab__free(&c->procs);
 	free(c);
 }
 
@@ -443,7 +483,7 @@ int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samp
 		for (int p = 0; p < NR_PARTS; p++) {
 			if (!is_stored(&k->parts[p]) || p == PART_INTERP)
 				continue;
-			err = get_stack(sym->cache, sym, k->pid, &k->parts[p], &st);
+			err = get_stack(sym->cache, sym, k, &k->parts[p], &st);
 			if (err == -ENOMEM)
 				return err;
 		}

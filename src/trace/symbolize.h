@@ -3,7 +3,9 @@
  * From counted keys to symbolized records.  Stored stacks come from a
  * trace source as typed frames; each frame is named by the resolver for its
  * kind.  Each distinct stack (by reference, and process for user stacks) is
- * read and named once, however many records share it.
+ * read and named once, however many records share it.  A process is its
+ * pid and start (count_key.start): processes that had one pid in turn are
+ * named apart.
  */
 #ifndef SYMBOLIZE_H
 #define SYMBOLIZE_H
@@ -35,11 +37,13 @@ struct trace_source {
  * may refine f->kind (native code found to be JIT code).  Code in a
  * process's mapping also fills *map (zeroed before the call; map->file
  * set says it is filled): the symbolizer keeps one shared copy per
- * distinct mapping and points f->mapping at it.
+ * distinct mapping and points f->mapping at it.  pid and start are the
+ * sample's process (count_key.pid and .start).
  */
 struct resolver {
 	void (*prepare)(void *ctx, const __u64 *pcs, int n);
-	void (*resolve)(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map);
+	void (*resolve)(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			struct frame_mapping *map);
 	void *ctx;
 };
 

@@ -5,6 +5,12 @@
  * buffer per CPU.  A process's records can sit in several buffers (it
  * migrated), so each round drains every buffer, sorts the records by their
  * timestamps, and only then applies them to the user symbolizer.
+ *
+ * Pids are reused.  Records are stamped with CLOCK_MONOTONIC, the clock of
+ * the kernel's task start times, so that a record of a process that had
+ * a pid before the one known now (left in a buffer drained a round late,
+ * or the note of a process gone) is told apart and skipped, for the user
+ * symbolizer, the unwinder and the interpreters alike.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -16,6 +22,7 @@
 #include <linux/perf_event.h>
 
 #include "lib/util.h"
+#include "lib/htab.h"
 #include "lib/log.h"
 #include "trace/tracker.h"
 #include "bpf/profile.h"
@@ -37,6 +44,12 @@ struct tracker {
 	struct perf_buffer *pb;
 	struct usyms *us;
 	struct unwind *uw;	/* synced on first samples, execs, mmaps; or NULL */
+	/*
+	 * This round's new processes forked by synced ones: synced at the
+	 * round's end, unless they exited within it (a fork flood's children
+	 * would fill the unwinder's queue with syncs of processes gone).
+	 */
+	struct htab forked;
 	struct interps *ints;	/* told of first samples, execs, exits; or NULL */
 	bool known_only;	/* records of processes us does not know: skipped */
 	__u64 lost_before;	/* stats.lost at the start of the round */
@@ -84,7 +97,10 @@ struct rec_lost {
 	__u64 id, lost;
 };
 
-/* Non-sample records end with the sample_id trailer: here, just the time. */
+/*
+ * Non-sample records end with the sample_id trailer: here, just the time
+ * (CLOCK_MONOTONIC ns, attr.clockid).
+ */
 static __u64 record_time(const struct perf_event_header *h)
 {
 	__u64 t;
@@ -124,13 +140,25 @@ static bool wanted(const struct tracker *t, __u32 pid)
 	return !t->known_only || usyms__knows(t->us, pid);
 }
 
-static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
+/*
+ * Whether a record of pid at time is about the process known under pid
+ * now, not one that had the pid before; counted when not.
+ */
+static bool current(struct tracker *t, __u32 pid, __u64 time)
+{
+	if (usyms__current(t->us, pid, time))
+		return true;
+	t->stats.stale++;
+	return false;
+}
+
+static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r, __u64 time)
 {
 	size_t room = r->h.size - sizeof(*r);
 	struct usyms_mapping m = {
 		.start = r->addr, .end = r->addr + r->len, .pgoff = r->pgoff,
 		.ino = r->ino, .maj = r->maj, .min = r->min, .prot = r->prot,
-		.path = r->filename,
+		.path = r->filename, .time = time,
 	};
 
 	if (r->h.size < sizeof(*r) || !memchr(r->filename, '\0', room))
@@ -142,6 +170,8 @@ static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 		t->stats.skipped++;
 		return;
 	}
+	if (!current(t, r->pid, time))
+		return;
 	t->stats.mmaps++;
 	usyms__add_mapping(t->us, r->pid, &m);
 	/*
@@ -157,7 +187,7 @@ static void on_mmap2(struct tracker *t, const struct rec_mmap2 *r)
 		interps__mapping(t->ints, r->pid, r->filename);
 }
 
-static void on_comm(struct tracker *t, const struct rec_comm *c)
+static void on_comm(struct tracker *t, const struct rec_comm *c, __u64 time)
 {
 	if (!(c->h.misc & PERF_RECORD_MISC_COMM_EXEC) || c->h.size < sizeof(*c) ||
 	    c->pid != c->tid)
@@ -166,6 +196,8 @@ static void on_comm(struct tracker *t, const struct rec_comm *c)
 		t->stats.skipped++;
 		return;
 	}
+	if (!current(t, c->pid, time))
+		return;
 	t->stats.execs++;
 	/* Sampled before: the new image may be an interpreter, or no longer be. */
 	if (usyms__knows(t->us, c->pid))
@@ -176,7 +208,7 @@ static void on_comm(struct tracker *t, const struct rec_comm *c)
 		unwind__sync(t->uw, c->pid);
 }
 
-static void on_task(struct tracker *t, const struct rec_task *r)
+static void on_task(struct tracker *t, const struct rec_task *r, __u64 time)
 {
 	if (r->h.size < sizeof(*r))
 		return;
@@ -187,14 +219,22 @@ static void on_task(struct tracker *t, const struct rec_task *r)
 	}
 	if (r->h.type == PERF_RECORD_FORK && r->pid != r->ppid) {
 		/* A new process; a new thread (pid == ppid) shares its maps. */
+		if (!current(t, r->ppid, time) || !current(t, r->pid, time))
+			return;
 		t->stats.forks++;
-		usyms__fork(t->us, r->ppid, r->pid);
-		if (unwind__knows(t->uw, r->ppid))
+		usyms__fork_at(t->us, r->ppid, r->pid, time);
+		if ((unwind__knows(t->uw, r->ppid) || htab__get(&t->forked, r->ppid, 0)) &&
+		    htab__put(&t->forked, r->pid, 0, (void *)1))
 			unwind__sync(t->uw, r->pid);
 	} else if (r->h.type == PERF_RECORD_EXIT && r->pid == r->tid) {
+		/* Not the exit of a process that had the pid before. */
+		if (!current(t, r->pid, time))
+			return;
 		t->stats.exits++;
 		usyms__exit(t->us, r->pid);
-		unwind__forget(t->uw, r->pid);
+		/* Never asked for, if it was forked in this round. */
+		if (!htab__del_key(&t->forked, r->pid, 0))
+			unwind__forget(t->uw, r->pid);
 		interps__forget(t->ints, r->pid);
 	}
 }
@@ -202,6 +242,7 @@ static void on_task(struct tracker *t, const struct rec_task *r)
 static void on_sample(struct tracker *t, const struct rec_sample *r)
 {
 	size_t len = r->size;
+	struct process_note pn = {};
 	struct note_hdr note;
 	__u32 pid;
 
@@ -220,25 +261,31 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 	if (note.type != NOTE_PROCESS)
 		return;
 	pid = note.pid;
+	/* A sampler of an older contract sends the header alone. */
+	if (len >= sizeof(pn))
+		memcpy(&pn, r->data, sizeof(pn));
+	/* The note of a process gone before the one known under pid started. */
+	if (pn.start && !current(t, pid, pn.start))
+		return;
 	t->stats.first_samples++;
 	/* First: these run in their own threads while the maps are read here. */
 	unwind__sync(t->uw, pid);
 	interps__detect(t->ints, pid);
-	usyms__add_process(t->us, pid);
+	usyms__add_noted(t->us, pid, pn.start);
 }
 
-static void apply(struct tracker *t, const struct perf_event_header *h)
+static void apply(struct tracker *t, const struct perf_event_header *h, __u64 time)
 {
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
-		on_mmap2(t, (const void *)h);
+		on_mmap2(t, (const void *)h, time);
 		break;
 	case PERF_RECORD_COMM:
-		on_comm(t, (const void *)h);
+		on_comm(t, (const void *)h, time);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		on_task(t, (const void *)h);
+		on_task(t, (const void *)h, time);
 		break;
 	case PERF_RECORD_SAMPLE:
 		on_sample(t, (const void *)h);
@@ -278,6 +325,9 @@ struct tracker *tracker__new(int events_fd, struct usyms *us, bool known_only)
 	attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
 	attr.sample_period = 1;
 	attr.sample_id_all = 1;
+	/* The clock of task start times (count_key.start): see current(). */
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
 	attr.wakeup_events = 1;
 	attr.mmap = 1;
 	attr.mmap2 = 1;
@@ -309,6 +359,7 @@ void tracker__free(struct tracker *t)
 	if (!t)
 		return;
 	perf_buffer__free(t->pb);
+	htab__free(&t->forked);
 	free(t->arena);
 	free(t->recs);
 	free(t);
@@ -346,6 +397,18 @@ static void recover(struct tracker *t)
 	t->recovered_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
 }
 
+/* The round's new processes that still live: the unwinder syncs them. */
+static void sync_forked(struct tracker *t)
+{
+	struct hent *e;
+
+	if (!t->forked.nr)
+		return;
+	for (size_t pos = 0; (e = htab__next(&t->forked, &pos));)
+		unwind__sync(t->uw, (__u32)e->k1);
+	htab__free(&t->forked);
+}
+
 int tracker__poll(struct tracker *t, int timeout_ms)
 {
 	int err;
@@ -362,7 +425,8 @@ int tracker__poll(struct tracker *t, int timeout_ms)
 	if (t->nr)
 		qsort(t->recs, t->nr, sizeof(*t->recs), by_time);
 	for (size_t i = 0; i < t->nr; i++)
-		apply(t, (const void *)(t->arena + t->recs[i].off));
+		apply(t, (const void *)(t->arena + t->recs[i].off), t->recs[i].time);
+	sync_forked(t);
 	recover(t);
 	return t->err;
 }
@@ -393,4 +457,6 @@ void tracker__report(const struct tracker *t, const struct usyms *us,
 		(unsigned long long)ts.skipped);
 	pr_info("recovery from lost records: %llu rounds, %llu processes' maps read again",
 		(unsigned long long)ts.recoveries, (unsigned long long)ts.recovered);
+	pr_info("reused pids: %llu records of processes that had the pid before skipped, %llu processes kept apart for their samples",
+		(unsigned long long)ts.stale, (unsigned long long)st.procs_retired);
 }

@@ -22,6 +22,7 @@ struct tracker_stats {
 	__u64 skipped;		/* records of processes not profiled */
 	__u64 recoveries;	/* rounds with losses, after which ... */
 	__u64 recovered;	/* ... this many processes' maps were read again */
+	__u64 stale;		/* records of a process that had the pid before */
 };
 
 /*
@@ -36,8 +37,10 @@ void tracker__free(struct tracker *t);
 
 /*
  * Keep the unwinder's view of processes (unwind.h) in step too: first
- * samples, execs, forks of synced processes and new executable mappings
- * ask for a sync, exits for a forget.
+ * samples, execs, forks of synced processes (at the end of the round of
+ * records, if they did not exit within it) and new executable mappings
+ * ask for a sync, exits for a forget.  Records of a process that had the
+ * pid before the one known now are skipped for it as for usyms.
  */
 struct unwind;
 void tracker__set_unwind(struct tracker *t, struct unwind *uw);

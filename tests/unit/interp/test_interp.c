@@ -236,7 +236,8 @@ static int source_read(void *ctx, const struct stack_ref *ref, struct trace_fram
 
 /* Native code: the fake's loop at 0xe00, anything else "n_<pc>". */
 static char native_names[8][16];
-static void native_resolve(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
+static void native_resolve(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			   struct frame_mapping *map)
 {
 	__u64 pc = frame__pc(f);
 	int *nr = ctx;

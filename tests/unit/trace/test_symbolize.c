@@ -85,7 +85,8 @@ static void fake_prepare(void *ctx, const __u64 *pcs, int n)
 }
 
 /* Kernel text at 0xffff...: "k<pc>"; anything else is not kernel text. */
-static void fake_kernel(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
+static void fake_kernel(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			struct frame_mapping *map)
 {
 	struct fake_names *fn = ctx;
 	char buf[48];
@@ -97,7 +98,8 @@ static void fake_kernel(void *ctx, __u32 pid, struct frame *f, struct frame_mapp
 }
 
 /* User code: "u<pid>_<pc>" in /bin/x; above 0x7000 it is JIT code. */
-static void fake_native(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
+static void fake_native(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			struct frame_mapping *map)
 {
 	struct fake_names *fn = ctx;
 	char buf[48];
@@ -120,7 +122,8 @@ static void fake_native(void *ctx, __u32 pid, struct frame *f, struct frame_mapp
 }
 
 /* An interpreter's frames: the code object and the instruction offset. */
-static void fake_interp(void *ctx, __u32 pid, struct frame *f, struct frame_mapping *map)
+static void fake_interp(void *ctx, __u32 pid, __u32 start, struct frame *f,
+			struct frame_mapping *map)
 {
 	struct fake_names *fn = ctx;
 	char buf[48];
