@@ -222,7 +222,7 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 	pid = note.pid;
 	t->stats.first_samples++;
 	/* First: these run in their own threads while the maps are read here. */
-	unwind__sync(t->uw, pid);
+	unwind__sampled(t->uw, pid);
 	interps__detect(t->ints, pid);
 	usyms__add_process(t->us, pid);
 }
