@@ -545,17 +545,22 @@ static enum share_verdict share_take(struct unwind *u, struct share *s, __u32 ui
 	return v;
 }
 
-static void give(struct unwind *u, struct share *s, __u32 uid, __u64 n, bool evicted)
+/*
+ * uid gives back n units of s: taken back for another user when s is the
+ * share that asked for it (by), else simply let go.
+ */
+static void give(struct unwind *u, struct share *s, __u32 uid, __u64 n,
+		 const struct share *by)
 {
 	pthread_mutex_lock(&u->lock);
-	if (evicted)
+	if (s == by)
 		share__evicted(s, uid, n);
 	else
 		share__give(s, uid, n);
 	pthread_mutex_unlock(&u->lock);
 }
 
-static bool evict_one(struct unwind *u, __u32 uid);
+static bool evict_one(struct unwind *u, __u32 uid, const struct share *by);
 
 /* Charge uid n units of s, taking back processes of users over their share. */
 static bool take(struct unwind *u, struct share *s, __u32 uid, __u64 n)
@@ -567,7 +572,7 @@ static bool take(struct unwind *u, struct share *s, __u32 uid, __u64 n)
 		case SHARE_TAKEN:
 			return true;
 		case SHARE_EVICT:
-			if (evict_one(u, evict))
+			if (evict_one(u, evict, s))
 				continue;
 			pthread_mutex_lock(&u->lock);
 			share__refuse(s, uid);
@@ -586,15 +591,15 @@ static bool take_pair(struct unwind *u, struct share *slots, __u32 uid, __u64 by
 		return false;
 	if (take(u, &u->mem_share, uid, bytes))
 		return true;
-	give(u, slots, uid, 1, false);
+	give(u, slots, uid, 1, NULL);
 	return false;
 }
 
 static void give_pair(struct unwind *u, struct share *slots, __u32 uid, __u64 bytes,
-		      bool evicted)
+		      const struct share *by)
 {
-	give(u, slots, uid, 1, evicted);
-	give(u, &u->mem_share, uid, bytes, evicted);
+	give(u, slots, uid, 1, by);
+	give(u, &u->mem_share, uid, bytes, by);
 }
 
 /*
@@ -609,13 +614,14 @@ static bool charge(struct unwind *u, struct object *o, __u32 uid)
 		return false;
 	if (htab__put(&u->charges, (uintptr_t)o, uid, (void *)(n + 1))) {
 		if (!n)
-			give_pair(u, &u->tables_share, uid, o->bytes, false);
+			give_pair(u, &u->tables_share, uid, o->bytes, NULL);
 		return false;
 	}
 	return true;
 }
 
-static void uncharge(struct unwind *u, struct object *o, __u32 uid, bool evicted)
+static void uncharge(struct unwind *u, struct object *o, __u32 uid,
+		     const struct share *by)
 {
 	uintptr_t n = (uintptr_t)htab__get(&u->charges, (uintptr_t)o, uid);
 
@@ -625,7 +631,7 @@ static void uncharge(struct unwind *u, struct object *o, __u32 uid, bool evicted
 	if (n > 1 && !htab__put(&u->charges, (uintptr_t)o, uid, (void *)(n - 1)))
 		return;
 	htab__del_key(&u->charges, (uintptr_t)o, uid);
-	give_pair(u, &u->tables_share, uid, o->bytes, evicted);
+	give_pair(u, &u->tables_share, uid, o->bytes, by);
 }
 
 /* ---- what a process holds ---- */
@@ -681,7 +687,7 @@ static struct held *use_object(struct sync_ctx *c, struct object *o, int fd,
 	if (!charge(u, o, c->uid))
 		return h;
 	if (o->state == OBJ_OVER && load_object(u, o, fd, t)) {
-		uncharge(u, o, c->uid, false);
+		uncharge(u, o, c->uid, NULL);
 		return h;
 	}
 	h->charged = true;
@@ -689,12 +695,12 @@ static struct held *use_object(struct sync_ctx *c, struct object *o, int fd,
 }
 
 static void release(struct unwind *u, struct held *held, __u32 n, __u32 uid,
-		    bool evicted)
+		    const struct share *by)
 {
 	for (__u32 i = 0; i < n; i++) {
 		held[i].o->refs--;
 		if (held[i].charged)
-			uncharge(u, held[i].o, uid, evicted);
+			uncharge(u, held[i].o, uid, by);
 	}
 	free(held);
 }
@@ -871,26 +877,26 @@ static void unpublish(struct unwind *u, struct proc *p)
 }
 
 /* Out of uw_procs, and its user charged no slot for it. */
-static void unslot(struct unwind *u, struct proc *p, bool evicted)
+static void unslot(struct unwind *u, struct proc *p, const struct share *by)
 {
 	unpublish(u, p);
 	if (!p->slot)
 		return;
-	give_pair(u, &u->procs_share, p->uid, sizeof(struct uw_proc), evicted);
+	give_pair(u, &u->procs_share, p->uid, sizeof(struct uw_proc), by);
 	p->slot = false;
 }
 
-/* Let go of p and all it holds; evicted: taken back for another user. */
-static void drop_proc(struct unwind *u, struct proc *p, bool evicted)
+/* Let go of p and all it holds; by: the share that took it back for another user. */
+static void drop_proc(struct unwind *u, struct proc *p, const struct share *by)
 {
 	__u32 pid = p->pid;
 
-	unslot(u, p, evicted);
-	release(u, p->held, p->n_held, p->uid, evicted);
+	unslot(u, p, by);
+	release(u, p->held, p->n_held, p->uid, by);
 	htab__del_key(&u->procs, pid, 0);
 	pthread_mutex_lock(&u->lock);
 	u->stats.procs--;
-	u->stats.procs_evicted += evicted;
+	u->stats.procs_evicted += by != NULL;
 	htab__del_key(&u->known, pid, 0);
 	pthread_mutex_unlock(&u->lock);
 	free(p);
@@ -901,7 +907,7 @@ static void forget(struct unwind *u, __u32 pid)
 	struct proc *p = htab__get(&u->procs, pid, 0);
 
 	if (p)
-		drop_proc(u, p, false);
+		drop_proc(u, p, NULL);
 }
 
 /*
@@ -909,7 +915,7 @@ static void forget(struct unwind *u, __u32 pid)
  * walked by frame pointer from now on and not synced again (it was
  * sampled already).  Whether there was one.
  */
-static bool evict_one(struct unwind *u, __u32 uid)
+static bool evict_one(struct unwind *u, __u32 uid, const struct share *by)
 {
 	struct hent *e;
 
@@ -921,7 +927,7 @@ static bool evict_one(struct unwind *u, __u32 uid)
 			if (p->uid != uid || p->pid == u->syncing || (!p->slot && !p->n_held))
 				continue;
 			u->evict_pos = pos;
-			drop_proc(u, p, true);
+			drop_proc(u, p, by);
 			return true;
 		}
 		if (!u->evict_pos)
@@ -953,7 +959,7 @@ static int publish(struct unwind *u, struct proc *p, struct uw_proc *up)
 		int err = -errno;
 
 		/* The kernel may still hold the old list: drop it with the objects. */
-		unslot(u, p, false);
+		unslot(u, p, NULL);
 		return err;
 	}
 	if (want) {
@@ -962,7 +968,7 @@ static int publish(struct unwind *u, struct proc *p, struct uw_proc *up)
 		p->in_map = true;
 		return 0;
 	}
-	unslot(u, p, false);
+	unslot(u, p, NULL);
 	stats_add(u, &u->stats.procs_fp, 1);
 	return 0;
 }
@@ -1006,7 +1012,7 @@ static bool claim_slot(struct unwind *u, struct proc *p, __u32 uid)
 {
 	if (p->slot && p->uid == uid)
 		return true;
-	unslot(u, p, false);
+	unslot(u, p, NULL);
 	p->uid = uid;
 	if (!take_pair(u, &u->procs_share, uid, sizeof(struct uw_proc)))
 		return false;
@@ -1053,7 +1059,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	/* Whatever happens next, the tables loaded go in or are let go. */
 	insert_tables(u);
 	if (err < 0) {
-		release(u, c.held, c.n_held, c.uid, false);
+		release(u, c.held, c.n_held, c.uid, NULL);
 		forget(u, pid);
 		return err;
 	}
@@ -1064,7 +1070,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	up->flags = c.maps_over ? UWP_MAPS_CUT : 0;
 	err = publish(u, p, up);
 	/* Hold the new objects before letting go of the old ones. */
-	release(u, p->held, p->n_held, old_uid, false);
+	release(u, p->held, p->n_held, old_uid, NULL);
 	p->held = c.held;
 	p->n_held = c.n_held;
 	stats_add(u, &u->stats.maps_over, c.maps_over);
@@ -1210,10 +1216,10 @@ void unwind__sync(struct unwind *u, __u32 pid)
 }
 
 /*
- * As request(), into u->urgent, never refused for a full queue: at most
- * one a process, as the sampler notes each process once.
+ * As request(), into u->urgent, never refused for a full queue: once a
+ * process, as the sampler notes each process once, and once an exec.
  */
-void unwind__sampled(struct unwind *u, __u32 pid)
+void unwind__sync_running(struct unwind *u, __u32 pid)
 {
 	if (!u)
 		return;

@@ -91,10 +91,11 @@ void unwind__free(struct unwind *u);
 void unwind__sync(struct unwind *u, __u32 pid);
 
 /*
- * pid was sampled for the first time: as unwind__sync(), but served
- * before any request queued, and never dropped for a full queue.
+ * pid runs: its first sample, or an exec of a process synced before.  As
+ * unwind__sync(), but served before any request queued (a flood of forks
+ * or mmaps must not keep it waiting), and never dropped for a full queue.
  */
-void unwind__sampled(struct unwind *u, __u32 pid);
+void unwind__sync_running(struct unwind *u, __u32 pid);
 
 /* pid exited: drop its mappings and its hold on its tables. */
 void unwind__forget(struct unwind *u, __u32 pid);
