@@ -38,7 +38,8 @@
 #include "lib/share.h"
 #include "lib/worker.h"
 
-#define QUEUE_LEN 4096
+#define QUEUE_LEN 4096		/* syncs a flood may queue, shared by users */
+#define INBOX_MAX 65536		/* requests not yet sorted into lanes, at most */
 #define MAX_SEGS 16		/* PT_LOAD segments kept per object */
 #define TABLE_OVERHEAD 512	/* kernel bytes of a map beside its rows */
 #define UW_NEW_MAX 256		/* tables loaded in one sync, at most */
@@ -108,15 +109,19 @@ struct proc {
 	bool in_map;		/* has an entry in uw_procs */
 };
 
-/*
- * REQ_URGENT: a process that runs (its first sample) waits in u->urgent,
- * served before anything queued; the request only wakes the thread.
- */
-enum req_op { REQ_SYNC = 1, REQ_FORGET = 2, REQ_URGENT = 3 };
+/* REQ_RUNNING: a sync of a process that runs, served before REQ_SYNC. */
+enum req_op { REQ_SYNC = 1, REQ_FORGET = 2, REQ_RUNNING = 3 };
 
 struct request {
 	__u32 pid;
 	__u32 op;
+};
+
+/* The requests of one user waiting to be served, oldest first. */
+struct lane {
+	__u32 uid;
+	struct request *reqs;	/* reqs[head .. head + n) */
+	size_t head, n, cap;
 };
 
 struct unwind {
@@ -128,19 +133,29 @@ struct unwind {
 	struct htab pending;	/* pid -> op, for requests in the queue */
 	struct htab known;	/* pid -> 1, for processes synced */
 	struct unwind_stats stats;
-	struct worker *worker;	/* its queue of struct request, its thread */
-	__u32 *urgent;		/* pids sampled for the first time, to sync first */
-	size_t n_urgent, cap_urgent;
+	/*
+	 * Requests wait in the inbox until the thread moves them to its
+	 * lanes; the worker's queue holds a token for each, to wake it.
+	 */
+	struct worker *worker;
+	struct request *inbox;
+	size_t n_inbox, cap_inbox;
+	size_t queued;		/* in the inbox and the lanes */
+	__u64 dropped;		/* requests refused: INBOX_MAX waiting */
 	/*
 	 * What each user (euid) holds, max-min fair between users (share.h):
 	 * slots of uw_procs, slots of uw_tables, and bytes of --unwind-mem.
 	 * Written by the thread, read by the report.
 	 */
 	struct share procs_share, tables_share, mem_share;
+	struct share queue_share;	/* REQ_SYNC requests in the lanes */
 
 	/* The thread's own. */
 	struct htab objects;	/* (dev, ino) -> struct object */
 	struct htab procs;	/* pid -> struct proc */
+	/* [0]: syncs of running processes, [1]: the others; a lane per user. */
+	struct lane *lanes[2];
+	size_t n_lanes[2], turn[2];
 	/*
 	 * (object, uid) -> how many of uid's processes unwind from the
 	 * object's table: uid is charged a table slot and its bytes while
@@ -1095,7 +1110,7 @@ static void taken(struct unwind *u, const struct request *r)
 {
 	htab__del_key(&u->pending, r->pid, 0);
 	/* Known from now on: an exec or mmap during the sync asks again. */
-	if (r->op == REQ_SYNC)
+	if (r->op == REQ_SYNC || r->op == REQ_RUNNING)
 		htab__put(&u->known, r->pid, 0, (void *)1);
 }
 
@@ -1134,6 +1149,7 @@ static void serve_one(struct unwind *u, const struct request *r)
 
 	pthread_mutex_lock(&u->lock);
 	taken(u, r);
+	u->queued--;
 	pthread_mutex_unlock(&u->lock);
 	if (r->op == REQ_FORGET) {
 		forget(u, r->pid);
@@ -1148,50 +1164,196 @@ static void serve_one(struct unwind *u, const struct request *r)
 	pthread_mutex_unlock(&u->lock);
 }
 
-/*
- * Processes sampled for the first time go before everything queued: a
- * flood of forks or mmaps by one user must not keep another user's
- * running process waiting.
- */
-static void serve_urgent(struct unwind *u)
+/* The euid of pid, for its place in the queue; -1 when it cannot be read (gone). */
+static __u32 uid_of(__u32 pid)
 {
-	for (;;) {
-		__u32 *pids;
-		size_t n;
+	struct procfs_status ps;
+	int dirfd = procfs__open_pid(pid);
+	int err;
 
-		pthread_mutex_lock(&u->lock);
-		pids = u->urgent;
-		n = u->n_urgent;
-		u->urgent = NULL;
-		u->n_urgent = u->cap_urgent = 0;
-		pthread_mutex_unlock(&u->lock);
-		if (!n) {
-			free(pids);
-			return;
+	if (dirfd < 0)
+		return (__u32)-1;
+	err = procfs__status(dirfd, &ps);
+	close(dirfd);
+	return err ? (__u32)-1 : ps.euid;
+}
+
+/* r at the end of its user's lane of kind k; -ENOMEM. */
+static int lane_push(struct unwind *u, int k, __u32 uid, const struct request *r)
+{
+	struct lane *l = NULL;
+
+	for (size_t i = 0; i < u->n_lanes[k] && !l; i++)
+		if (u->lanes[k][i].uid == uid)
+			l = &u->lanes[k][i];
+	if (!l) {
+		struct lane *n = realloc(u->lanes[k], (u->n_lanes[k] + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		u->lanes[k] = n;
+		l = &n[u->n_lanes[k]++];
+		*l = (struct lane){ .uid = uid };
+	}
+	if (l->head + l->n == l->cap) {
+		/* Move what waits to the front before growing. */
+		if (l->head) {
+			memmove(l->reqs, l->reqs + l->head, l->n * sizeof(*l->reqs));
+			l->head = 0;
+		} else {
+			size_t cap = l->cap ? 2 * l->cap : 16;
+			struct request *n = realloc(l->reqs, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			l->reqs = n;
+			l->cap = cap;
 		}
-		for (size_t i = 0; i < n; i++)
-			serve_one(u, &(struct request){ pids[i], REQ_SYNC });
-		free(pids);
+	}
+	l->reqs[l->head + l->n++] = *r;
+	return 0;
+}
+
+/*
+ * Move what request() put in the inbox to the lanes: a lane per user and
+ * kind (running processes, then the rest).  A forget is served at once:
+ * it costs nothing and frees room.
+ */
+/* Forget r: it will not be served. */
+static void drop_request(struct unwind *u, const struct request *r)
+{
+	pthread_mutex_lock(&u->lock);
+	if ((uintptr_t)htab__get(&u->pending, r->pid, 0) == r->op)
+		htab__del_key(&u->pending, r->pid, 0);
+	u->queued--;
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* The newest sync uid has waiting, taken back for another user. */
+static bool evict_request(struct unwind *u, __u32 uid)
+{
+	for (size_t i = 0; i < u->n_lanes[1]; i++) {
+		struct lane *l = &u->lanes[1][i];
+
+		if (l->uid != uid || !l->n)
+			continue;
+		drop_request(u, &l->reqs[l->head + --l->n]);
+		if (!l->n)
+			l->head = 0;
+		give(u, &u->queue_share, uid, 1, &u->queue_share);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A place in the lanes for a sync of a process of uid, max-min fair
+ * between users: a flood of forks or mmaps by one user fills its share,
+ * and the rest of its syncs are dropped (the processes are synced at
+ * their first sample, if they run).  A sync of a running process needs
+ * none: there is at most one a process and exec.
+ */
+static bool queue_take(struct unwind *u, __u32 uid)
+{
+	__u32 evict;
+
+	for (;;) {
+		switch (share_take(u, &u->queue_share, uid, 1, &evict)) {
+		case SHARE_TAKEN:
+			return true;
+		case SHARE_EVICT:
+			if (evict_request(u, evict))
+				continue;
+			pthread_mutex_lock(&u->lock);
+			share__refuse(&u->queue_share, uid);
+			pthread_mutex_unlock(&u->lock);
+			return false;
+		case SHARE_REFUSED:
+			return false;
+		}
 	}
 }
 
-static void serve(void *ctx, unsigned int thread, void *req)
+static void drain_inbox(struct unwind *u)
 {
-	const struct request *r = req;
-	struct unwind *u = ctx;
+	struct request *in;
+	size_t n;
 
-	(void)thread;
-	serve_urgent(u);
-	if (r->op != REQ_URGENT)
-		serve_one(u, r);
+	pthread_mutex_lock(&u->lock);
+	in = u->inbox;
+	n = u->n_inbox;
+	u->inbox = NULL;
+	u->n_inbox = u->cap_inbox = 0;
+	pthread_mutex_unlock(&u->lock);
+	for (size_t i = 0; i < n; i++) {
+		const struct request *r = &in[i];
+		__u32 uid;
+
+		if (r->op == REQ_FORGET) {
+			serve_one(u, r);
+			continue;
+		}
+		uid = uid_of(r->pid);
+		if (r->op == REQ_SYNC && !queue_take(u, uid)) {
+			drop_request(u, r);
+			continue;
+		}
+		if (lane_push(u, r->op == REQ_RUNNING ? 0 : 1, uid, r)) {
+			if (r->op == REQ_SYNC)
+				give(u, &u->queue_share, uid, 1, NULL);
+			serve_one(u, r);
+		}
+	}
+	free(in);
+}
+
+/* The oldest request of the next user in turn, of the first kind that has one. */
+static bool lane_pop(struct unwind *u, struct request *r)
+{
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < u->n_lanes[k]; i++) {
+			struct lane *l = &u->lanes[k][(u->turn[k] + i) % u->n_lanes[k]];
+
+			if (!l->n)
+				continue;
+			*r = l->reqs[l->head++];
+			if (!--l->n)
+				l->head = 0;
+			if (k == 1)
+				give(u, &u->queue_share, l->uid, 1, NULL);
+			u->turn[k] = (u->turn[k] + i + 1) % u->n_lanes[k];
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
- * Queue op for pid unless the same op waits already.  The worker takes a
- * request off its queue before serve() clears it from pending: a request
- * in that window is either left out (the sync about to run reads the
- * state it would have read) or queued while its pending entry is then
- * cleared, so that a later one is queued again.  Either is harmless.
+ * Each request pushed a token: serve one request of the lanes a token,
+ * users in turn, so that one user's flood of forks, mmaps or first
+ * samples keeps another user's processes waiting one sync at most.
+ */
+static void serve(void *ctx, unsigned int thread, void *req)
+{
+	struct unwind *u = ctx;
+	struct request r;
+
+	(void)thread;
+	(void)req;
+	drain_inbox(u);
+	if (lane_pop(u, &r))
+		serve_one(u, &r);
+}
+
+/*
+ * Queue op for pid unless the same op waits already.  A request that
+ * waits in the lanes when taken() clears it from pending is either left
+ * out (the sync about to run reads the state it would have read) or
+ * queued while its pending entry is then cleared, so that a later one is
+ * queued again.  Either is harmless.  Only REQ_RUNNING may go past
+ * INBOX_MAX: once a process, as the sampler notes each process once, and
+ * once an exec.  The users' shares of the lanes are decided in the thread,
+ * which can read whose process it is.
  */
 static void request(struct unwind *u, __u32 pid, enum req_op op)
 {
@@ -1201,10 +1363,28 @@ static void request(struct unwind *u, __u32 pid, enum req_op op)
 		return;
 	pthread_mutex_lock(&u->lock);
 	cur = (uintptr_t)htab__get(&u->pending, pid, 0);
-	if (cur == (uintptr_t)op || (op == REQ_SYNC && cur == REQ_URGENT))
+	if (cur == (uintptr_t)op || (op == REQ_SYNC && cur == REQ_RUNNING))
 		goto out;		/* already asked for */
-	if (worker__push(u->worker, &(struct request){ pid, op }))
-		goto out;		/* full: counted by the worker */
+	if (op != REQ_RUNNING && u->queued >= INBOX_MAX) {
+		u->dropped++;
+		goto out;
+	}
+	if (u->n_inbox == u->cap_inbox) {
+		size_t cap = u->cap_inbox ? 2 * u->cap_inbox : 64;
+		struct request *n = realloc(u->inbox, cap * sizeof(*n));
+
+		if (!n) {
+			u->dropped++;
+			goto out;
+		}
+		u->inbox = n;
+		u->cap_inbox = cap;
+	}
+	/* The token wakes the thread; it finds the request in the inbox. */
+	if (worker__push_always(u->worker, &(struct request){ pid, op }))
+		goto out;		/* out of memory: counted by the worker */
+	u->inbox[u->n_inbox++] = (struct request){ pid, op };
+	u->queued++;
 	htab__put(&u->pending, pid, 0, (void *)(uintptr_t)op);
 out:
 	pthread_mutex_unlock(&u->lock);
@@ -1215,33 +1395,9 @@ void unwind__sync(struct unwind *u, __u32 pid)
 	request(u, pid, REQ_SYNC);
 }
 
-/*
- * As request(), into u->urgent, never refused for a full queue: once a
- * process, as the sampler notes each process once, and once an exec.
- */
 void unwind__sync_running(struct unwind *u, __u32 pid)
 {
-	if (!u)
-		return;
-	pthread_mutex_lock(&u->lock);
-	if ((uintptr_t)htab__get(&u->pending, pid, 0) == REQ_URGENT)
-		goto out;
-	if (u->n_urgent == u->cap_urgent) {
-		size_t cap = u->cap_urgent ? 2 * u->cap_urgent : 64;
-		__u32 *n = realloc(u->urgent, cap * sizeof(*n));
-
-		if (!n)
-			goto out;
-		u->urgent = n;
-		u->cap_urgent = cap;
-	}
-	/* Wakes the thread; it finds the pid in u->urgent. */
-	if (worker__push_always(u->worker, &(struct request){ 0, REQ_URGENT }))
-		goto out;
-	u->urgent[u->n_urgent++] = pid;
-	htab__put(&u->pending, pid, 0, (void *)(uintptr_t)REQ_URGENT);
-out:
-	pthread_mutex_unlock(&u->lock);
+	request(u, pid, REQ_RUNNING);
 }
 
 void unwind__forget(struct unwind *u, __u32 pid)
@@ -1258,7 +1414,7 @@ bool unwind__knows(struct unwind *u, __u32 pid)
 		return false;
 	pthread_mutex_lock(&u->lock);
 	op = (uintptr_t)htab__get(&u->pending, pid, 0);
-	known = op == REQ_SYNC || op == REQ_URGENT || htab__get(&u->known, pid, 0);
+	known = op == REQ_SYNC || op == REQ_RUNNING || htab__get(&u->known, pid, 0);
 	pthread_mutex_unlock(&u->lock);
 	return known;
 }
@@ -1267,7 +1423,7 @@ void unwind__stats(struct unwind *u, struct unwind_stats *st)
 {
 	pthread_mutex_lock(&u->lock);
 	*st = u->stats;
-	st->dropped = worker__dropped(u->worker);
+	st->dropped = worker__dropped(u->worker) + u->dropped;
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -1289,6 +1445,7 @@ static void warn_budget(struct unwind *u)
 	share__report(&u->procs_share, advice, REPORT_WARN);
 	share__report(&u->tables_share, advice, REPORT_WARN);
 	share__report(&u->mem_share, advice, REPORT_WARN);
+	share__report(&u->queue_share, advice, REPORT_WARN);
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -1335,6 +1492,7 @@ void unwind__report_tables(struct unwind *u)
 	share__report(&u->procs_share, NULL, REPORT_STATS);
 	share__report(&u->tables_share, NULL, REPORT_STATS);
 	share__report(&u->mem_share, NULL, REPORT_STATS);
+	share__report(&u->queue_share, NULL, REPORT_STATS);
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -1342,7 +1500,7 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 {
 	struct unwind *u = calloc(1, sizeof(*u));
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
-				  .queue_max = QUEUE_LEN, .job = serve, .ctx = u,
+				  .queue_max = 1, .job = serve, .ctx = u,
 				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000 };
 
 	if (!u)
@@ -1356,6 +1514,7 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	share__init(&u->procs_share, "unwinder's process slots", "processes", UW_MAX_PROCS);
 	share__init(&u->tables_share, "unwinder's table slots", "tables", UW_MAX_TABLES);
 	share__init(&u->mem_share, "--unwind-mem", "bytes", opts->mem_max);
+	share__init(&u->queue_share, "unwinder's request queue", "requests", QUEUE_LEN);
 	if (!u->scratch) {
 		unwind__free(u);
 		errno = ENOMEM;
@@ -1404,7 +1563,13 @@ void unwind__free(struct unwind *u)
 	share__exit(&u->procs_share);
 	share__exit(&u->tables_share);
 	share__exit(&u->mem_share);
-	free(u->urgent);
+	share__exit(&u->queue_share);
+	free(u->inbox);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < u->n_lanes[k]; i++)
+			free(u->lanes[k][i].reqs);
+		free(u->lanes[k]);
+	}
 	free(u->scratch);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
