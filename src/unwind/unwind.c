@@ -3,8 +3,10 @@
  * The sync thread of the in-kernel unwinder: see unwind.h.
  *
  * The main thread only queues requests (a pid to sync or to forget); the
- * thread owns everything else: the objects and their tables, the slots of
- * the outer map, the processes and what they hold.  The files it reads
+ * thread sorts them into a lane per user, serves the users in turn
+ * (syncs of running processes first), and owns everything else: the
+ * objects and their tables, the slots of the outer map, the processes and
+ * what they hold, the users' shares.  The files it reads
  * belong to other users: they are opened through procfs.h (regular files
  * only, the very inode the process maps) and parsed by ehframe.c, which
  * bounds every read.
@@ -1042,7 +1044,6 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	__u64 t0 = now_ns(), execs = exec_count(u, pid);
 	struct procfs_status ps;
 	struct proc *p;
-	__u32 old_uid;
 	int err;
 
 	u->clock++;
@@ -1060,7 +1061,12 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	}
 	/* Charged to its user before anything is read: a user over its share costs little. */
 	c.uid = ps.euid;
-	old_uid = p->uid;
+	if (p->uid != c.uid) {
+		/* Another user now (setuid): what it held was charged to the old one. */
+		release(u, p->held, p->n_held, p->uid, NULL);
+		p->held = NULL;
+		p->n_held = 0;
+	}
 	if (!claim_slot(u, p, c.uid)) {
 		close(c.proc_dirfd);
 		forget(u, pid);
@@ -1085,7 +1091,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	up->flags = c.maps_over ? UWP_MAPS_CUT : 0;
 	err = publish(u, p, up);
 	/* Hold the new objects before letting go of the old ones. */
-	release(u, p->held, p->n_held, old_uid, NULL);
+	release(u, p->held, p->n_held, c.uid, NULL);
 	p->held = c.held;
 	p->n_held = c.n_held;
 	stats_add(u, &u->stats.maps_over, c.maps_over);
