@@ -85,7 +85,7 @@ victim_run() {
 	else
 		sleep 0.5
 	fi
-	bg $VICTIM "$H/burn-nofp" -n uwvictim -d 3.5 >/dev/null
+	bg $VICTIM "$H/burn-nofp" -n uwvictim -t 2 -d 3.5 >/dev/null
 	wait $p || rc=$?
 	kill_bg
 	# Its process group: a child not yet set to die with it.
