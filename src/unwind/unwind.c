@@ -42,6 +42,7 @@
 
 #define QUEUE_LEN 4096		/* syncs a flood may queue, shared by users */
 #define INBOX_MAX 65536		/* requests not yet sorted into lanes, at most */
+#define DRAIN_SYNCS 64		/* syncs sorted into lanes a turn */
 #define MAX_SEGS 16		/* PT_LOAD segments kept per object */
 #define TABLE_OVERHEAD 512	/* kernel bytes of a map beside its rows */
 #define UW_NEW_MAX 256		/* tables loaded in one sync, at most */
@@ -1280,36 +1281,97 @@ static bool queue_take(struct unwind *u, __u32 uid)
 	}
 }
 
+/*
+ * The kept requests in[0 .. kept) back in the inbox, before those that
+ * came while they were sorted.  false: in is the inbox now.
+ */
+static bool put_back(struct unwind *u, struct request *in, size_t kept, size_t cap)
+{
+	bool merged = true;
+
+	pthread_mutex_lock(&u->lock);
+	if (u->n_inbox && kept + u->n_inbox > cap) {
+		struct request *n = realloc(in, (kept + u->n_inbox) * sizeof(*n));
+
+		if (n) {
+			in = n;
+			cap = kept + u->n_inbox;
+		} else {
+			merged = false;
+		}
+	}
+	if (merged) {
+		if (u->n_inbox)
+			memcpy(in + kept, u->inbox, u->n_inbox * sizeof(*in));
+		free(u->inbox);
+		u->inbox = in;
+		u->n_inbox += kept;
+		u->cap_inbox = cap;
+	}
+	pthread_mutex_unlock(&u->lock);
+	if (merged)
+		return false;
+	/* Out of memory: the kept ones are dropped. */
+	for (size_t i = 0; i < kept; i++)
+		drop_request(u, &in[i]);
+	pthread_mutex_lock(&u->lock);
+	u->dropped += kept;
+	pthread_mutex_unlock(&u->lock);
+	return true;
+}
+
+/* r into its user's lane, or served now (a forget: it costs nothing, frees room). */
+static void sort_request(struct unwind *u, const struct request *r)
+{
+	__u32 uid;
+
+	if (r->op == REQ_FORGET) {
+		serve_one(u, r);
+		return;
+	}
+	uid = uid_of(r->pid);
+	if (r->op == REQ_SYNC && !queue_take(u, uid)) {
+		drop_request(u, r);
+		return;
+	}
+	if (lane_push(u, r->op == REQ_RUNNING ? 0 : 1, uid, r)) {
+		if (r->op == REQ_SYNC)
+			give(u, &u->queue_share, uid, 1, NULL);
+		serve_one(u, r);
+	}
+}
+
+/*
+ * Move what request() put in the inbox to the lanes: every sync of a
+ * running process and every forget, and DRAIN_SYNCS other syncs, so that
+ * a flood of forks waits in the inbox without delaying a running process
+ * by more than that many reads of a status file.  What is left goes back
+ * before what came meanwhile.
+ */
 static void drain_inbox(struct unwind *u)
 {
 	struct request *in;
-	size_t n;
+	size_t n, cap, kept = 0, sorted = 0;
 
 	pthread_mutex_lock(&u->lock);
 	in = u->inbox;
 	n = u->n_inbox;
+	cap = u->cap_inbox;
 	u->inbox = NULL;
 	u->n_inbox = u->cap_inbox = 0;
 	pthread_mutex_unlock(&u->lock);
 	for (size_t i = 0; i < n; i++) {
-		const struct request *r = &in[i];
-		__u32 uid;
+		struct request r = in[i];
 
-		if (r->op == REQ_FORGET) {
-			serve_one(u, r);
+		if (r.op == REQ_SYNC && sorted == DRAIN_SYNCS) {
+			in[kept++] = r;
 			continue;
 		}
-		uid = uid_of(r->pid);
-		if (r->op == REQ_SYNC && !queue_take(u, uid)) {
-			drop_request(u, r);
-			continue;
-		}
-		if (lane_push(u, r->op == REQ_RUNNING ? 0 : 1, uid, r)) {
-			if (r->op == REQ_SYNC)
-				give(u, &u->queue_share, uid, 1, NULL);
-			serve_one(u, r);
-		}
+		sorted += r.op == REQ_SYNC;
+		sort_request(u, &r);
 	}
+	if (kept && !put_back(u, in, kept, cap))
+		return;
 	free(in);
 }
 

@@ -70,11 +70,11 @@ build_flood() {
 	chmod 755 "$H/flood" "$H/burn-nofp"
 }
 
-# victim_run OUT [FLOOD]: a 6 s whole-host profile; with FLOOD, nobody's
-# flood of that many children first; then the victim burns 3.5 s.
+# victim_run OUT [FLOOD]: a 7 s whole-host profile; with FLOOD, nobody's
+# flood of that many children first; then the victim burns to its end.
 victim_run() {
 	local out=$1 n=${2:-0} p rc=0
-	"$PROFILE" -v -F $HZ -f -a 6 >"$out" 2>"$out.err" &
+	"$PROFILE" -v -F $HZ -f -a 7 >"$out" 2>"$out.err" &
 	p=$!
 	wait_attached $p
 	if [ "$n" -gt 0 ]; then
@@ -85,7 +85,7 @@ victim_run() {
 	else
 		sleep 0.5
 	fi
-	bg $VICTIM "$H/burn-nofp" -n uwvictim -t 2 -d 3.5 >/dev/null
+	bg $VICTIM "$H/burn-nofp" -n uwvictim -d 6 >/dev/null
 	wait $p || rc=$?
 	kill_bg
 	# Its process group: a child not yet set to die with it.
