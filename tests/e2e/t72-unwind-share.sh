@@ -103,7 +103,7 @@ shares() {
 	whole=$(fsum "$1" "^uwvictim;(.*;)?_start;")
 	named=$(fsum "$1" "^uwvictim;.*;func_[ab](;|\$| )")
 	echo "$1: $total victim samples, $whole reach _start, $named named"
-	[ "$total" -ge 40 ] || fail "$1: only $total samples of the victim"
+	[ "$total" -ge 40 ] || { fail "$1: only $total samples of the victim"; return 1; }
 	whole=$(awk -v a="$whole" -v b="$total" 'BEGIN { printf "%.1f", 100 * a / b }')
 	named=$(awk -v a="$named" -v b="$total" 'BEGIN { printf "%.1f", 100 * a / b }')
 	echo "total=$total whole=$whole named=$named" >"$1.shares"
