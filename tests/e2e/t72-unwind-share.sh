@@ -70,22 +70,25 @@ build_flood() {
 	chmod 755 "$H/flood" "$H/burn-nofp"
 }
 
-# victim_run OUT [FLOOD]: a 7 s whole-host profile; with FLOOD, nobody's
-# flood of that many children first; then the victim burns to its end.
+# victim_run OUT [FLOOD]: a whole-host profile; with FLOOD, nobody's
+# flood of that many children first; then the victim burns for 6 s, and
+# SIGINT ends the profile (however long the flood took to start).
 victim_run() {
 	local out=$1 n=${2:-0} p rc=0
-	"$PROFILE" -v -F $HZ -f -a 7 >"$out" 2>"$out.err" &
+	bg "$PROFILE" -v -F $HZ -f -a 40 >"$out" 2>"$out.err"
 	p=$!
 	wait_attached $p
 	if [ "$n" -gt 0 ]; then
-		bg $NOBODY "$H/flood" 0.5 "$n" 8 >"$out.flood" 2>&1
+		bg $NOBODY "$H/flood" 0.5 "$n" 30 >"$out.flood" 2>&1
 		echo "$!" >flood.pid
 		wait_for "$out.flood" "^flood: [0-9]+ children" 20
 		cat "$out.flood"
 	else
 		sleep 0.5
 	fi
-	bg $VICTIM "$H/burn-nofp" -n uwvictim -d 6 >/dev/null
+	bg $VICTIM "$H/burn-nofp" -n uwvictim -d 30 >/dev/null
+	sleep 6
+	kill -INT $p
 	wait $p || rc=$?
 	kill_bg
 	# Its process group: a child not yet set to die with it.
