@@ -205,7 +205,7 @@ static void on_comm(struct tracker *t, const struct rec_comm *c, __u64 time)
 	usyms__exec(t->us, c->pid);
 	/* The sampler dropped its mappings at the exec: sync the new image. */
 	if (unwind__knows(t->uw, c->pid))
-		unwind__sync(t->uw, c->pid);
+		unwind__sync_running(t->uw, c->pid);
 }
 
 static void on_task(struct tracker *t, const struct rec_task *r, __u64 time)
@@ -269,7 +269,7 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 		return;
 	t->stats.first_samples++;
 	/* First: these run in their own threads while the maps are read here. */
-	unwind__sync(t->uw, pid);
+	unwind__sync_running(t->uw, pid);
 	interps__detect(t->ints, pid);
 	usyms__add_noted(t->us, pid, pn.start);
 }

@@ -3,8 +3,10 @@
  * The sync thread of the in-kernel unwinder: see unwind.h.
  *
  * The main thread only queues requests (a pid to sync or to forget); the
- * thread owns everything else: the objects and their tables, the slots of
- * the outer map, the processes and what they hold.  The files it reads
+ * thread sorts them into a lane per user, serves the users in turn
+ * (syncs of running processes first), and owns everything else: the
+ * objects and their tables, the slots of the outer map, the processes and
+ * what they hold, the users' shares.  The files it reads
  * belong to other users: they are opened through procfs.h (regular files
  * only, the very inode the process maps) and parsed by ehframe.c, which
  * bounds every read.
@@ -35,9 +37,12 @@
 #include "bpf/unwind/uwtable.h"
 #include "bpf/profile.h"
 #include "lib/log.h"
+#include "lib/share.h"
 #include "lib/worker.h"
 
-#define QUEUE_LEN 4096
+#define QUEUE_LEN 4096		/* syncs a flood may queue, shared by users */
+#define INBOX_MAX 65536		/* requests not yet sorted into lanes, at most */
+#define DRAIN_SYNCS 64		/* syncs sorted into lanes a turn */
 #define MAX_SEGS 16		/* PT_LOAD segments kept per object */
 #define TABLE_OVERHEAD 512	/* kernel bytes of a map beside its rows */
 #define UW_NEW_MAX 256		/* tables loaded in one sync, at most */
@@ -51,7 +56,8 @@ enum obj_state {
 	OBJ_TABLE,		/* a table is loaded in slot */
 	OBJ_FP,			/* walked by frame pointer: built with them */
 	OBJ_NONE,		/* no usable .eh_frame: frame pointer too */
-	OBJ_OVER,		/* no room under --unwind-mem */
+	OBJ_OVER,		/* a table is wanted, and no user that maps it
+				 * had room for it: tried again for the next */
 };
 
 struct segment {
@@ -66,34 +72,59 @@ struct object {
 	__u32 slot;		/* OBJ_TABLE: in uw_tables */
 	__u32 n_rows, n_chunks;
 	__u64 base;		/* ELF vaddr of row address 0 */
-	__u64 bytes;		/* kernel memory it takes */
-	__u32 refs;		/* processes that use it now */
+	__u64 bytes;		/* kernel memory its table takes (OBJ_OVER: would) */
+	__u32 refs;		/* processes that hold it now */
 	bool loading;		/* loaded, not yet in uw_tables: not evictable */
 	__u64 last_used;	/* u->clock at its last use */
 	int n_segs;
 	struct segment segs[MAX_SEGS];
 };
 
+/*
+ * An object a process holds.  charged: the process's user is charged for
+ * the table (u->charges), and the process unwinds from it; else its
+ * mappings of the object are walked by frame pointer.
+ */
+struct held {
+	struct object *o;
+	bool charged;
+};
+
 /* An executable mapping found in a sync, and its object (NULL: none). */
 struct vma_ent {
 	__u64 start, end, pgoff;
 	struct object *o;
+	bool table;		/* unwind from o's table */
 	bool vdso;
 };
 
-/* What a synced process holds. */
+/*
+ * What a synced process holds.  slot: its user is charged a slot of
+ * uw_procs and a mapping list's bytes for it, from its sync until it is
+ * forgotten or found to need no list; in_map implies slot.
+ */
 struct proc {
 	__u32 pid;
-	__u32 n_objs;
-	struct object **objs;
+	__u32 uid;		/* euid at its last sync: who is charged */
+	__u32 n_held;
+	struct held *held;
+	bool slot;
 	bool in_map;		/* has an entry in uw_procs */
 };
 
-enum req_op { REQ_SYNC = 1, REQ_FORGET = 2 };
+/* REQ_RUNNING: a sync of a process that runs, served before REQ_SYNC. */
+enum req_op { REQ_SYNC = 1, REQ_FORGET = 2, REQ_RUNNING = 3 };
 
 struct request {
 	__u32 pid;
 	__u32 op;
+};
+
+/* The requests of one user waiting to be served, oldest first. */
+struct lane {
+	__u32 uid;
+	struct request *reqs;	/* reqs[head .. head + n) */
+	size_t head, n, cap;
 };
 
 struct unwind {
@@ -105,12 +136,42 @@ struct unwind {
 	struct htab pending;	/* pid -> op, for requests in the queue */
 	struct htab known;	/* pid -> 1, for processes synced */
 	struct unwind_stats stats;
-	struct worker *worker;	/* its queue of struct request, its thread */
+	/*
+	 * Requests wait in the inbox until the thread moves them to its
+	 * lanes; the worker's queue holds a token for each, to wake it.
+	 */
+	struct worker *worker;
+	struct request *inbox;
+	size_t n_inbox, cap_inbox;
+	size_t queued;		/* in the inbox and the lanes */
+	__u64 dropped;		/* requests refused: INBOX_MAX waiting */
+	/*
+	 * What each user (euid) holds, max-min fair between users (share.h):
+	 * slots of uw_procs, slots of uw_tables, and bytes of --unwind-mem.
+	 * Written by the thread, read by the report.
+	 */
+	struct share procs_share, tables_share, mem_share;
+	struct share queue_share;	/* REQ_SYNC requests in the lanes */
 
 	/* The thread's own. */
 	struct htab objects;	/* (dev, ino) -> struct object */
 	struct htab procs;	/* pid -> struct proc */
+	/* [0]: syncs of running processes, [1]: the others; a lane per user. */
+	struct lane *lanes[2];
+	size_t n_lanes[2], turn[2];
+	/*
+	 * (object, uid) -> how many of uid's processes unwind from the
+	 * object's table: uid is charged a table slot and its bytes while
+	 * any does.  Every user pays for each table it uses, whoever loaded
+	 * it, so that no user's tables count against another, and a table
+	 * in use is never taken back.
+	 */
+	struct htab charges;
+	size_t evict_pos;	/* where the last search for a process to evict ended */
 	struct object *vdso;
+	const void *vdso_image;	/* ours: the same in every process */
+	size_t vdso_size;
+	__u32 syncing;		/* the pid being synced: never evicted */
 	__u8 used_slots[UW_MAX_TABLES];
 	/* Tables loaded in this sync, for insert_tables(). */
 	__u32 n_new;
@@ -346,7 +407,6 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 	o->n_rows = t->n_rows;
 	o->n_chunks = n_chunks;
 	o->base = t->base;
-	o->bytes = len + TABLE_OVERHEAD;
 	o->state = OBJ_TABLE;
 	pthread_mutex_lock(&u->lock);
 	u->stats.tables++;
@@ -389,10 +449,15 @@ static void insert_tables(struct unwind *u)
 	u->n_new = 0;
 }
 
-/* Decide what o is from its compiled table, and load the table if it is to be used. */
+/*
+ * Decide what o is from its compiled table: walked by frame pointer, or
+ * wanting a table of o->bytes (OBJ_OVER until a user has room for it).
+ */
 static void settle_object(struct unwind *u, struct object *o, int err,
-			  const struct uw_table *t, const char *name, size_t name_len)
+			  const struct uw_table *t)
 {
+	__u64 n_chunks = ((__u64)t->n_rows + UW_CHUNK_ROWS - 1) / UW_CHUNK_ROWS;
+
 	if (err || !t->n_rows) {
 		o->state = OBJ_NONE;
 		stats_add(u, &u->stats.no_table, 1);
@@ -403,16 +468,19 @@ static void settle_object(struct unwind *u, struct object *o, int err,
 		stats_add(u, &u->stats.fp_objects, 1);
 		return;
 	}
-	if (!make_room(u, ((__u64)t->n_rows + UW_CHUNK_ROWS) * sizeof(struct uw_row) +
-			  TABLE_OVERHEAD) ||
-	    load_table(u, o, t)) {
-		o->state = OBJ_OVER;
-		pthread_mutex_lock(&u->lock);
-		if (!u->stats.over_budget++)
-			snprintf(u->stats.first_over, sizeof(u->stats.first_over), "%.*s",
-				 (int)name_len, name);
-		pthread_mutex_unlock(&u->lock);
-	}
+	/* Too big for any budget: never tried again. */
+	o->state = n_chunks > UW_MAX_CHUNKS ? OBJ_NONE : OBJ_OVER;
+	o->bytes = n_chunks * sizeof(struct uw_chunk) + TABLE_OVERHEAD;
+}
+
+/* The first object that found no room, named in the warning. */
+static void note_over(struct unwind *u, const char *name, size_t name_len)
+{
+	pthread_mutex_lock(&u->lock);
+	if (!u->stats.over_budget++)
+		snprintf(u->stats.first_over, sizeof(u->stats.first_over), "%.*s",
+			 (int)name_len, name);
+	pthread_mutex_unlock(&u->lock);
 }
 
 static struct object *new_object(struct unwind *u, __u64 key, __u64 ino)
@@ -430,22 +498,25 @@ static struct object *new_object(struct unwind *u, __u64 key, __u64 ino)
 	return o;
 }
 
-/* Compile o's table from the file open at fd. */
-static void build_object(struct unwind *u, struct object *o, int fd,
-			 const char *name, size_t name_len)
+/* Compile o's rows from the file open at fd, or from the vdso image (fd -1). */
+static int compile(struct unwind *u, int fd, struct uw_table *t)
 {
-	struct uw_table t = {};
+	if (fd >= 0)
+		return ehframe__build_fd(fd, t);
+	return ehframe__build_mem(u->vdso_image, u->vdso_size, t);
+}
+
+/* Read o's segments and compile its rows into t, and decide what o is. */
+static void build_object(struct unwind *u, struct object *o, int fd, struct uw_table *t)
+{
 	__u64 t0 = now_ns();
 	int err;
 
-	err = read_segments_fd(fd, o);
+	err = fd >= 0 ? read_segments_fd(fd, o) :
+			read_segments_mem(u->vdso_image, u->vdso_size, o);
 	if (!err)
-		err = ehframe__build_fd(fd, &t);
-	settle_object(u, o, err, &t, name, name_len);
-	pr_debug("unwind: %.*s: %zu rows, %s, in %.1f ms", (int)name_len, name, t.n_rows,
-		 o->state == OBJ_TABLE ? "loaded" : o->state == OBJ_FP ? "frame pointers" :
-		 o->state == OBJ_NONE ? "no table" : "over budget", (now_ns() - t0) / 1e6);
-	ehframe__free(&t);
+		err = compile(u, fd, t);
+	settle_object(u, o, err, t);
 	pthread_mutex_lock(&u->lock);
 	u->stats.built++;
 	u->stats.build_ns += now_ns() - t0;
@@ -453,24 +524,231 @@ static void build_object(struct unwind *u, struct object *o, int fd,
 }
 
 /*
+ * Load the table of o (OBJ_OVER), from t if it was just compiled, else
+ * compiled again from fd: only once a user was charged for it, so that
+ * a user over its share costs no compile.
+ */
+static int load_object(struct unwind *u, struct object *o, int fd,
+		       const struct uw_table *t)
+{
+	struct uw_table again = {};
+	int err = 0;
+
+	if (!t || !t->n_rows) {
+		err = compile(u, fd, &again);
+		t = &again;
+	}
+	if (!err && (!t->n_rows || !make_room(u, o->bytes)))
+		err = -ENOSPC;
+	if (!err)
+		err = load_table(u, o, t);
+	ehframe__free(&again);
+	return err;
+}
+
+/* ---- users' shares ---- */
+
+/*
+ * The shares are the thread's, but the report reads them at the end of
+ * the run while the thread may still serve: each call is under the lock.
+ */
+static enum share_verdict share_take(struct unwind *u, struct share *s, __u32 uid,
+				     __u64 n, __u32 *evict)
+{
+	enum share_verdict v;
+
+	pthread_mutex_lock(&u->lock);
+	v = share__take(s, uid, n, evict);
+	pthread_mutex_unlock(&u->lock);
+	return v;
+}
+
+/*
+ * uid gives back n units of s: taken back for another user when s is the
+ * share that asked for it (by), else simply let go.
+ */
+static void give(struct unwind *u, struct share *s, __u32 uid, __u64 n,
+		 const struct share *by)
+{
+	pthread_mutex_lock(&u->lock);
+	if (s == by)
+		share__evicted(s, uid, n);
+	else
+		share__give(s, uid, n);
+	pthread_mutex_unlock(&u->lock);
+}
+
+static bool evict_one(struct unwind *u, __u32 uid, const struct share *by);
+
+/* Charge uid n units of s, taking back processes of users over their share. */
+static bool take(struct unwind *u, struct share *s, __u32 uid, __u64 n)
+{
+	__u32 evict;
+
+	for (;;) {
+		switch (share_take(u, s, uid, n, &evict)) {
+		case SHARE_TAKEN:
+			return true;
+		case SHARE_EVICT:
+			if (evict_one(u, evict, s))
+				continue;
+			pthread_mutex_lock(&u->lock);
+			share__refuse(s, uid);
+			pthread_mutex_unlock(&u->lock);
+			return false;
+		case SHARE_REFUSED:
+			return false;
+		}
+	}
+}
+
+/* A slot of the map of slots and bytes of --unwind-mem, both or neither. */
+static bool take_pair(struct unwind *u, struct share *slots, __u32 uid, __u64 bytes)
+{
+	if (!take(u, slots, uid, 1))
+		return false;
+	if (take(u, &u->mem_share, uid, bytes))
+		return true;
+	give(u, slots, uid, 1, NULL);
+	return false;
+}
+
+static void give_pair(struct unwind *u, struct share *slots, __u32 uid, __u64 bytes,
+		      const struct share *by)
+{
+	give(u, slots, uid, 1, by);
+	give(u, &u->mem_share, uid, bytes, by);
+}
+
+/*
+ * One more process of uid unwinds from o's table: its first one charges
+ * uid a table slot and the table's bytes.  false: no room in uid's share.
+ */
+static bool charge(struct unwind *u, struct object *o, __u32 uid)
+{
+	uintptr_t n = (uintptr_t)htab__get(&u->charges, (uintptr_t)o, uid);
+
+	if (!n && !take_pair(u, &u->tables_share, uid, o->bytes))
+		return false;
+	if (htab__put(&u->charges, (uintptr_t)o, uid, (void *)(n + 1))) {
+		if (!n)
+			give_pair(u, &u->tables_share, uid, o->bytes, NULL);
+		return false;
+	}
+	return true;
+}
+
+static void uncharge(struct unwind *u, struct object *o, __u32 uid,
+		     const struct share *by)
+{
+	uintptr_t n = (uintptr_t)htab__get(&u->charges, (uintptr_t)o, uid);
+
+	if (!n)
+		return;
+	/* Out of memory to count one fewer: let go of the whole charge. */
+	if (n > 1 && !htab__put(&u->charges, (uintptr_t)o, uid, (void *)(n - 1)))
+		return;
+	htab__del_key(&u->charges, (uintptr_t)o, uid);
+	give_pair(u, &u->tables_share, uid, o->bytes, by);
+}
+
+/* ---- what a process holds ---- */
+
+struct sync_ctx {
+	struct unwind *u;
+	int proc_dirfd;
+	__u32 uid;		/* the process's user: charged for its tables */
+	__u32 n_ents;		/* in u->ents */
+	struct held *held;
+	__u32 n_held, cap_held;
+	__u64 maps_over;
+};
+
+/* o in the objects the process holds, made so if it is not; NULL: no memory. */
+static struct held *hold(struct sync_ctx *c, struct object *o, bool *fresh)
+{
+	*fresh = false;
+	for (__u32 i = 0; i < c->n_held; i++)
+		if (c->held[i].o == o)
+			return &c->held[i];
+	if (c->n_held == c->cap_held) {
+		__u32 cap = c->cap_held ? 2 * c->cap_held : 16;
+		struct held *n = realloc(c->held, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->held = n;
+		c->cap_held = cap;
+	}
+	o->refs++;
+	o->last_used = c->u->clock;
+	*fresh = true;
+	c->held[c->n_held] = (struct held){ .o = o };
+	return &c->held[c->n_held++];
+}
+
+/*
+ * The process maps o: hold it, with its table if its user has room for
+ * it.  A table not loaded yet is loaded now, from t (just compiled) or
+ * compiled again from fd.
+ */
+static struct held *use_object(struct sync_ctx *c, struct object *o, int fd,
+			       const struct uw_table *t)
+{
+	struct unwind *u = c->u;
+	struct held *h;
+	bool fresh;
+
+	h = hold(c, o, &fresh);
+	if (!h || !fresh || (o->state != OBJ_TABLE && o->state != OBJ_OVER))
+		return h;
+	if (!charge(u, o, c->uid))
+		return h;
+	if (o->state == OBJ_OVER && load_object(u, o, fd, t)) {
+		uncharge(u, o, c->uid, NULL);
+		return h;
+	}
+	h->charged = true;
+	return h;
+}
+
+static void release(struct unwind *u, struct held *held, __u32 n, __u32 uid,
+		    const struct share *by)
+{
+	for (__u32 i = 0; i < n; i++) {
+		held[i].o->refs--;
+		if (held[i].charged)
+			uncharge(u, held[i].o, uid, by);
+	}
+	free(held);
+}
+
+/* ---- objects of a sync ---- */
+
+/*
  * The object of a file mapping: cached by identity, else compiled now.
  * A file replaced under the same inode (another size or time) is built
- * again.  NULL when the file cannot be reached.
+ * again.  NULL when the file cannot be reached or memory is short
+ * (*err -ENOMEM).
  */
-static struct object *file_object(struct unwind *u, int proc_dirfd, const struct vma *v)
+static struct held *file_object(struct sync_ctx *c, const struct vma *v, int *err)
 {
 	struct procfs_mapping pm = {
 		.start = v->start, .end = v->end,
 		.dev = makedev(v->dev_major, v->dev_minor), .ino = v->inode,
 		.path = v->path, .path_len = v->path_len, .deleted = v->deleted,
 	};
+	struct unwind *u = c->u;
+	struct uw_table t = {};
+	struct held *h = NULL;
 	struct object *o;
 	struct statfs sfs;
 	__u64 mtime_ns, key;
 	struct stat st;
+	bool built = false;
 	int fd;
 
-	fd = procfs__open_mapped(proc_dirfd, &pm);
+	fd = procfs__open_mapped(c->proc_dirfd, &pm);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st)) {
@@ -488,39 +766,56 @@ static struct object *file_object(struct unwind *u, int proc_dirfd, const struct
 	o = htab__get(&u->objects, key, st.st_ino);
 	if (!o) {
 		o = new_object(u, key, st.st_ino);
-		if (o)
-			build_object(u, o, fd, v->path, v->path_len);
+		if (o) {
+			build_object(u, o, fd, &t);
+			built = true;
+		}
 	}
+	if (o) {
+		h = use_object(c, o, fd, &t);
+		*err = h ? 0 : -ENOMEM;
+	}
+	if (built) {
+		if (o->state == OBJ_OVER || (o->state == OBJ_NONE && t.n_rows))
+			note_over(u, v->path, v->path_len);
+		pr_debug("unwind: %.*s: %zu rows, %s", (int)v->path_len, v->path, t.n_rows,
+			 h && h->charged ? "loaded" : o->state == OBJ_FP ? "frame pointers" :
+			 o->state == OBJ_NONE && !t.n_rows ? "no table" : "over budget");
+	}
+	ehframe__free(&t);
 	close(fd);
-	return o;
+	return h;
 }
 
 /*
  * The vdso is the same image in every process on this kernel: ours,
  * parsed once.
  */
-static struct object *vdso_object(struct unwind *u)
+static struct held *vdso_object(struct sync_ctx *c, int *err)
 {
 	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct unwind *u = c->u;
 	struct uw_table t = {};
-	struct object *o;
-	size_t size;
-	int err;
+	struct held *h;
 
-	if (u->vdso || !eh)
-		return u->vdso;
-	o = calloc(1, sizeof(*o));
-	if (!o)
+	if (!u->vdso && eh) {
+		u->vdso = calloc(1, sizeof(*u->vdso));
+		if (!u->vdso)
+			return NULL;
+		u->vdso_image = eh;
+		/* Its section headers come last: they end the image. */
+		u->vdso_size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+		if (u->vdso_size > (1u << 20))
+			settle_object(u, u->vdso, -EFBIG, &t);
+		else
+			build_object(u, u->vdso, -1, &t);
+	}
+	if (!u->vdso)
 		return NULL;
-	/* Its section headers come last: they end the image. */
-	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	err = size > (1u << 20) ? -EFBIG : read_segments_mem(eh, size, o);
-	if (!err)
-		err = ehframe__build_mem(eh, size, &t);
-	settle_object(u, o, err, &t, "[vdso]", 6);
+	h = use_object(c, u->vdso, -1, &t);
+	*err = h ? 0 : -ENOMEM;
 	ehframe__free(&t);
-	u->vdso = o;
-	return o;
+	return h;
 }
 
 /* ---- processes ---- */
@@ -555,7 +850,7 @@ static void fill_map(struct uw_map *m, const struct vma_ent *v)
 	*m = (struct uw_map){ .start = v->start, .end = v->end, .flags = UWM_FP };
 	if (v->vdso)
 		m->flags |= UWM_VDSO;
-	if (!o || o->state != OBJ_TABLE || !(s = exec_segment(o, v->pgoff)))
+	if (!o || !v->table || o->state != OBJ_TABLE || !(s = exec_segment(o, v->pgoff)))
 		return;
 	/* vaddr = pc - start + pgoff - seg.offset + seg.vaddr; row = vaddr - base */
 	m->bias = v->start - v->pgoff + s->offset - s->vaddr + o->base;
@@ -564,40 +859,12 @@ static void fill_map(struct uw_map *m, const struct vma_ent *v)
 	m->flags = UWM_TABLE | (v->vdso ? UWM_VDSO : 0);
 }
 
-struct sync_ctx {
-	struct unwind *u;
-	int proc_dirfd;
-	__u32 n_ents;		/* in u->ents */
-	struct object **objs;
-	__u32 n_objs, cap_objs;
-	__u64 maps_over;
-};
-
-static int hold(struct sync_ctx *c, struct object *o)
-{
-	for (__u32 i = 0; i < c->n_objs; i++)
-		if (c->objs[i] == o)
-			return 0;
-	if (c->n_objs == c->cap_objs) {
-		__u32 cap = c->cap_objs ? 2 * c->cap_objs : 16;
-		struct object **n = realloc(c->objs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		c->objs = n;
-		c->cap_objs = cap;
-	}
-	c->objs[c->n_objs++] = o;
-	o->refs++;
-	o->last_used = c->u->clock;
-	return 0;
-}
-
 static int add_vma(const struct vma *v, void *arg)
 {
 	struct sync_ctx *c = arg;
 	struct vma_ent *e;
-	struct object *o = NULL;
+	struct held *h = NULL;
+	int err = 0;
 
 	if (!(v->flags & VMA_EXEC))
 		return 0;
@@ -606,40 +873,16 @@ static int add_vma(const struct vma *v, void *arg)
 		return 0;
 	}
 	if (v->kind == VMA_FILE)
-		o = file_object(c->u, c->proc_dirfd, v);
+		h = file_object(c, v, &err);
 	else if (v->kind == VMA_VDSO)
-		o = vdso_object(c->u);
-	if (o && hold(c, o))
-		return -ENOMEM;
+		h = vdso_object(c, &err);
+	if (err)
+		return err;
 	e = &c->u->ents[c->n_ents++];
 	*e = (struct vma_ent){ .start = v->start, .end = v->end, .pgoff = v->pgoff,
-			       .o = o, .vdso = v->kind == VMA_VDSO };
+			       .o = h ? h->o : NULL, .table = h && h->charged,
+			       .vdso = v->kind == VMA_VDSO };
 	return 0;
-}
-
-static void release(struct unwind *u, struct object **objs, __u32 n)
-{
-	for (__u32 i = 0; i < n; i++)
-		objs[i]->refs--;
-	free(objs);
-}
-
-static void forget(struct unwind *u, __u32 pid)
-{
-	struct proc *p = htab__get(&u->procs, pid, 0);
-
-	if (!p)
-		return;
-	if (p->in_map)
-		bpf_map_delete_elem(u->procs_fd, &pid);
-	release(u, p->objs, p->n_objs);
-	htab__del_key(&u->procs, pid, 0);
-	pthread_mutex_lock(&u->lock);
-	u->stats.procs--;
-	u->stats.bytes -= p->in_map ? sizeof(struct uw_proc) : 0;
-	htab__del_key(&u->known, pid, 0);
-	pthread_mutex_unlock(&u->lock);
-	free(p);
 }
 
 static void unpublish(struct unwind *u, struct proc *p)
@@ -651,6 +894,67 @@ static void unpublish(struct unwind *u, struct proc *p)
 	p->in_map = false;
 }
 
+/* Out of uw_procs, and its user charged no slot for it. */
+static void unslot(struct unwind *u, struct proc *p, const struct share *by)
+{
+	unpublish(u, p);
+	if (!p->slot)
+		return;
+	give_pair(u, &u->procs_share, p->uid, sizeof(struct uw_proc), by);
+	p->slot = false;
+}
+
+/* Let go of p and all it holds; by: the share that took it back for another user. */
+static void drop_proc(struct unwind *u, struct proc *p, const struct share *by)
+{
+	__u32 pid = p->pid;
+
+	unslot(u, p, by);
+	release(u, p->held, p->n_held, p->uid, by);
+	htab__del_key(&u->procs, pid, 0);
+	pthread_mutex_lock(&u->lock);
+	u->stats.procs--;
+	u->stats.procs_evicted += by != NULL;
+	htab__del_key(&u->known, pid, 0);
+	pthread_mutex_unlock(&u->lock);
+	free(p);
+}
+
+static void forget(struct unwind *u, __u32 pid)
+{
+	struct proc *p = htab__get(&u->procs, pid, 0);
+
+	if (p)
+		drop_proc(u, p, NULL);
+}
+
+/*
+ * Take back one process of uid, over its share, for another user: it is
+ * walked by frame pointer from now on and not synced again (it was
+ * sampled already).  Whether there was one.
+ */
+static bool evict_one(struct unwind *u, __u32 uid, const struct share *by)
+{
+	struct hent *e;
+
+	/* Go on from where the last search ended: each process is looked at once a round. */
+	for (size_t n = 0; n < 2; n++) {
+		for (size_t pos = u->evict_pos; (e = htab__next(&u->procs, &pos));) {
+			struct proc *p = e->val;
+
+			if (p->uid != uid || p->pid == u->syncing || (!p->slot && !p->n_held))
+				continue;
+			u->evict_pos = pos;
+			drop_proc(u, p, by);
+			return true;
+		}
+		if (!u->evict_pos)
+			break;
+		u->evict_pos = 0;
+	}
+	return false;
+}
+
 static bool any_table(const struct uw_proc *up)
 {
 	for (__u32 i = 0; i < up->n_maps; i++)
@@ -659,7 +963,10 @@ static bool any_table(const struct uw_proc *up)
 	return false;
 }
 
-/* Write pid's mappings; none if no object of it has a table (FP is cheaper). */
+/*
+ * Write pid's mappings; none if no object of it has a table (FP is
+ * cheaper), and then its slot goes back to its user.
+ */
 static int publish(struct unwind *u, struct proc *p, struct uw_proc *up)
 {
 	bool want = any_table(up);
@@ -670,7 +977,7 @@ static int publish(struct unwind *u, struct proc *p, struct uw_proc *up)
 		int err = -errno;
 
 		/* The kernel may still hold the old list: drop it with the objects. */
-		unpublish(u, p);
+		unslot(u, p, NULL);
 		return err;
 	}
 	if (want) {
@@ -679,7 +986,7 @@ static int publish(struct unwind *u, struct proc *p, struct uw_proc *up)
 		p->in_map = true;
 		return 0;
 	}
-	unpublish(u, p);
+	unslot(u, p, NULL);
 	stats_add(u, &u->stats.procs_fp, 1);
 	return 0;
 }
@@ -714,11 +1021,29 @@ static __u64 exec_count(struct unwind *u, __u32 pid)
 	return n;
 }
 
+/*
+ * A slot of uw_procs for p, charged to its user uid: kept from one sync
+ * to the next while the user stays the same.  false: no room in uid's
+ * share.
+ */
+static bool claim_slot(struct unwind *u, struct proc *p, __u32 uid)
+{
+	if (p->slot && p->uid == uid)
+		return true;
+	unslot(u, p, NULL);
+	p->uid = uid;
+	if (!take_pair(u, &u->procs_share, uid, sizeof(struct uw_proc)))
+		return false;
+	p->slot = true;
+	return true;
+}
+
 static int sync_pid(struct unwind *u, __u32 pid)
 {
 	struct sync_ctx c = { .u = u };
 	struct uw_proc *up = u->scratch;
 	__u64 t0 = now_ns(), execs = exec_count(u, pid);
+	struct procfs_status ps;
 	struct proc *p;
 	int err;
 
@@ -728,16 +1053,37 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		forget(u, pid);
 		return c.proc_dirfd;
 	}
+	err = procfs__status(c.proc_dirfd, &ps);
+	p = err ? NULL : get_proc(u, pid);
+	if (!p) {
+		close(c.proc_dirfd);
+		forget(u, pid);
+		return err ? err : -ENOMEM;
+	}
+	/* Charged to its user before anything is read: a user over its share costs little. */
+	c.uid = ps.euid;
+	if (p->uid != c.uid) {
+		/* Another user now (setuid): what it held was charged to the old one. */
+		release(u, p->held, p->n_held, p->uid, NULL);
+		p->held = NULL;
+		p->n_held = 0;
+	}
+	if (!claim_slot(u, p, c.uid)) {
+		close(c.proc_dirfd);
+		forget(u, pid);
+		stats_add(u, &u->stats.procs_refused, 1);
+		pr_debug("unwind: %u: no room in the share of uid %u", pid, c.uid);
+		return 0;
+	}
 	/* maps is sorted by address, as the walker's search needs. */
 	err = procmaps__read_at(c.proc_dirfd, add_vma, &c);
 	close(c.proc_dirfd);
 	/* Whatever happens next, the tables loaded go in or are let go. */
 	insert_tables(u);
-	p = err >= 0 ? get_proc(u, pid) : NULL;
-	if (!p) {
-		release(u, c.objs, c.n_objs);
+	if (err < 0) {
+		release(u, c.held, c.n_held, c.uid, NULL);
 		forget(u, pid);
-		return err < 0 ? err : -ENOMEM;
+		return err;
 	}
 	memset(up, 0, sizeof(*up));
 	for (__u32 i = 0; i < c.n_ents; i++)
@@ -746,9 +1092,9 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	up->flags = c.maps_over ? UWP_MAPS_CUT : 0;
 	err = publish(u, p, up);
 	/* Hold the new objects before letting go of the old ones. */
-	release(u, p->objs, p->n_objs);
-	p->objs = c.objs;
-	p->n_objs = c.n_objs;
+	release(u, p->held, p->n_held, c.uid, NULL);
+	p->held = c.held;
+	p->n_held = c.n_held;
 	stats_add(u, &u->stats.maps_over, c.maps_over);
 	/*
 	 * An exec while the maps were read: the list may be the old image's,
@@ -759,7 +1105,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		request(u, pid, REQ_SYNC);
 	}
 	pr_debug("unwind: synced %u: %u mappings, %u objects, %s, in %.1f ms", pid,
-		 up->n_maps, c.n_objs, p->in_map ? "written" : "frame pointers only",
+		 up->n_maps, c.n_held, p->in_map ? "written" : "frame pointers only",
 		 (now_ns() - t0) / 1e6);
 	return err;
 }
@@ -771,7 +1117,7 @@ static void taken(struct unwind *u, const struct request *r)
 {
 	htab__del_key(&u->pending, r->pid, 0);
 	/* Known from now on: an exec or mmap during the sync asks again. */
-	if (r->op == REQ_SYNC)
+	if (r->op == REQ_SYNC || r->op == REQ_RUNNING)
 		htab__put(&u->known, r->pid, 0, (void *)1);
 }
 
@@ -804,33 +1150,278 @@ static void collect_garbage(void *ctx)
 	}
 }
 
-static void serve(void *ctx, unsigned int thread, void *req)
+static void serve_one(struct unwind *u, const struct request *r)
 {
-	const struct request *r = req;
-	struct unwind *u = ctx;
 	int err;
 
-	(void)thread;
 	pthread_mutex_lock(&u->lock);
 	taken(u, r);
+	u->queued--;
 	pthread_mutex_unlock(&u->lock);
 	if (r->op == REQ_FORGET) {
 		forget(u, r->pid);
 		return;
 	}
+	u->syncing = r->pid;
 	err = sync_pid(u, r->pid);
+	u->syncing = 0;
 	pthread_mutex_lock(&u->lock);
 	u->stats.syncs++;
 	u->stats.sync_errors += err != 0;
 	pthread_mutex_unlock(&u->lock);
 }
 
+/* The euid of pid, for its place in the queue; -1 when it cannot be read (gone). */
+static __u32 uid_of(__u32 pid)
+{
+	struct procfs_status ps;
+	int dirfd = procfs__open_pid(pid);
+	int err;
+
+	if (dirfd < 0)
+		return (__u32)-1;
+	err = procfs__status(dirfd, &ps);
+	close(dirfd);
+	return err ? (__u32)-1 : ps.euid;
+}
+
+/* r at the end of its user's lane of kind k; -ENOMEM. */
+static int lane_push(struct unwind *u, int k, __u32 uid, const struct request *r)
+{
+	struct lane *l = NULL;
+
+	for (size_t i = 0; i < u->n_lanes[k] && !l; i++)
+		if (u->lanes[k][i].uid == uid)
+			l = &u->lanes[k][i];
+	if (!l) {
+		struct lane *n = realloc(u->lanes[k], (u->n_lanes[k] + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		u->lanes[k] = n;
+		l = &n[u->n_lanes[k]++];
+		*l = (struct lane){ .uid = uid };
+	}
+	if (l->head + l->n == l->cap) {
+		/* Move what waits to the front before growing. */
+		if (l->head) {
+			memmove(l->reqs, l->reqs + l->head, l->n * sizeof(*l->reqs));
+			l->head = 0;
+		} else {
+			size_t cap = l->cap ? 2 * l->cap : 16;
+			struct request *n = realloc(l->reqs, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			l->reqs = n;
+			l->cap = cap;
+		}
+	}
+	l->reqs[l->head + l->n++] = *r;
+	return 0;
+}
+
 /*
- * Queue op for pid unless the same op waits already.  The worker takes a
- * request off its queue before serve() clears it from pending: a request
- * in that window is either left out (the sync about to run reads the
- * state it would have read) or queued while its pending entry is then
- * cleared, so that a later one is queued again.  Either is harmless.
+ * Move what request() put in the inbox to the lanes: a lane per user and
+ * kind (running processes, then the rest).  A forget is served at once:
+ * it costs nothing and frees room.
+ */
+/* Forget r: it will not be served. */
+static void drop_request(struct unwind *u, const struct request *r)
+{
+	pthread_mutex_lock(&u->lock);
+	if ((uintptr_t)htab__get(&u->pending, r->pid, 0) == r->op)
+		htab__del_key(&u->pending, r->pid, 0);
+	u->queued--;
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* The newest sync uid has waiting, taken back for another user. */
+static bool evict_request(struct unwind *u, __u32 uid)
+{
+	for (size_t i = 0; i < u->n_lanes[1]; i++) {
+		struct lane *l = &u->lanes[1][i];
+
+		if (l->uid != uid || !l->n)
+			continue;
+		drop_request(u, &l->reqs[l->head + --l->n]);
+		if (!l->n)
+			l->head = 0;
+		give(u, &u->queue_share, uid, 1, &u->queue_share);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A place in the lanes for a sync of a process of uid, max-min fair
+ * between users: a flood of forks or mmaps by one user fills its share,
+ * and the rest of its syncs are dropped (the processes are synced at
+ * their first sample, if they run).  A sync of a running process needs
+ * none: there is at most one a process and exec.
+ */
+static bool queue_take(struct unwind *u, __u32 uid)
+{
+	__u32 evict;
+
+	for (;;) {
+		switch (share_take(u, &u->queue_share, uid, 1, &evict)) {
+		case SHARE_TAKEN:
+			return true;
+		case SHARE_EVICT:
+			if (evict_request(u, evict))
+				continue;
+			pthread_mutex_lock(&u->lock);
+			share__refuse(&u->queue_share, uid);
+			pthread_mutex_unlock(&u->lock);
+			return false;
+		case SHARE_REFUSED:
+			return false;
+		}
+	}
+}
+
+/*
+ * The kept requests in[0 .. kept) back in the inbox, before those that
+ * came while they were sorted.  false: in is the inbox now.
+ */
+static bool put_back(struct unwind *u, struct request *in, size_t kept, size_t cap)
+{
+	bool merged = true;
+
+	pthread_mutex_lock(&u->lock);
+	if (u->n_inbox && kept + u->n_inbox > cap) {
+		struct request *n = realloc(in, (kept + u->n_inbox) * sizeof(*n));
+
+		if (n) {
+			in = n;
+			cap = kept + u->n_inbox;
+		} else {
+			merged = false;
+		}
+	}
+	if (merged) {
+		if (u->n_inbox)
+			memcpy(in + kept, u->inbox, u->n_inbox * sizeof(*in));
+		free(u->inbox);
+		u->inbox = in;
+		u->n_inbox += kept;
+		u->cap_inbox = cap;
+	}
+	pthread_mutex_unlock(&u->lock);
+	if (merged)
+		return false;
+	/* Out of memory: the kept ones are dropped. */
+	for (size_t i = 0; i < kept; i++)
+		drop_request(u, &in[i]);
+	pthread_mutex_lock(&u->lock);
+	u->dropped += kept;
+	pthread_mutex_unlock(&u->lock);
+	return true;
+}
+
+/* r into its user's lane, or served now (a forget: it costs nothing, frees room). */
+static void sort_request(struct unwind *u, const struct request *r)
+{
+	__u32 uid;
+
+	if (r->op == REQ_FORGET) {
+		serve_one(u, r);
+		return;
+	}
+	uid = uid_of(r->pid);
+	if (r->op == REQ_SYNC && !queue_take(u, uid)) {
+		drop_request(u, r);
+		return;
+	}
+	if (lane_push(u, r->op == REQ_RUNNING ? 0 : 1, uid, r)) {
+		if (r->op == REQ_SYNC)
+			give(u, &u->queue_share, uid, 1, NULL);
+		serve_one(u, r);
+	}
+}
+
+/*
+ * Move what request() put in the inbox to the lanes: every sync of a
+ * running process and every forget, and DRAIN_SYNCS other syncs, so that
+ * a flood of forks waits in the inbox without delaying a running process
+ * by more than that many reads of a status file.  What is left goes back
+ * before what came meanwhile.
+ */
+static void drain_inbox(struct unwind *u)
+{
+	struct request *in;
+	size_t n, cap, kept = 0, sorted = 0;
+
+	pthread_mutex_lock(&u->lock);
+	in = u->inbox;
+	n = u->n_inbox;
+	cap = u->cap_inbox;
+	u->inbox = NULL;
+	u->n_inbox = u->cap_inbox = 0;
+	pthread_mutex_unlock(&u->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct request r = in[i];
+
+		if (r.op == REQ_SYNC && sorted == DRAIN_SYNCS) {
+			in[kept++] = r;
+			continue;
+		}
+		sorted += r.op == REQ_SYNC;
+		sort_request(u, &r);
+	}
+	if (kept && !put_back(u, in, kept, cap))
+		return;
+	free(in);
+}
+
+/* The oldest request of the next user in turn, of the first kind that has one. */
+static bool lane_pop(struct unwind *u, struct request *r)
+{
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < u->n_lanes[k]; i++) {
+			struct lane *l = &u->lanes[k][(u->turn[k] + i) % u->n_lanes[k]];
+
+			if (!l->n)
+				continue;
+			*r = l->reqs[l->head++];
+			if (!--l->n)
+				l->head = 0;
+			if (k == 1)
+				give(u, &u->queue_share, l->uid, 1, NULL);
+			u->turn[k] = (u->turn[k] + i + 1) % u->n_lanes[k];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Each request pushed a token: serve one request of the lanes a token,
+ * users in turn, so that one user's flood of forks, mmaps or first
+ * samples keeps another user's processes waiting one sync at most.
+ */
+static void serve(void *ctx, unsigned int thread, void *req)
+{
+	struct unwind *u = ctx;
+	struct request r;
+
+	(void)thread;
+	(void)req;
+	drain_inbox(u);
+	if (lane_pop(u, &r))
+		serve_one(u, &r);
+}
+
+/*
+ * Queue op for pid unless the same op waits already.  A request that
+ * waits in the lanes when taken() clears it from pending is either left
+ * out (the sync about to run reads the state it would have read) or
+ * queued while its pending entry is then cleared, so that a later one is
+ * queued again.  Either is harmless.  Only REQ_RUNNING may go past
+ * INBOX_MAX: once a process, as the sampler notes each process once, and
+ * once an exec.  The users' shares of the lanes are decided in the thread,
+ * which can read whose process it is.
  */
 static void request(struct unwind *u, __u32 pid, enum req_op op)
 {
@@ -840,10 +1431,28 @@ static void request(struct unwind *u, __u32 pid, enum req_op op)
 		return;
 	pthread_mutex_lock(&u->lock);
 	cur = (uintptr_t)htab__get(&u->pending, pid, 0);
-	if (cur == (uintptr_t)op)
+	if (cur == (uintptr_t)op || (op == REQ_SYNC && cur == REQ_RUNNING))
 		goto out;		/* already asked for */
-	if (worker__push(u->worker, &(struct request){ pid, op }))
-		goto out;		/* full: counted by the worker */
+	if (op != REQ_RUNNING && u->queued >= INBOX_MAX) {
+		u->dropped++;
+		goto out;
+	}
+	if (u->n_inbox == u->cap_inbox) {
+		size_t cap = u->cap_inbox ? 2 * u->cap_inbox : 64;
+		struct request *n = realloc(u->inbox, cap * sizeof(*n));
+
+		if (!n) {
+			u->dropped++;
+			goto out;
+		}
+		u->inbox = n;
+		u->cap_inbox = cap;
+	}
+	/* The token wakes the thread; it finds the request in the inbox. */
+	if (worker__push_always(u->worker, &(struct request){ pid, op }))
+		goto out;		/* out of memory: counted by the worker */
+	u->inbox[u->n_inbox++] = (struct request){ pid, op };
+	u->queued++;
 	htab__put(&u->pending, pid, 0, (void *)(uintptr_t)op);
 out:
 	pthread_mutex_unlock(&u->lock);
@@ -854,6 +1463,11 @@ void unwind__sync(struct unwind *u, __u32 pid)
 	request(u, pid, REQ_SYNC);
 }
 
+void unwind__sync_running(struct unwind *u, __u32 pid)
+{
+	request(u, pid, REQ_RUNNING);
+}
+
 void unwind__forget(struct unwind *u, __u32 pid)
 {
 	request(u, pid, REQ_FORGET);
@@ -861,13 +1475,14 @@ void unwind__forget(struct unwind *u, __u32 pid)
 
 bool unwind__knows(struct unwind *u, __u32 pid)
 {
+	uintptr_t op;
 	bool known;
 
 	if (!u)
 		return false;
 	pthread_mutex_lock(&u->lock);
-	known = (uintptr_t)htab__get(&u->pending, pid, 0) == REQ_SYNC ||
-		htab__get(&u->known, pid, 0);
+	op = (uintptr_t)htab__get(&u->pending, pid, 0);
+	known = op == REQ_SYNC || op == REQ_RUNNING || htab__get(&u->known, pid, 0);
 	pthread_mutex_unlock(&u->lock);
 	return known;
 }
@@ -876,13 +1491,17 @@ void unwind__stats(struct unwind *u, struct unwind_stats *st)
 {
 	pthread_mutex_lock(&u->lock);
 	*st = u->stats;
-	st->dropped = worker__dropped(u->worker);
+	st->dropped = worker__dropped(u->worker) + u->dropped;
 	pthread_mutex_unlock(&u->lock);
 }
 
-/* Objects whose tables found no room: one warning naming the first. */
+/*
+ * Objects whose tables found no room: one warning naming the first.  Then
+ * the users who filled their share of a table, by name.
+ */
 static void warn_budget(struct unwind *u)
 {
+	static const char advice[] = "some of its processes are walked by frame pointer";
 	struct unwind_stats st;
 
 	unwind__stats(u, &st);
@@ -890,6 +1509,12 @@ static void warn_budget(struct unwind *u)
 		pr_warn("'%s' and %llu more objects found no room under --unwind-mem %llu; their stacks are walked by frame pointer: raise --unwind-mem",
 			st.first_over, (unsigned long long)st.over_budget - 1,
 			(unsigned long long)u->opts.mem_max >> 20);
+	pthread_mutex_lock(&u->lock);
+	share__report(&u->procs_share, advice, REPORT_WARN);
+	share__report(&u->tables_share, advice, REPORT_WARN);
+	share__report(&u->mem_share, advice, REPORT_WARN);
+	share__report(&u->queue_share, advice, REPORT_WARN);
+	pthread_mutex_unlock(&u->lock);
 }
 
 void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)
@@ -925,18 +1550,25 @@ void unwind__report_tables(struct unwind *u)
 		st.build_ns / 1e6, (unsigned long long)st.fp_objects,
 		(unsigned long long)st.no_table, (unsigned long long)st.over_budget,
 		(unsigned long long)st.evicted);
-	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table), %llu mappings past %d, %llu requests dropped",
+	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table), %llu mappings past %d, %llu requests dropped, %llu refused and %llu taken back by users' shares",
 		(unsigned long long)st.procs, (unsigned long long)st.syncs,
 		(unsigned long long)st.sync_errors, (unsigned long long)st.procs_fp,
 		(unsigned long long)st.maps_over, UW_MAX_MAPS,
-		(unsigned long long)st.dropped);
+		(unsigned long long)st.dropped, (unsigned long long)st.procs_refused,
+		(unsigned long long)st.procs_evicted);
+	pthread_mutex_lock(&u->lock);
+	share__report(&u->procs_share, NULL, REPORT_STATS);
+	share__report(&u->tables_share, NULL, REPORT_STATS);
+	share__report(&u->mem_share, NULL, REPORT_STATS);
+	share__report(&u->queue_share, NULL, REPORT_STATS);
+	pthread_mutex_unlock(&u->lock);
 }
 
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
-				  .queue_max = QUEUE_LEN, .job = serve, .ctx = u,
+				  .queue_max = 1, .job = serve, .ctx = u,
 				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000 };
 
 	if (!u)
@@ -947,6 +1579,10 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->execs_fd = maps->execs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
+	share__init(&u->procs_share, "unwinder's process slots", "processes", UW_MAX_PROCS);
+	share__init(&u->tables_share, "unwinder's table slots", "tables", UW_MAX_TABLES);
+	share__init(&u->mem_share, "--unwind-mem", "bytes", opts->mem_max);
+	share__init(&u->queue_share, "unwinder's request queue", "requests", QUEUE_LEN);
 	if (!u->scratch) {
 		unwind__free(u);
 		errno = ENOMEM;
@@ -981,7 +1617,7 @@ void unwind__free(struct unwind *u)
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
 
-		free(p->objs);
+		free(p->held);
 		free(p);
 	}
 	for (size_t pos = 0; (e = htab__next(&u->objects, &pos));)
@@ -991,6 +1627,17 @@ void unwind__free(struct unwind *u)
 	htab__free(&u->objects);
 	htab__free(&u->pending);
 	htab__free(&u->known);
+	htab__free(&u->charges);
+	share__exit(&u->procs_share);
+	share__exit(&u->tables_share);
+	share__exit(&u->mem_share);
+	share__exit(&u->queue_share);
+	free(u->inbox);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < u->n_lanes[k]; i++)
+			free(u->lanes[k][i].reqs);
+		free(u->lanes[k]);
+	}
 	free(u->scratch);
 	pthread_mutex_destroy(&u->lock);
 	free(u);

@@ -11,6 +11,14 @@
  * report waits for a table to be built: until its process is synced, a
  * stack is walked by frame pointer.  Tables no process uses stay loaded
  * while the memory allows (--unwind-mem), and are evicted oldest first.
+ *
+ * Every user (euid) gets a max-min fair share (lib/share.h) of the slots
+ * of uw_procs, the slots of uw_tables and --unwind-mem.  A process is
+ * charged to its user, and a table to each user whose processes unwind
+ * from it, so that no user's processes make another user's tables count
+ * or go.  A user over its share has its new processes walked by frame
+ * pointer, and its processes are taken back (dropped from uw_procs) when
+ * another user needs room.
  */
 #ifndef UNWIND_H
 #define UNWIND_H
@@ -55,6 +63,8 @@ struct unwind_stats {
 	__u64 over_budget;	/* objects with no room under --unwind-mem */
 	__u64 evicted;		/* tables unloaded to make room */
 	__u64 dropped;		/* requests lost to a full queue */
+	__u64 procs_refused;	/* syncs refused: no room in the user's share */
+	__u64 procs_evicted;	/* processes taken back for another user */
 	char first_over[160];	/* the first object over budget, or "" */
 };
 
@@ -79,6 +89,13 @@ void unwind__free(struct unwind *u);
  * I/O: the work happens in the sync thread.  u may be NULL.
  */
 void unwind__sync(struct unwind *u, __u32 pid);
+
+/*
+ * pid runs: its first sample, or an exec of a process synced before.  As
+ * unwind__sync(), but served before any request queued (a flood of forks
+ * or mmaps must not keep it waiting), and never dropped for a full queue.
+ */
+void unwind__sync_running(struct unwind *u, __u32 pid);
 
 /* pid exited: drop its mappings and its hold on its tables. */
 void unwind__forget(struct unwind *u, __u32 pid);
