@@ -442,14 +442,20 @@ TEST(firstlineno)
 
 /* --- Line tables --- */
 
-/* A pycode over a table of exactly n bytes (ASan sees a read past it). */
-static struct pycode table(const void *bytes, size_t n, __u32 first)
+/*
+ * A pycode indexing l's kind of table, of exactly n bytes (ASan sees a
+ * read past it).
+ */
+static struct pycode table(const struct py_layout *l, const void *bytes, size_t n,
+			   __u32 first)
 {
 	struct pycode c = { .firstlineno = first, .lines_len = n };
+	__u8 *copy = n ? malloc(n) : NULL;
 
-	c.lines = n ? malloc(n) : NULL;
 	if (n)
-		memcpy(c.lines, bytes, n);
+		memcpy(copy, bytes, n);
+	CHECK_INT(pycode__index_lines(l, &c, copy, n), 0);
+	free(copy);
 	return c;
 }
 
@@ -458,7 +464,7 @@ TEST(lnotab)
 {
 	/* bytes 0-5 line 10; 6-9 line 12; 10-309 line 11; then 11+127+3 */
 	static const __u8 t[] = { 6, 2, 4, 0xff, 255, 0, 45, 0, 0, 127, 0, 3 };
-	struct pycode c = table(t, sizeof(t), 10);
+	struct pycode c = table(&l38, t, sizeof(t), 10);
 
 	CHECK_INT(pycode__line(&l38, &c, 0), 10);
 	CHECK_INT(pycode__line(&l38, &c, 2), 10);
@@ -471,13 +477,13 @@ TEST(lnotab)
 	pycode__free(&c);
 
 	/* Empty: all on the first line.  Odd length: the last byte alone. */
-	c = table(NULL, 0, 4);
+	c = table(&l38, NULL, 0, 4);
 	CHECK_INT(pycode__line(&l38, &c, 100), 4);
-	c = table("\x02", 1, 4);
+	c = table(&l38, "\x02", 1, 4);
 	CHECK_INT(pycode__line(&l38, &c, 100), 4);
 	pycode__free(&c);
 	/* Lines going below 1 are none. */
-	c = table("\x00\x80", 2, 4);
+	c = table(&l38, "\x00\x80", 2, 4);
 	CHECK_INT(pycode__line(&l38, &c, 0), 0);
 	pycode__free(&c);
 }
@@ -488,7 +494,7 @@ TEST(linetable310)
 	/* 0-3 line 5; 4-7 none; 8-9 line 5; 10-263 line 135 (empty range
 	 * steps first) */
 	static const __u8 t[] = { 4, 0, 4, 0x80, 2, 0, 0, 127, 254, 3 };
-	struct pycode c = table(t, sizeof(t), 5);
+	struct pycode c = table(&l310, t, sizeof(t), 5);
 
 	CHECK_INT(pycode__line(&l310, &c, 0), 5);
 	CHECK_INT(pycode__line(&l310, &c, 1), 5);
@@ -520,7 +526,7 @@ TEST(locations)
 		loc(12, 1), 1, 2,			/* 17: +2: 55 */
 		loc(13, 1), 0x7f, 0x7f, 0x3f,		/* 18: -131071: none */
 	};
-	struct pycode c = table(t, sizeof(t), 20);
+	struct pycode c = table(&l311, t, sizeof(t), 20);
 	static const __u32 want[] = {
 		20, 20, 20, 21, 19, 19, 19, 0, 0,
 		53, 53, 53, 53, 53, 53, 53, 53, 55,
@@ -550,12 +556,12 @@ TEST(locations_truncated)
 	size_t n;
 
 	for (n = 0; n <= sizeof(t); n++) {
-		c = table(t, n, 3);
+		c = table(&l311, t, n, 3);
 		(void)pycode__line(&l311, &c, 0);
 		(void)pycode__line(&l311, &c, 1);
 		pycode__free(&c);
 	}
-	c = table(junk, sizeof(junk), 3);
+	c = table(&l311, junk, sizeof(junk), 3);
 	CHECK_INT(pycode__line(&l311, &c, 0), 0);
 	pycode__free(&c);
 	/* A varint whose continuation never ends keeps 36 bits at most. */
@@ -564,7 +570,7 @@ TEST(locations_truncated)
 
 		memset(big, 0x7f, 4096);
 		big[0] = loc(13, 1);
-		c = table(big, 4096, 3);
+		c = table(&l311, big, 4096, 3);
 		CHECK_INT(pycode__line(&l311, &c, 0), 0);
 		CHECK_INT(pycode__line(&l311, &c, 1), 0);
 		pycode__free(&c);
@@ -590,10 +596,10 @@ TEST(garbage_tables)
 			seed ^= seed << 17;
 			b[k] = (__u8)seed;
 		}
-		c = table(b, n, (__u32)(seed % 100000));
 		for (k = 0; k < 3; k++) {
 			__u32 instr;
 
+			c = table(ls[k], b, n, (__u32)(seed % 100000));
 			for (instr = 0; instr < 2 * n + 4; instr++) {
 				__u32 line = pycode__line(ls[k], &c, instr);
 
@@ -601,8 +607,8 @@ TEST(garbage_tables)
 			}
 			(void)pycode__line(ls[k], &c, 0xffffffff);
 			(void)pycode__line(ls[k], &c, 0x7fffffff);
+			pycode__free(&c);
 		}
-		pycode__free(&c);
 		free(b);
 	}
 }
@@ -611,7 +617,7 @@ TEST(garbage_tables)
 TEST(unknown_kind)
 {
 	struct py_layout l = l311;
-	struct pycode c = table("\x80", 1, 3);
+	struct pycode c = table(&l311, "\x80", 1, 3);
 
 	l.lines_kind = 0;
 	CHECK_INT(pycode__line(&l, &c, 0), 0);
