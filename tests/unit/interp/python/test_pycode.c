@@ -480,6 +480,7 @@ TEST(lnotab)
 	/* Empty: all on the first line.  Odd length: the last byte alone. */
 	c = table(&l38, NULL, 0, 4);
 	CHECK_INT(pycode__line(&l38, &c, 100), 4);
+	pycode__free(&c);
 	c = table(&l38, "\x02", 1, 4);
 	CHECK_INT(pycode__line(&l38, &c, 100), 4);
 	pycode__free(&c);
