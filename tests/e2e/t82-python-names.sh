@@ -187,8 +187,7 @@ t_lines() {
 	echo "peak RSS symbolizing the fifth report $a KiB, the last $b KiB"
 	[ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -le $RSS_GROWTH ] ||
 		fail "peak RSS grew from ${a:-?} to ${b:-?} KiB over the intervals"
-	# Lines of the loop, many of them (once, each a label of 1 KiB kept
-	# for good: 3 MiB more), and no other line of the function.
+	# Lines of the loop, many of them, and no other line of the function.
 	awk '/^t82long;/ && match($0, /longfunc_L+ \(long[123]\.py:[0-9]+\)/) {
 		s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s); sub(/\)/, "", s)
 		all += $NF; if (s + 0 >= 5 && s + 0 <= 30005) { in_loop += $NF; seen[s] = 1 }
