@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Naming a CPython code object from another process's memory, and the
- * line of an instruction from its line table.
+ * line of an instruction from its line table, indexed once.
  *
  * The process is not trusted: every object is checked against the
  * interpreter's type objects before its fields mean anything, no length it
@@ -289,6 +289,7 @@ int pycode__read(const struct py_layout *l, const struct pytypes *types,
 {
 	__u8 head[CODE_HEAD_MAX];
 	struct pycode c = {};
+	__u8 *tab = NULL;
 	__u16 name_off;
 	__s32 first;
 	size_t need;
@@ -314,17 +315,27 @@ int pycode__read(const struct py_layout *l, const struct pytypes *types,
 	if (err)
 		goto fail;
 	err = bytes__read(l, types, mem, load_u64(head, l->co_lines),
-			  &c.lines, &c.lines_len);
+			  &tab, &c.lines_len);
 	if (err)
 		goto fail;
 	/* A negative first line is no line. */
 	first = (__s32)load_u32(head, l->co_firstlineno);
 	c.firstlineno = first > 0 ? (__u32)first : 0;
+	err = pycode__index_lines(l, &c, tab, c.lines_len);
+	free(tab);
+	if (err)
+		goto fail;
 	*out = c;
 	return 0;
 fail:
 	pycode__free(&c);
 	return err;
+}
+
+size_t pycode__bytes(const struct pycode *c)
+{
+	return strlen(c->qualname) + 1 + strlen(c->file) + 1 +
+	       c->nr_lines * sizeof(c->lines[0]);
 }
 
 void pycode__free(struct pycode *c)
@@ -341,25 +352,47 @@ static __u32 line_or_none(__s64 line)
 	return line > 0 && line <= INT32_MAX ? (__u32)line : 0;
 }
 
+/* The index as it is built: ranges are given in order, each where the last ended. */
+struct index {
+	struct pyline *v;
+	size_t nr, cap;
+	__u64 end;
+};
+
+/* [start, end) is on line: a new range, or the last one made longer. */
+static void index__add(struct index *x, __u64 start, __u64 end, __u32 line)
+{
+	if (end <= start)
+		return;
+	x->end = end;
+	if (x->nr && x->v[x->nr - 1].line == line)
+		return;
+	if (x->nr == x->cap)
+		return;		/* cannot be: cap is a bound on the ranges */
+	x->v[x->nr++] = (struct pyline){ .start = (__u32)start, .line = line };
+}
+
 /*
  * co_lnotab (3.8, 3.9): pairs of (bytecode bytes advanced, signed line
- * change); the line at off is the first line plus the changes of every
- * pair whose start is not past it.  Past the end: the last line, as
- * PyCode_Addr2Line says.
+ * change); the line at an offset is the first line plus the changes of
+ * every pair whose start is not past it.  Past the end: the last line, as
+ * PyCode_Addr2Line says.  Starts stay below 2^32: at most 128 Ki pairs of
+ * 255 bytes.
  */
-static __u32 lnotab__line(const struct pycode *c, __u64 off)
+static void lnotab__index(struct index *x, const __u8 *tab, size_t len, __u32 first)
 {
-	__s64 line = c->firstlineno;
-	__u64 addr = 0;
-	size_t i;
+	__u64 start = 0, addr = 0;
+	__s64 line = first;
 
-	for (i = 0; i + 1 < c->lines_len; i += 2) {
-		addr += c->lines[i];
-		if (addr > off)
-			break;
-		line += (__s8)c->lines[i + 1];
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		addr += tab[i];
+		if (addr > start) {
+			index__add(x, start, addr, line_or_none(line));
+			start = addr;
+		}
+		line += (__s8)tab[i + 1];
 	}
-	return line_or_none(line);
+	index__add(x, start, UINT64_MAX, line_or_none(line));
 }
 
 /*
@@ -367,24 +400,21 @@ static __u32 lnotab__line(const struct pycode *c, __u64 off)
  * line change), a change of -128 saying the range has no line (and the
  * line does not change).  Past the end: no line.
  */
-static __u32 linetable310__line(const struct pycode *c, __u64 off)
+static void linetable310__index(struct index *x, const __u8 *tab, size_t len, __u32 first)
 {
-	__s64 line = c->firstlineno;
+	__s64 line = first;
 	__u64 start, end = 0;
-	size_t i;
 
-	for (i = 0; i + 1 < c->lines_len; i += 2) {
-		__s8 delta = (__s8)c->lines[i + 1];
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		__s8 delta = (__s8)tab[i + 1];
 		bool none = delta == -128;
 
 		if (!none)
 			line += delta;
 		start = end;
-		end += c->lines[i];
-		if (off >= start && off < end)
-			return none ? 0 : line_or_none(line);
+		end += tab[i];
+		index__add(x, start, end, none ? 0 : line_or_none(line));
 	}
-	return 0;
 }
 
 /* Location-table entry codes (3.11+, Objects/locations.md). */
@@ -438,12 +468,11 @@ static __s64 svarint(const __u8 *tab, size_t len, size_t *i)
  * by each entry's change; a LOC_NONE range has no line.  Past the end:
  * no line.
  */
-static __u32 locations__line(const struct pycode *c, __u64 instr)
+static void locations__index(struct index *x, const __u8 *tab, size_t len, __u32 first)
 {
-	const __u8 *tab = c->lines;
-	size_t i = 0, len = c->lines_len;
-	__s64 line = c->firstlineno;
+	__s64 line = first;
 	__u64 start, end = 0;
+	size_t i = 0;
 
 	while (i < len) {
 		__u8 b = tab[i++];
@@ -458,25 +487,75 @@ static __u32 locations__line(const struct pycode *c, __u64 instr)
 			line += code - LOC_ONE_LINE0;
 		start = end;
 		end += (b & 7) + 1;
-		if (instr >= start && instr < end)
-			return code == LOC_NONE ? 0 : line_or_none(line);
+		index__add(x, start, end, code == LOC_NONE ? 0 : line_or_none(line));
 		/* The rest of the entry: columns, which no line needs. */
 		while (i < len && !(tab[i] & 0x80))
 			i++;
 	}
+}
+
+int pycode__index_lines(const struct py_layout *l, struct pycode *c,
+			const __u8 *tab, size_t len)
+{
+	/* A range per byte of a location table at most, one more for co_lnotab. */
+	struct index x = {};
+	struct pyline *v;
+
+	if (len > PYCODE_LINES_MAX)
+		len = PYCODE_LINES_MAX;
+	x.cap = len + 1;
+	x.v = malloc(x.cap * sizeof(*x.v));
+	if (!x.v)
+		return -ENOMEM;
+	switch (l->lines_kind) {
+	case PY_LINES_LNOTAB:
+		lnotab__index(&x, tab, len, c->firstlineno);
+		break;
+	case PY_LINES_310:
+		linetable310__index(&x, tab, len, c->firstlineno);
+		break;
+	case PY_LINES_LOCATIONS:
+		locations__index(&x, tab, len, c->firstlineno);
+		break;
+	}
+	if (!x.nr) {
+		free(x.v);
+		x.v = NULL;
+	} else if ((v = realloc(x.v, x.nr * sizeof(*x.v)))) {
+		x.v = v;
+	}
+	c->lines = x.v;
+	c->nr_lines = x.nr;
+	c->lines_end = x.end;
 	return 0;
 }
 
 __u32 pycode__line(const struct py_layout *l, const struct pycode *c, __u32 instr)
 {
-	/* An empty table (lines NULL, lines_len 0) is walked like any. */
+	size_t lo = 0, hi = c->nr_lines;
+	__u64 at;
+
 	switch (l->lines_kind) {
 	case PY_LINES_LNOTAB:
-		return lnotab__line(c, (__u64)instr * 2);
 	case PY_LINES_310:
-		return linetable310__line(c, (__u64)instr * 2);
+		at = (__u64)instr * 2;
+		break;
 	case PY_LINES_LOCATIONS:
-		return locations__line(c, instr);
+		at = instr;
+		break;
+	default:
+		return 0;
 	}
-	return 0;
+	if (!hi || at >= c->lines_end || at < c->lines[0].start)
+		return 0;
+	/* The last range starting at or before at. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->lines[mid].start <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return c->lines[lo].line;
 }

@@ -154,6 +154,7 @@ static void py_report_verbose(struct python *py, const __u64 *c)
 		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
 				py_end_names[e], (unsigned long long)c[PY_CNT_END + e]);
 	pr_info("python ends: %s", ends);
+	python__report(py, REPORT_STATS);
 }
 
 /* Once, whatever the verbosity: Python we could not read. */
@@ -165,10 +166,7 @@ static void py_warn(struct python *py)
 	if (st.unsupported)
 		pr_warn("python: %s is not a version profile can read (%llu processes); their stacks show native frames only",
 			st.unsupported_first, (unsigned long long)st.unsupported);
-	if (st.over_budget)
-		pr_warn("%llu Python code objects were not named: names are kept up to %llu MiB for one user's processes and %llu MiB in all",
-			(unsigned long long)st.over_budget, PYTHON_USER_MEM_MAX >> 20,
-			PYTHON_MEM_MAX >> 20);
+	python__report(py, REPORT_WARN);
 }
 
 static void py_report(void *ctx, const __u64 *counters, enum report_pass pass)

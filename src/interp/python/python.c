@@ -24,6 +24,7 @@
 #include "symbols/procfs.h"
 #include "symbols/procmaps.h"
 #include "lib/htab.h"
+#include "lib/share.h"
 #include "symbols/caps.h"
 #include "loader/kbtf.h"
 #include "lib/log.h"
@@ -51,26 +52,44 @@ struct pyobj {
 	__u64 size, mtime;		/* of the file scanned */
 };
 
+/*
+ * A code object named: it owns its strings and line index, all counted in
+ * bytes against its user's share of py->names, and freed with it.
+ */
 struct pycode_ent {
 	struct pycode code;
 	__u64 name_obj;			/* the address of its name's str */
-	const char *func;		/* interned: qualname */
-	const char *file;		/* interned: co_filename */
-	const char *label;		/* interned: "func (short file)" */
+	__u64 addr;			/* its key in owner->codes */
+	struct pyproc *owner;
+	struct pyuser *user;		/* owner's: charged for bytes */
+	char *label;			/* "func (short file)" */
 	size_t bytes;
+	struct pycode_ent *older, *newer;	/* in user's list */
+	/*
+	 * Its names' copies in py->report_names, made for report number
+	 * copied_in (py->reports + 1; 0: none yet), NULL if refused then.
+	 */
+	__u64 copied_in;
+	const char *func_copy, *file_copy, *label_copy;
 };
 
-/* What one user's processes hold of names and line tables. */
+/*
+ * What one user's processes hold of py->names: their code objects, oldest
+ * first (the first taken back for another user), and the names the
+ * current report gave their frames.
+ */
 struct pyuser {
-	__u64 bytes;
+	__u32 uid;
+	struct pycode_ent *oldest, *newest;
+	__u64 report_bytes;		/* in py->report_names */
 };
 
 struct pyproc {
 	__u32 pid;
 	struct pyuser *user;		/* its owner's budget (euid) */
-	__u32 uid;			/* its owner (euid), in py->share */
+	__u32 uid;			/* its owner (euid), in py->proc_share */
 	__u64 seq;			/* of the request it was found for */
-	bool held;			/* in interp_procs: counted in py->share */
+	bool held;			/* in interp_procs: counted in py->proc_share */
 	bool dead;			/* exited: no more reads */
 	__u64 dead_at;			/* py->reports when it exited */
 	struct py_layout layout;
@@ -112,12 +131,20 @@ struct python {
 	struct htab procs;		/* pid -> struct pyproc */
 	struct pyproc *gone;		/* dead, waiting for python__reap() */
 	struct htab objects;		/* file key -> struct pyobj */
-	struct strpool names;
-	__u64 bytes;			/* of code entries, against PYTHON_MEM_MAX */
+	/*
+	 * Bytes of names: code entries and this report's frame names, shared
+	 * max-min fair between users (euid), PYTHON_MEM_MAX in all.
+	 */
+	struct share names;
+	/*
+	 * The names this report's frames point to: copies, so that a code
+	 * entry can go at any time; freed by python__reap().
+	 */
+	struct strpool report_names;
 	struct htab users;		/* euid -> struct pyuser */
 	__u64 reports;
 	__u32 in_map;			/* entries written to interp_procs */
-	struct share share;		/* interp_procs, between users */
+	struct share proc_share;	/* interp_procs, between users */
 	struct urgent urgent[URGENT_MAX];	/* a ring of them */
 	unsigned int urgent_head, urgent_nr;
 	unsigned int notes_queued;	/* REQ_NOTE requests queued */
@@ -390,7 +417,51 @@ static __u16 frame_read(const struct py_offsets *o)
 static void free_code(struct pycode_ent *c)
 {
 	pycode__free(&c->code);
+	free(c->label);
 	free(c);
+}
+
+/* Called locked: c joins its user's list, as the newest. */
+static void user_add(struct pyuser *u, struct pycode_ent *c)
+{
+	c->user = u;
+	c->older = u->newest;
+	c->newer = NULL;
+	if (u->newest)
+		u->newest->newer = c;
+	else
+		u->oldest = c;
+	u->newest = c;
+}
+
+/* Called locked: c leaves its user's list, and gives back what it held. */
+static void user_drop(struct python *py, struct pycode_ent *c, bool evicted)
+{
+	struct pyuser *u = c->user;
+
+	if (c->older)
+		c->older->newer = c->newer;
+	else
+		u->oldest = c->newer;
+	if (c->newer)
+		c->newer->older = c->older;
+	else
+		u->newest = c->older;
+	if (evicted)
+		share__evicted(&py->names, u->uid, c->bytes);
+	else
+		share__give(&py->names, u->uid, c->bytes);
+}
+
+/*
+ * Called locked: forget the code entry c and free it.  No frame points
+ * into it: the report's frames have copies of its names.
+ */
+static void drop_code(struct python *py, struct pycode_ent *c, bool evicted)
+{
+	htab__del_key(&c->owner->codes, c->addr, 0);
+	user_drop(py, c, evicted);
+	free_code(c);
 }
 
 /* Called locked, or at the end: give back what p's code objects held. */
@@ -401,8 +472,7 @@ static void free_proc(struct python *py, struct pyproc *p)
 	for (size_t pos = 0; (e = htab__next(&p->codes, &pos));) {
 		struct pycode_ent *c = e->val;
 
-		py->bytes -= c->bytes;
-		p->user->bytes -= c->bytes;
+		user_drop(py, c, false);
 		free_code(c);
 	}
 	htab__free(&p->codes);
@@ -417,7 +487,7 @@ static void unpublish(struct python *py, struct pyproc *p)
 	p->dead = true;
 	p->dead_at = py->reports;
 	if (p->held)
-		share__give(&py->share, p->uid, 1);
+		share__give(&py->proc_share, p->uid, 1);
 	p->held = false;
 	/* python__free() gave up on us: the maps may be gone. */
 	if (py->stop)
@@ -488,6 +558,8 @@ static struct pyuser *get_user(struct python *py, __u32 uid)
 	if (u)
 		return u;
 	u = calloc(1, sizeof(*u));
+	if (u)
+		u->uid = uid;
 	if (u && htab__put(&py->users, uid, 0, u)) {
 		free(u);
 		u = NULL;
@@ -516,7 +588,7 @@ static int evict_one(struct python *py, __u32 uid)
 	}
 	if (!out)
 		return -ENOENT;
-	share__evicted(&py->share, uid, 1);
+	share__evicted(&py->proc_share, uid, 1);
 	out->held = false;
 	unpublish(py, out);
 	return 0;
@@ -528,13 +600,13 @@ static int take_share(struct python *py, __u32 uid)
 	__u32 evict;
 
 	for (;;) {
-		switch (share__take(&py->share, uid, 1, &evict)) {
+		switch (share__take(&py->proc_share, uid, 1, &evict)) {
 		case SHARE_TAKEN:
 			return 0;
 		case SHARE_EVICT:
 			if (!evict_one(py, evict))
 				continue;
-			share__refuse(&py->share, uid);
+			share__refuse(&py->proc_share, uid);
 			return -ENOSPC;
 		case SHARE_REFUSED:
 		default:
@@ -587,7 +659,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 	if (bpf_map_update_elem(py->maps.procs_fd, &pid, &ip, BPF_ANY)) {
 		err = -errno;
 		p->dead = true;
-		share__give(&py->share, uid, 1);
+		share__give(&py->proc_share, uid, 1);
 		return err;
 	}
 	p->held = true;
@@ -709,38 +781,111 @@ static struct pycode_ent *read_code(const struct pyproc *p, __u64 addr, __u64 na
 {
 	struct pymem mem = proc_mem(p->pid);
 	struct pycode_ent *c = calloc(1, sizeof(*c));
+	char label[PYCODE_NAME_MAX + 64];
 
 	if (!c)
 		return NULL;
 	c->name_obj = name_obj;
+	c->addr = addr;
 	if (pycode__read(&p->layout, &p->types, &mem, addr, &c->code)) {
 		free(c);
 		return NULL;
 	}
-	c->bytes = sizeof(*c) + c->code.lines_len + strlen(c->code.qualname) +
-		   strlen(c->code.file) + 2;
+	snprintf(label, sizeof(label), "%s (%s)", c->code.qualname, short_file(c->code.file));
+	c->label = strdup(label);
+	if (!c->label) {
+		free_code(c);
+		return NULL;
+	}
+	/* With its slots in the process's table. */
+	c->bytes = sizeof(*c) + 2 * sizeof(struct hent) + pycode__bytes(&c->code) +
+		   strlen(c->label) + 1;
 	return c;
 }
 
-/* Called locked: name c's strings once for all processes, and keep it. */
+/* Bytes taken back from a user at a time, at least: not one entry per request. */
+#define EVICT_MIN (256u << 10)
+
+/* Called locked: free uid's oldest code entries, at least n bytes' worth if it has them. */
+static __u64 evict(struct python *py, __u32 uid, __u64 n)
+{
+	struct pyuser *u = htab__get(&py->users, uid, 0);
+	__u64 freed = 0;
+
+	if (n < EVICT_MIN)
+		n = EVICT_MIN;
+	while (u && u->oldest && freed < n) {
+		freed += u->oldest->bytes;
+		drop_code(py, u->oldest, true);
+	}
+	return freed;
+}
+
+/*
+ * Called locked: may u hold n more bytes of names?  Takes back another
+ * user's code entries when the share says so.
+ */
+static bool charge(struct python *py, struct pyuser *u, __u64 n)
+{
+	__u32 heavy;
+
+	for (;;) {
+		switch (share__take(&py->names, u->uid, n, &heavy)) {
+		case SHARE_TAKEN:
+			return true;
+		case SHARE_REFUSED:
+			return false;
+		case SHARE_EVICT:
+			/* What it holds is this report's names: nothing to free. */
+			if (!evict(py, heavy, n)) {
+				share__refuse(&py->names, u->uid);
+				return false;
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * Called locked: is u refused even the smallest code entry?  Then reading
+ * one is not worth it (and counts as refused).
+ */
+static bool over_share(struct python *py, struct pyuser *u)
+{
+	__u64 n = sizeof(struct pycode_ent);
+	__u32 heavy;
+
+	switch (share__take(&py->names, u->uid, n, &heavy)) {
+	case SHARE_TAKEN:
+		share__give(&py->names, u->uid, n);
+		return false;
+	case SHARE_EVICT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Called locked: keep c for the code object at addr of p, in place of
+ * what p had there (a code object freed since, whose address was reused).
+ */
 static int keep_code(struct python *py, struct pyproc *p, __u64 addr, struct pycode_ent *c)
 {
 	struct pycode_ent *old = htab__get(&p->codes, addr, 0);
-	char label[PYCODE_NAME_MAX + 64];
 
-	snprintf(label, sizeof(label), "%s (%s)", c->code.qualname, short_file(c->code.file));
-	c->func = strpool__intern(&py->names, c->code.qualname, strlen(c->code.qualname));
-	c->file = strpool__intern(&py->names, c->code.file, strlen(c->code.file));
-	c->label = strpool__intern(&py->names, label, strlen(label));
-	if (!c->func || !c->file || !c->label || htab__put(&p->codes, addr, 0, c))
-		return -ENOMEM;
-	if (old) {
-		py->bytes -= old->bytes;
-		p->user->bytes -= old->bytes;
-		free_code(old);
+	if (old)
+		drop_code(py, old, false);
+	if (!charge(py, p->user, c->bytes)) {
+		py->stats.over_budget++;
+		return -ENOSPC;
 	}
-	py->bytes += c->bytes;
-	p->user->bytes += c->bytes;
+	if (htab__put(&p->codes, addr, 0, c)) {
+		share__give(&py->names, p->user->uid, c->bytes);
+		return -ENOMEM;
+	}
+	c->owner = p;
+	user_add(p->user, c);
 	py->stats.codes++;
 	return 0;
 }
@@ -766,18 +911,24 @@ static void learn_code(struct python *py, struct pyproc *p, __u64 addr)
 		known_obj = c->name_obj;
 		known_line = c->code.firstlineno;
 	}
-	/* Names are never freed: they count for good against the whole. */
-	over = py->bytes + strpool__bytes(&py->names) >= PYTHON_MEM_MAX ||
-	       p->user->bytes >= PYTHON_USER_MEM_MAX;
 	pthread_mutex_unlock(&py->lock);
 	if (code_identity(p, addr, &name_obj, &line) ||
 	    (known && name_obj == known_obj && line == known_line))
 		return;
-	c = over ? NULL : read_code(p, addr, name_obj);
 	pthread_mutex_lock(&py->lock);
+	/* Another object now: the old one's name must not stay. */
+	c = htab__get(&p->codes, addr, 0);
+	if (c)
+		drop_code(py, c, false);
+	over = over_share(py, p->user);
 	if (over)
 		py->stats.over_budget++;
-	else if (!c)
+	pthread_mutex_unlock(&py->lock);
+	if (over)
+		return;
+	c = read_code(p, addr, name_obj);
+	pthread_mutex_lock(&py->lock);
+	if (!c)
 		py->stats.code_errors++;
 	else if (keep_code(py, p, addr, c))
 		free_code(c);
@@ -798,6 +949,44 @@ static void read_note(struct python *py, const struct request *r)
 	pthread_mutex_unlock(&py->lock);
 	for (__u32 i = 0; p && i + 1 < r->nr; i += 2)
 		learn_code(py, p, r->words[i]);
+}
+
+/*
+ * Called locked: s as this report's copy, charged to u; NULL when u's
+ * share has no room.  Names the same as another frame's share a copy.
+ */
+static const char *report_name(struct python *py, struct pyuser *u, const char *s)
+{
+	size_t len = strlen(s);
+	const char *r = strpool__find(&py->report_names, s, len);
+	__u64 n = len + 1 + 2 * sizeof(struct hent);
+
+	if (r)
+		return r;
+	if (!charge(py, u, n))
+		return NULL;
+	r = strpool__intern(&py->report_names, s, len);
+	if (!r) {
+		share__give(&py->names, u->uid, n);
+		return NULL;
+	}
+	u->report_bytes += n;
+	return r;
+}
+
+/*
+ * Called locked: c's names copied for this report, once for all its
+ * frames; whether they are (its user's share may have had no room).
+ */
+static bool copy_names(struct python *py, struct pycode_ent *c)
+{
+	if (c->copied_in == py->reports + 1)
+		return c->label_copy != NULL;
+	c->copied_in = py->reports + 1;
+	c->func_copy = report_name(py, c->user, c->code.qualname);
+	c->file_copy = c->func_copy ? report_name(py, c->user, c->code.file) : NULL;
+	c->label_copy = c->file_copy ? report_name(py, c->user, c->label) : NULL;
+	return c->label_copy != NULL;
 }
 
 /*
@@ -822,15 +1011,18 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 		c = g->pid == pid ? htab__get(&g->codes, f->addr, 0) : NULL;
 		p = g;
 	}
-	if (c) {
-		f->func = c->func;
-		f->module = c->file;
+	if (c && copy_names(py, c)) {
 		f->line = pycode__line(&p->layout, &c->code, f->aux & PY_INSTR_MASK);
-		f->name = c->label;
+		f->func = c->func_copy;
+		f->module = c->file_copy;
+		f->name = c->label_copy;
 		if (py->lines) {
 			snprintf(label, sizeof(label), "%s (%s:%u)", c->code.qualname,
 				 short_file(c->code.file), f->line);
-			f->name = strpool__intern(&py->names, label, strlen(label));
+			f->name = report_name(py, c->user, label);
+			/* All or nothing: a frame named at all is named in full. */
+			if (!f->name)
+				f->func = f->module = NULL;
 		}
 	}
 	pthread_mutex_unlock(&py->lock);
@@ -1039,11 +1231,20 @@ void python__settle(struct python *py, unsigned int timeout_ms)
 void python__reap(struct python *py)
 {
 	struct pyproc **pp;
+	struct hent *e;
 
 	if (!py)
 		return;
 	pthread_mutex_lock(&py->lock);
 	py->reports++;
+	/* The report's frames are gone: their names too. */
+	strpool__free(&py->report_names);
+	for (size_t pos = 0; (e = htab__next(&py->users, &pos));) {
+		struct pyuser *u = e->val;
+
+		share__give(&py->names, u->uid, u->report_bytes);
+		u->report_bytes = 0;
+	}
 	/* Gone before the report that just ended: its samples are printed. */
 	for (pp = &py->gone; *pp;) {
 		struct pyproc *p = *pp;
@@ -1055,6 +1256,14 @@ void python__reap(struct python *py)
 			pp = &p->next_gone;
 		}
 	}
+	pthread_mutex_unlock(&py->lock);
+}
+
+void python__report(struct python *py, enum report_pass pass)
+{
+	pthread_mutex_lock(&py->lock);
+	share__report(&py->names, "its code objects past it are left unnamed",
+		      pass);
 	pthread_mutex_unlock(&py->lock);
 }
 
@@ -1070,7 +1279,7 @@ void python__stats(struct python *py, struct python_stats *st)
 void python__report_share(struct python *py, enum report_pass pass)
 {
 	pthread_mutex_lock(&py->lock);
-	share__report(&py->share, "their processes show native frames only", pass);
+	share__report(&py->proc_share, "their processes show native frames only", pass);
 	pthread_mutex_unlock(&py->lock);
 }
 
@@ -1085,8 +1294,9 @@ struct python *python__new(const struct python_maps *maps, bool lines)
 		return NULL;
 	py->maps = *maps;
 	py->lines = lines;
+	share__init(&py->names, "Python names", "bytes", PYTHON_MEM_MAX);
 	pthread_mutex_init(&py->lock, NULL);
-	share__init(&py->share, "Python process table", "processes", MAX_INTERP_PROCS);
+	share__init(&py->proc_share, "Python process table", "processes", MAX_INTERP_PROCS);
 	py->worker = worker__new(&wo);
 	if (!py->worker) {
 		int err = errno;
@@ -1128,8 +1338,9 @@ void python__free(struct python *py)
 	htab__free(&py->users);
 	htab__free(&py->procs);
 	htab__free(&py->objects);
-	strpool__free(&py->names);
-	share__exit(&py->share);
+	strpool__free(&py->report_names);
+	share__exit(&py->names);
+	share__exit(&py->proc_share);
 	pthread_mutex_destroy(&py->lock);
 	free(py);
 }

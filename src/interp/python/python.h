@@ -45,12 +45,12 @@ struct python_stats {
 };
 
 /*
- * Bytes kept of names and line tables: for all processes together, and
- * for the processes of one user, so that one user's processes cannot take
- * all of it from everyone else's.
+ * Bytes kept of names and line indexes (code objects, and the names the
+ * report gives frames), for all processes together; users share them
+ * max-min fair (lib/share.h), so that one user's processes cannot take
+ * them from everyone else's.
  */
 #define PYTHON_MEM_MAX (64ull << 20)
-#define PYTHON_USER_MEM_MAX (16ull << 20)
 
 struct python *python__new(const struct python_maps *maps, bool lines);
 void python__free(struct python *py);
@@ -89,5 +89,8 @@ void python__stats(struct python *py, struct python_stats *st);
  * naming each user whose processes it refused or took back, or its -v line.
  */
 void python__report_share(struct python *py, enum report_pass pass);
+
+/* The share of names: REPORT_WARN names each user refused, REPORT_STATS its use. */
+void python__report(struct python *py, enum report_pass pass);
 
 #endif /* PYTHON_H */
