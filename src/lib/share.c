@@ -219,13 +219,16 @@ static struct share_user **refused_users(const struct share *s, size_t *nr)
 static void warn_user(const struct share *s, const struct share_user *u,
 		      const char *advice)
 {
-	char name[300], peak[96];
+	char name[300], peak[96], back[64];
 
 	amount(s, u->peak, peak, sizeof(peak));
-	pr_warn("%s: user %s filled its share (held up to %s): %llu requests refused, %llu taken back for other users%s%s",
+	if (!strcmp(s->unit, "bytes"))
+		snprintf(back, sizeof(back), "%.1f MiB", u->evicted / 1048576.0);
+	else
+		snprintf(back, sizeof(back), "%llu", (unsigned long long)u->evicted);
+	pr_warn("%s: user %s filled its share (held up to %s): %llu requests refused, %s taken back for other users%s%s",
 		s->what, share__user_name(u->uid, name, sizeof(name)), peak,
-		(unsigned long long)u->refused,
-		(unsigned long long)u->evicted, advice ? "; " : "",
+		(unsigned long long)u->refused, back, advice ? "; " : "",
 		advice ? advice : "");
 }
 
