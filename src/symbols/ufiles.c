@@ -110,15 +110,16 @@ static void ask_debuginfod(struct ufiles *u, const struct elf_file *elf,
 
 /*
  * A stripped file: look for its debug file where only root writes, the
- * profiler's DEBUG_DIR, so that it names the file for every process (one
- * that any user could read).  The caps it hit.
+ * profiler's DEBUG_DIR, so that it names the file for every process.  No
+ * user placed anything there: root reads it as root, whoever's process
+ * came first.  The caps it hit.
  */
 static unsigned int load_shared_debuginfo(struct ufiles *u,
 					  struct elf_file *elf,
 					  const struct vma *vma)
 {
 	struct debuginfo_opts o = {
-		.debug_dir = u->debug_dir, .stop = u->stop, .reader = -1,
+		.debug_dir = u->debug_dir, .stop = u->stop, .reader = 0,
 	};
 	struct debuginfo_file dbg;
 
