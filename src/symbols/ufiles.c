@@ -395,6 +395,9 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 
 	if (!f || !f->elf || !wants_names(f->elf))
 		return f;
+	/* Nothing to find its debug file by, in any view or server. */
+	if (!elf_file__build_id(f->elf) && !elf_file__debuglink(f->elf, NULL))
+		return f;
 	if (dirfd < 0) {
 		ask_debuginfod(u, f->elf, vma, reader);
 		return f;
