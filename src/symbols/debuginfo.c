@@ -85,19 +85,19 @@ static bool owner_may_read(const struct stat *st, __s64 owner)
 	return st->st_uid == (uid_t)owner && st->st_mode & S_IRUSR;
 }
 
-/* A candidate debug file, parsed, or NULL. */
+/* A candidate debug file, parsed, or NULL; *fdp and *st its file. */
 static struct elf_file *open_candidate(int rootfd, const char *path,
-				       const struct debuginfo_opts *o, int *fdp)
+				       const struct debuginfo_opts *o, int *fdp,
+				       struct stat *st)
 {
 	struct elf_file *dbg;
-	struct stat st;
 	int fd;
 
 	fd = procfs__reopen_regular(
-		procfs__open_in_root(rootfd, path, strlen(path), 0), &st);
+		procfs__open_in_root(rootfd, path, strlen(path), 0), st);
 	if (fd < 0)
 		return NULL;
-	if (!owner_may_read(&st, o->reader)) {
+	if (!owner_may_read(st, o->reader)) {
 		close(fd);
 		return NULL;
 	}
@@ -119,14 +119,24 @@ static bool build_ids_clash(const struct elf_file *a, const struct elf_file *b)
 	return x && y && strcmp(x, y);
 }
 
-static int try_build_id(struct elf_file *ef, int rootfd,
-			const struct debuginfo_opts *o)
+static void found(struct debuginfo_file *out, struct elf_file *dbg,
+		  const struct stat *st)
+{
+	out->elf = dbg;
+	out->dev = st->st_dev;
+	out->ino = st->st_ino;
+}
+
+static int try_build_id(const struct elf_file *ef, int rootfd,
+			const struct debuginfo_opts *o,
+			struct debuginfo_file *out)
 {
 	const char *dir = o->debug_dir;
 	const char *id = elf_file__build_id(ef);
 	char path[PATH_MAX];
 	struct elf_file *dbg;
-	int fd, err = -ENOENT;
+	struct stat st;
+	int fd;
 
 	/* Real ids are 16 or 20 bytes; too short a name could hit anything. */
 	if (!id || strlen(id) < 8)
@@ -134,14 +144,16 @@ static int try_build_id(struct elf_file *ef, int rootfd,
 	if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, id,
 		     id + 2) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	dbg = open_candidate(rootfd, path, o, &fd);
+	dbg = open_candidate(rootfd, path, o, &fd, &st);
 	if (!dbg)
 		return -ENOENT;
-	if (!build_ids_clash(ef, dbg) && elf_file__build_id(dbg))
-		err = elf_file__merge_symbols(ef, dbg, ELF_SYMS_DEBUGFILE);
-	elf_file__free(dbg);
 	close(fd);
-	return err;
+	if (build_ids_clash(ef, dbg) || !elf_file__build_id(dbg)) {
+		elf_file__free(dbg);
+		return -ENOENT;
+	}
+	found(out, dbg, &st);
+	return 0;
 }
 
 /*
@@ -163,29 +175,44 @@ static bool link_matches(const struct elf_file *ef, const struct elf_file *dbg,
 	return !err && crc == want;
 }
 
-static int try_link_path(struct elf_file *ef, int rootfd, const char *path,
-			 unsigned int want, struct debuginfo_opts *o)
+static int try_link_path(const struct elf_file *ef, int rootfd,
+			 const char *path, unsigned int want,
+			 struct debuginfo_opts *o, struct debuginfo_file *out)
 {
 	struct elf_file *dbg;
-	int fd, err = -ENOENT;
+	struct stat st;
+	bool ok;
+	int fd;
 
-	dbg = open_candidate(rootfd, path, o, &fd);
+	dbg = open_candidate(rootfd, path, o, &fd, &st);
 	if (!dbg)
 		return -ENOENT;
-	if (link_matches(ef, dbg, fd, want, o))
-		err = elf_file__merge_symbols(ef, dbg, ELF_SYMS_DEBUGFILE);
-	elf_file__free(dbg);
+	ok = link_matches(ef, dbg, fd, want, o);
 	close(fd);
-	return err;
+	if (!ok) {
+		elf_file__free(dbg);
+		return -ENOENT;
+	}
+	found(out, dbg, &st);
+	return 0;
 }
 
-static int try_debuglink(struct elf_file *ef, const char *path,
-			 size_t path_len, int rootfd, struct debuginfo_opts *o)
+/*
+ * The debuglink candidates, in order: beside the file, in its .debug/
+ * (DEBUGINFO_BESIDE), then DEBUG_DIR plus the file's directory
+ * (DEBUGINFO_DEBUG_DIR).
+ */
+static int try_debuglink(const struct elf_file *ef, const char *path,
+			 size_t path_len, int rootfd, unsigned int where,
+			 struct debuginfo_opts *o, struct debuginfo_file *out)
 {
 	const char *dir = o->debug_dir;
 	char fdir[PATH_MAX], cand[3][PATH_MAX];
+	unsigned int crc, in[3] = {
+		DEBUGINFO_BESIDE, DEBUGINFO_BESIDE, DEBUGINFO_DEBUG_DIR,
+	};
 	const char *name, *slash;
-	unsigned int crc;
+	int err = -ENOENT;
 	size_t i;
 
 	name = elf_file__debuglink(ef, &crc);
@@ -202,39 +229,55 @@ static int try_debuglink(struct elf_file *ef, const char *path,
 	    snprintf(cand[1], PATH_MAX, "%s/.debug/%s", fdir, name) >= PATH_MAX ||
 	    snprintf(cand[2], PATH_MAX, "%s%s/%s", dir, fdir, name) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	for (i = 0; i < 3 && !stopped(o->stop); i++) {
-		if (!try_link_path(ef, rootfd, cand[i], crc, o))
-			return 0;
+	for (i = 0; i < 3 && err && !stopped(o->stop); i++) {
+		if (where & in[i])
+			err = try_link_path(ef, rootfd, cand[i], crc, o, out);
 	}
-	return -ENOENT;
+	return err;
 }
 
-static bool same_dir(int a, int b)
+int debuginfo__find(const struct elf_file *ef, const char *path,
+		    size_t path_len, int rootfd, unsigned int where,
+		    struct debuginfo_opts *o, struct debuginfo_file *out)
 {
-	struct stat sa, sb;
+	int hostfd = -1, err = -ENOENT;
 
-	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	if (!o->debug_dir)
+		o->debug_dir = DEBUGINFO_DIR;
+	if (rootfd < 0) {
+		hostfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (hostfd < 0)
+			return -ENOENT;
+		rootfd = hostfd;
+	}
+	if (where & DEBUGINFO_DEBUG_DIR)
+		err = try_build_id(ef, rootfd, o, out);
+	if (err && !stopped(o->stop))
+		err = try_debuglink(ef, path, path_len, rootfd, where, o, out);
+	if (hostfd >= 0)
+		close(hostfd);
+	return err ? -ENOENT : 0;
 }
 
 int debuginfo__load(struct elf_file *ef, const char *path, size_t path_len,
 		    int proc_rootfd, struct debuginfo_opts *o)
 {
-	int roots[2], nr = 0, hostfd, i, err = -ENOENT;
+	unsigned int where = DEBUGINFO_BESIDE;
+	struct debuginfo_file dbg;
+	int err;
 
 	o->capped = 0;
-	if (!o->debug_dir)
-		o->debug_dir = DEBUGINFO_DIR;
-	hostfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (proc_rootfd >= 0 && (hostfd < 0 || !same_dir(proc_rootfd, hostfd)))
-		roots[nr++] = proc_rootfd;
-	if (hostfd >= 0)
-		roots[nr++] = hostfd;
-	for (i = 0; i < nr && err; i++)
-		err = try_build_id(ef, roots[i], o);
-	for (i = 0; i < nr && err; i++)
-		err = try_debuglink(ef, path, path_len, roots[i], o);
-	if (hostfd >= 0)
-		close(hostfd);
-	return err ? -ENOENT : 0;
+	/* Root's own directory first: it names the file for everyone. */
+	err = debuginfo__find(ef, path, path_len, -1, DEBUGINFO_DEBUG_DIR, o,
+			      &dbg);
+	if (proc_rootfd >= 0)
+		where |= DEBUGINFO_DEBUG_DIR;
+	if (err && !stopped(o->stop))
+		err = debuginfo__find(ef, path, path_len, proc_rootfd, where, o,
+				      &dbg);
+	if (err)
+		return -ENOENT;
+	err = elf_file__merge_symbols(ef, dbg.elf, ELF_SYMS_DEBUGFILE);
+	elf_file__free(dbg.elf);
+	return err;
 }

@@ -24,9 +24,42 @@
 /* A vdso is two to four pages; anything much bigger is not one. */
 #define VDSO_MAX		(1u << 20)
 
+/*
+ * What a process sees of the files: its mount namespace and its root
+ * directory.  Processes of one view resolve every path alike.
+ */
+struct view {
+	__u64 mntns;		/* inode of /proc/PID/ns/mnt */
+	__u64 root_dev, root_ino;
+};
+
+/*
+ * A file as one view names it: with a debug file found in that view
+ * (struct scoped), else as every process does (the shared entry).
+ */
+struct view_file {
+	__u64 dev, ino;		/* the mapped file */
+	struct view view;
+	struct ufile *f;	/* files' or scoped's entry: never freed here */
+};
+
+/*
+ * A file named through a debug file that not every process may see: one
+ * parse per (file, debug file), shared by every view that finds that
+ * same debug file.  f is first: a struct scoped is freed as its ufile.
+ */
+struct scoped {
+	struct ufile f;
+	__u64 dev, ino;		/* the mapped file */
+	__u64 dbg_dev, dbg_ino;	/* its debug file */
+};
+
 struct ufiles {
-	struct htab files;	/* (dev, inode) -> struct ufile */
+	struct htab files;	/* (dev, inode) -> struct ufile: for every process */
+	struct htab views;	/* hash -> struct view_file */
+	struct htab scoped;	/* hash -> struct scoped */
 	struct htab vdsos;	/* (hash of the bytes, length) -> struct ufile */
+	struct view own;	/* the profiler's own view */
 	char *debug_dir;
 	struct debuginfod *debuginfod;	/* NULL: no servers */
 	const volatile sig_atomic_t *stop;
@@ -76,49 +109,54 @@ static void ask_debuginfod(struct ufiles *u, const struct elf_file *elf,
 }
 
 /*
- * A stripped file: look for its debug file in the process's root too, one
- * that reader (the process's owner) could read, then on the debuginfod
- * servers.  The caps it hit.
+ * A stripped file: look for its debug file where only root writes, the
+ * profiler's DEBUG_DIR, so that it names the file for every process.  No
+ * user placed anything there: root reads it as root, whoever's process
+ * came first.  The caps it hit.
  */
-static unsigned int load_debuginfo(struct ufiles *u, struct elf_file *elf,
-				   int dirfd, const struct vma *vma,
-				   __s64 reader)
+static unsigned int load_shared_debuginfo(struct ufiles *u,
+					  struct elf_file *elf,
+					  const struct vma *vma)
 {
 	struct debuginfo_opts o = {
-		.debug_dir = u->debug_dir, .stop = u->stop, .reader = reader,
+		.debug_dir = u->debug_dir, .stop = u->stop, .reader = 0,
 	};
-	int rootfd = -1;
+	struct debuginfo_file dbg;
 
 	if (elf_file__sym_source(elf) == ELF_SYMS_MINIDEBUG)
 		u->stats.minidebug++;
 	if (!wants_names(elf))
 		return 0;
-	if (dirfd >= 0)
-		rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (!debuginfo__load(elf, vma->path, vma->path_len, rootfd, &o))
+	if (debuginfo__find(elf, vma->path, vma->path_len, -1,
+			    DEBUGINFO_DEBUG_DIR, &o, &dbg))
+		return o.capped;
+	if (!elf_file__merge_symbols(elf, dbg.elf, ELF_SYMS_DEBUGFILE))
 		u->stats.debug_files++;
-	else
-		ask_debuginfod(u, elf, vma, reader);
-	if (rootfd >= 0)
-		close(rootfd);
+	elf_file__free(dbg.elf);
 	return o.capped;
 }
 
-/*
- * The parsed file behind a file mapping, from the cache if any process
- * mapped it before.  NULL if it has no symbols for us, or on a failure
- * that a later process may not hit (not cached).  dirfd may be -1.
- */
-static struct ufile *get_file(struct ufiles *u, int dirfd,
-			      const struct vma *vma, __s64 reader)
+static struct procfs_mapping mapping_of(const struct vma *vma)
 {
-	__u64 dev = makedev(vma->dev_major, vma->dev_minor);
-	struct procfs_mapping pm = {
+	return (struct procfs_mapping){
 		.start = vma->start, .end = vma->end,
-		.dev = dev, .ino = vma->inode,
+		.dev = makedev(vma->dev_major, vma->dev_minor), .ino = vma->inode,
 		.path = vma->path, .path_len = vma->path_len,
 		.deleted = vma->deleted,
 	};
+}
+
+/*
+ * The parsed file behind a file mapping as every process sees it, from
+ * the cache if any process mapped it before.  NULL if it has no symbols
+ * for us, or on a failure that a later process may not hit (not cached).
+ * dirfd may be -1.
+ */
+static struct ufile *get_shared(struct ufiles *u, int dirfd,
+				const struct vma *vma)
+{
+	struct procfs_mapping pm = mapping_of(vma);
+	__u64 dev = pm.dev;
 	struct elf_file *elf = NULL;
 	unsigned int capped = 0;
 	struct ufile *f;
@@ -139,7 +177,7 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 		close(fd);
 	}
 	if (elf)
-		capped |= load_debuginfo(u, elf, dirfd, vma, reader) |
+		capped |= load_shared_debuginfo(u, elf, vma) |
 			  elf_file__capped(elf);
 	if (capped)
 		caps__hit(u->caps, capped, vma->path, vma->path_len);
@@ -154,6 +192,217 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 	if (elf)
 		u->stats.files_parsed++;
 	return f;
+}
+
+/*
+ * The view of the process whose /proc directory is dirfd, rootfd its root.
+ * rootfd is opened before ns/mnt is read: a process may leave a mount
+ * namespace (unshare) but not enter one it has no privilege over, so the
+ * files reached through rootfd are those of the view returned, or of one
+ * the process left, never another user's.
+ */
+static int view_of(int dirfd, int rootfd, struct view *v)
+{
+	struct stat root, ns;
+
+	if (fstat(rootfd, &root) || fstatat(dirfd, "ns/mnt", &ns, 0))
+		return -errno;
+	v->mntns = ns.st_ino;
+	v->root_dev = root.st_dev;
+	v->root_ino = root.st_ino;
+	return 0;
+}
+
+static bool same_view(const struct view *a, const struct view *b)
+{
+	return a->mntns == b->mntns && a->root_dev == b->root_dev &&
+	       a->root_ino == b->root_ino;
+}
+
+static bool view_file_eq(const void *val, const void *ctx)
+{
+	const struct view_file *a = val, *b = ctx;
+
+	return a->dev == b->dev && a->ino == b->ino &&
+	       same_view(&a->view, &b->view);
+}
+
+static bool scoped_eq(const void *val, const void *ctx)
+{
+	const struct scoped *a = val, *b = ctx;
+
+	return a->dev == b->dev && a->ino == b->ino &&
+	       a->dbg_dev == b->dbg_dev && a->dbg_ino == b->dbg_ino;
+}
+
+static bool same_build_id(const struct elf_file *a, const struct elf_file *b)
+{
+	const char *x = elf_file__build_id(a), *y = elf_file__build_id(b);
+
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+/*
+ * The mapped file parsed anew, for a debug file to name; NULL if it is not
+ * the file shared was parsed from any more.
+ */
+static struct elf_file *parse_again(int dirfd, const struct vma *vma,
+				    const struct elf_file *shared)
+{
+	struct procfs_mapping pm = mapping_of(vma);
+	struct elf_file *elf;
+	int fd;
+
+	fd = procfs__open_mapped(dirfd, &pm);
+	if (fd < 0)
+		return NULL;
+	elf = elf_file__open_fd(fd);
+	close(fd);
+	if (elf && !same_build_id(elf, shared)) {
+		elf_file__free(elf);
+		return NULL;
+	}
+	return elf;
+}
+
+/*
+ * The file named with dbg, a debug file one view found: parsed once per
+ * (file, debug file), whatever the views that find it.  shared when that
+ * fails.
+ */
+static struct ufile *get_scoped(struct ufiles *u, struct ufile *shared,
+				int dirfd, const struct vma *vma,
+				const struct debuginfo_file *dbg)
+{
+	struct scoped key = {
+		.dev = makedev(vma->dev_major, vma->dev_minor), .ino = vma->inode,
+		.dbg_dev = dbg->dev, .dbg_ino = dbg->ino,
+	};
+	struct elf_file *elf;
+	struct scoped *sc;
+	struct hent *e;
+	__u64 h;
+
+	h = htab__hash(htab__hash(key.dev, key.ino),
+		       htab__hash(key.dbg_dev, key.dbg_ino));
+	e = htab__slot(&u->scoped, h, 0, scoped_eq, &key);
+	if (!e)
+		return shared;
+	if (e->val)
+		return &((struct scoped *)e->val)->f;
+	elf = parse_again(dirfd, vma, shared->elf);
+	if (!elf || elf_file__merge_symbols(elf, dbg->elf, ELF_SYMS_DEBUGFILE))
+		goto fail;
+	sc = malloc(sizeof(*sc));
+	if (!sc)
+		goto fail;
+	*sc = key;
+	sc->f.elf = elf;
+	htab__fill(&u->scoped, e, h, 0, sc);
+	u->stats.debug_files++;
+	return &sc->f;
+
+fail:
+	elf_file__free(elf);
+	return shared;
+}
+
+/*
+ * shared as the process's view names it: through a debug file found in
+ * its root (beside the file only, in the profiler's own view, whose
+ * DEBUG_DIR was searched for shared), else as shared, and then the
+ * debuginfod servers are asked.
+ */
+static struct ufile *find_in_view(struct ufiles *u, struct ufile *shared,
+				  int dirfd, int rootfd, const struct vma *vma,
+				  __s64 reader, bool own)
+{
+	struct debuginfo_opts o = {
+		.debug_dir = u->debug_dir, .stop = u->stop, .reader = reader,
+	};
+	unsigned int where = DEBUGINFO_BESIDE;
+	struct debuginfo_file dbg;
+	struct ufile *f = shared;
+
+	if (!own)
+		where |= DEBUGINFO_DEBUG_DIR;
+	if (debuginfo__find(shared->elf, vma->path, vma->path_len, rootfd,
+			    where, &o, &dbg)) {
+		ask_debuginfod(u, shared->elf, vma, reader);
+	} else {
+		f = get_scoped(u, shared, dirfd, vma, &dbg);
+		elf_file__free(dbg.elf);
+	}
+	if (o.capped)
+		caps__hit(u->caps, o.capped, vma->path, vma->path_len);
+	return f;
+}
+
+/*
+ * A stripped file that root's DEBUG_DIR does not name, in the view of the
+ * process (dirfd): looked up once per (file, view).  shared when the view
+ * cannot be told.
+ */
+static struct ufile *get_in_view(struct ufiles *u, struct ufile *shared,
+				 int dirfd, const struct vma *vma, __s64 reader)
+{
+	struct view_file key = {
+		.dev = makedev(vma->dev_major, vma->dev_minor), .ino = vma->inode,
+	};
+	struct ufile *f = shared;
+	struct view_file *vf;
+	struct hent *e;
+	int rootfd;
+	__u64 h;
+
+	rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return shared;
+	if (view_of(dirfd, rootfd, &key.view))
+		goto out;
+	h = htab__hash(htab__hash(key.dev, key.ino),
+		       htab__hash(key.view.mntns,
+				  htab__hash(key.view.root_dev, key.view.root_ino)));
+	e = htab__slot(&u->views, h, 0, view_file_eq, &key);
+	if (!e)
+		goto out;
+	if (e->val) {
+		f = ((struct view_file *)e->val)->f;
+		goto out;
+	}
+	vf = malloc(sizeof(*vf));
+	if (!vf)
+		goto out;
+	f = find_in_view(u, shared, dirfd, rootfd, vma, reader,
+			 same_view(&key.view, &u->own));
+	*vf = key;
+	vf->f = f;
+	htab__fill(&u->views, e, h, 0, vf);
+out:
+	close(rootfd);
+	return f;
+}
+
+/*
+ * The parsed file behind a file mapping of the process (dirfd, -1 if it
+ * is gone): the shared entry, unless root's DEBUG_DIR left it without
+ * names and a debug file in the process's view names it.
+ */
+static struct ufile *get_file(struct ufiles *u, int dirfd,
+			      const struct vma *vma, __s64 reader)
+{
+	struct ufile *f = get_shared(u, dirfd, vma);
+
+	if (!f || !f->elf || !wants_names(f->elf))
+		return f;
+	/* Nothing to find its debug file by, in any view or server. */
+	if (!elf_file__build_id(f->elf) && !elf_file__debuglink(f->elf, NULL))
+		return f;
+	if (dirfd < 0) {
+		ask_debuginfod(u, f->elf, vma, reader);
+		return f;
+	}
+	return get_in_view(u, f, dirfd, vma, reader);
 }
 
 static int read_mem(int dirfd, __u64 start, void *buf, size_t len)
@@ -241,6 +490,21 @@ struct ufile *ufiles__get(struct ufiles *u, int proc_dirfd,
 	return NULL;
 }
 
+/* The profiler's own view; all zeros (no process's) if it cannot be told. */
+static void own_view(struct view *v)
+{
+	int dirfd, rootfd;
+
+	dirfd = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0 || rootfd < 0 || view_of(dirfd, rootfd, v))
+		memset(v, 0, sizeof(*v));
+	if (dirfd >= 0)
+		close(dirfd);
+	if (rootfd >= 0)
+		close(rootfd);
+}
+
 struct ufiles *ufiles__new(const char *debug_dir, struct debuginfod *debuginfod,
 			  const volatile sig_atomic_t *stop, struct caps *caps)
 {
@@ -248,6 +512,7 @@ struct ufiles *ufiles__new(const char *debug_dir, struct debuginfod *debuginfod,
 
 	if (!u)
 		return NULL;
+	own_view(&u->own);
 	u->debuginfod = debuginfod;
 	u->stop = stop;
 	u->caps = caps;
@@ -271,7 +536,13 @@ void ufiles__free(struct ufiles *u)
 		free_ufile(e->val);
 	for (size_t pos = 0; (e = htab__next(&u->vdsos, &pos));)
 		free_ufile(e->val);
+	for (size_t pos = 0; (e = htab__next(&u->scoped, &pos));)
+		free_ufile(e->val);
+	for (size_t pos = 0; (e = htab__next(&u->views, &pos));)
+		free(e->val);
 	htab__free(&u->files);
+	htab__free(&u->scoped);
+	htab__free(&u->views);
 	htab__free(&u->vdsos);
 	free(u->debug_dir);
 	free(u);
@@ -359,9 +630,32 @@ size_t ufiles__take_fetched(struct ufiles *u)
 	return n;
 }
 
+/*
+ * Forget the views of files no process we know maps, before the sweeps
+ * clear the marks: a view must not outlive the entry it points to.
+ */
+static void sweep_views(struct ufiles *u)
+{
+	struct view_file *vf;
+	struct hent *e;
+
+	for (size_t pos = 0; (e = htab__next(&u->views, &pos));) {
+		vf = e->val;
+		if (vf->f->keep)
+			continue;
+		htab__del(&u->views, e);
+		free(vf);
+	}
+	htab__compact(&u->views);
+}
+
 size_t ufiles__sweep(struct ufiles *u)
 {
-	size_t n = sweep(&u->files);
+	size_t n;
+
+	sweep_views(u);
+	n = sweep(&u->files);
+	sweep(&u->scoped);
 
 	u->stats.files_pruned += n;
 	u->stats.vdsos_pruned += sweep(&u->vdsos);

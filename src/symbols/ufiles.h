@@ -3,7 +3,17 @@
  * The files behind executable mappings, parsed once while in use: keyed
  * by device and inode (libc is parsed once however many processes map it),
  * and the vdso by its bytes (it has no file).  A stripped file gets the
- * names of its debug file (debuginfo.h) or MiniDebugInfo.
+ * names of its MiniDebugInfo or of a debug file (debuginfo.h) in the
+ * profiler's DEBUG_DIR, for every process.
+ *
+ * A stripped file that DEBUG_DIR does not name is looked up again in each
+ * view that maps it (a mount namespace and root directory: a container, a
+ * chroot), once per (file, view): a debug file found there (in its root,
+ * or beside the file) names it for the processes of that view only, since
+ * its user may have planted it for a binary other users run.  Such a file
+ * is parsed again with that debug file, once per (file, debug file), so
+ * that processes of one view, or views that share the debug file, share
+ * the parse, and many views cost no more than as many debug files.
  */
 #ifndef UFILES_H
 #define UFILES_H

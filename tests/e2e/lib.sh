@@ -94,6 +94,11 @@ prereq_missing() {
 		command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 &&
 			id daemon >/dev/null 2>&1 ||
 			echo "setpriv and the users nobody and daemon" ;;
+	# nobody may enter a user namespace of its own and chroot there.
+	USERNS)
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			unshare -Ur chroot / true >/dev/null 2>&1 ||
+			echo "unprivileged user namespaces (unshare -Ur as nobody: user.max_user_namespaces, kernel.unprivileged_userns_clone)" ;;
 	GO) command -v go >/dev/null || echo "go (golang-go)" ;;
 	# perf that can sample with DWARF call graphs (no PMU needed: cpu-clock).
 	PERF_DWARF)

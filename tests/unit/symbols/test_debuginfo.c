@@ -390,6 +390,53 @@ TEST(in_root)
 		close(rootfd);
 }
 
+/*
+ * Root's DEBUG_DIR comes before the process's root: a forged debug file
+ * there (its names prefixed) for a file root's directory names is not
+ * read.  debuginfo__find() looks only where it is told.
+ */
+TEST(debug_dir_first)
+{
+	char root[PATH_MAX], dbg[PATH_MAX], path[PATH_MAX], id[128];
+	struct debuginfo_opts o = { .debug_dir = dbg, .reader = -1 };
+	unsigned long long addr = 0;
+	struct debuginfo_file found;
+	struct elf_file *ef;
+	int rootfd;
+
+	snprintf(root, sizeof(root), "%s/forging", dir);
+	snprintf(dbg, sizeof(dbg), "%s/realdbg", dir);
+	snprintf(path, sizeof(path), "%s/nolink.so", dir);
+	fx_build_id(lib, id, sizeof(id));
+	CHECK(strlen(id) == 40);
+	/* DEBUG_DIR: the real debug file; the same path in root: a forged one. */
+	CHECK_INT(fx_sh("mkdir -p '%s/.build-id/%.2s' '%s%s/.build-id/%.2s' && "
+			"cp '%s/fixlib.debug' '%s/.build-id/%.2s/%s.debug' && "
+			"objcopy --prefix-symbols=FORGED_ '%s/fixlib.debug' "
+			"'%s%s/.build-id/%.2s/%s.debug'", dbg, id, root, dbg, id,
+			dir, dbg, id, id + 2, dir, root, dbg, id, id + 2), 0);
+	CHECK_INT(fx_nm(lib, "fixlib_helper", false, &addr), 0);
+	rootfd = open(root, O_PATH | O_DIRECTORY);
+	CHECK(rootfd >= 0);
+	ef = open_checked(path, ELF_SYMS_DYNSYM);
+	if (!ef || rootfd < 0)
+		goto out;
+	/* Only where it is told: the root's DEBUG_DIR, not beside the file. */
+	CHECK_INT(debuginfo__find(ef, path, strlen(path), rootfd,
+				  DEBUGINFO_BESIDE, &o, &found), -ENOENT);
+	CHECK_INT(debuginfo__find(ef, path, strlen(path), rootfd,
+				  DEBUGINFO_DEBUG_DIR, &o, &found), 0);
+	CHECK_STR(elf_file__find(found.elf, addr + 1, NULL), "FORGED_fixlib_helper");
+	elf_file__free(found.elf);
+	/* Root's own DEBUG_DIR first: the real names. */
+	CHECK_INT(debuginfo__load(ef, path, strlen(path), rootfd, &o), 0);
+	check_named(ef, lib, "fixlib_helper");
+out:
+	elf_file__free(ef);
+	if (rootfd >= 0)
+		close(rootfd);
+}
+
 /* This machine's libc: stripped, with its debug file from libc6-dbg. */
 TEST(libc_debug_file)
 {
@@ -454,6 +501,7 @@ int main(void)
 	RUN(build_id);
 	RUN(build_id_mismatch);
 	RUN(in_root);
+	RUN(debug_dir_first);
 	RUN_S(libc_debug_file);
 	fx_rmdir(dir);
 	return unit_summary();

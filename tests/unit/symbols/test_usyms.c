@@ -781,6 +781,90 @@ out:
 	usyms__free(u);
 }
 
+/*
+ * A process that maps ROOTED.so (stripped, its debug file beside it) and,
+ * with jail, chroots there: "lib" is its fixlib_alpha.  0 if it cannot.
+ */
+static unsigned long long spawn_mapper(struct fx_child *c, const char *so,
+				       const char *jail)
+{
+	char cmd[PATH_MAX + 16];
+	unsigned long long alpha;
+
+	if (fx_spawn(pie, c) || !fx_expect(c, "target"))
+		return 0;
+	snprintf(cmd, sizeof(cmd), "dlopen %s\n", so);
+	fx_send(c, cmd);
+	alpha = fx_expect(c, "lib");
+	if (!jail || !alpha)
+		return alpha;
+	snprintf(cmd, sizeof(cmd), "chroot %s\n", jail);
+	fx_send(c, cmd);
+	return fx_expect(c, "chroot") == 1 ? alpha : 0;
+}
+
+/*
+ * A debug file in a process's own root (here a forged one, its names
+ * prefixed) names the file for the processes of that view only, whichever
+ * process is seen first; the processes of one view share one parse.
+ */
+TEST(debug_file_in_root)
+{
+	struct usyms_opts opts = { .debug_dir = "/dbg" };
+	unsigned long long alpha_v = 0, helper_v = 0, at[3];
+	static const char *const want[3] = {
+		"FORGED_fixlib_helper", "fixlib_helper", "FORGED_fixlib_helper",
+	};
+	static const int orders[2][3] = { { 0, 1, 2 }, { 1, 0, 2 } };
+	char so[PATH_MAX], jail[PATH_MAX], id[128];
+	struct fx_child c[3];
+	struct usyms_stats st;
+	struct usyms *u;
+	struct usym sym;
+	int i, k, n;
+
+	snprintf(so, sizeof(so), "%s/rooted.so", dir);
+	snprintf(jail, sizeof(jail), "%s/jail", dir);
+	CHECK_INT(fx_cc("fixlib.c", "-shared -fPIC -Wl,--build-id=sha1", so), 0);
+	fx_build_id(so, id, sizeof(id));
+	CHECK(strlen(id) == 40);
+	CHECK_INT(fx_sh("cd '%s' && objcopy --only-keep-debug rooted.so rooted.debug && "
+			"strip --strip-all rooted.so && "
+			"objcopy --add-gnu-debuglink=rooted.debug rooted.so && "
+			"mkdir -p jail/dbg/.build-id/%.2s && "
+			"objcopy --prefix-symbols=FORGED_ rooted.debug "
+			"jail/dbg/.build-id/%.2s/%s.debug", dir, id, id, id + 2), 0);
+	CHECK_INT(fx_nm(lib, "fixlib_alpha", false, &alpha_v), 0);
+	CHECK_INT(fx_nm(lib, "fixlib_helper", false, &helper_v), 0);
+	for (k = 0; k < 2; k++) {
+		memset(c, 0, sizeof(c));
+		n = 0;
+		for (i = 0; i < 3; i++, n++) {
+			at[i] = spawn_mapper(&c[i], so, i == 1 ? NULL : jail);
+			if (!at[i])
+				break;
+		}
+		u = usyms__new_opts(&opts);
+		CHECK(u != NULL);
+		for (i = 0; u && n == 3 && i < 3; i++) {
+			int p = orders[k][i];
+
+			CHECK_INT(usyms__resolve(u, (__u32)c[p].pid,
+						 at[p] - alpha_v + helper_v + 1, &sym), 0);
+			CHECK_STR(sym.name, want[p]);
+		}
+		if (u && n == 3) {
+			usyms__stats(u, &st);
+			/* The real one, and the forged one the jailed two share. */
+			CHECK_INT(st.debug_files, 2);
+		}
+		usyms__free(u);
+		for (i = 0; i <= n && i < 3; i++)
+			fx_kill(&c[i]);
+		SKIP_UNLESS(n == 3, "a process cannot chroot here (no user namespaces)");
+	}
+}
+
 /* Our own libc: start_thread is only in libc6-dbg's debug file. */
 TEST(libc_debug_file)
 {
@@ -1054,6 +1138,7 @@ int main(void)
 	RUN(events_overlap);
 	RUN(unsafe_mapping_path);
 	RUN(child_debuglink);
+	RUN_S(debug_file_in_root);
 	RUN_S(libc_debug_file);
 	RUN(perfmap_jit);
 	RUN(perfmap_refused);
