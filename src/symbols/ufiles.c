@@ -105,6 +105,21 @@ static unsigned int load_debuginfo(struct ufiles *u, struct elf_file *elf,
 }
 
 /*
+ * A process of reader maps f too, which a process of another user mapped
+ * first: offer reader the debuginfod lookup asked for that user
+ * (debuginfod__ask()), so that no user can spend or delay the debug files
+ * of another's files by mapping them first.
+ */
+static void ask_again(struct ufiles *u, struct ufile *f, const struct vma *vma,
+		      __s64 reader)
+{
+	if (!f->elf || f->asker == reader || !wants_names(f->elf))
+		return;
+	f->asker = reader;
+	ask_debuginfod(u, f->elf, vma, reader);
+}
+
+/*
  * The parsed file behind a file mapping, from the cache if any process
  * mapped it before.  NULL if it has no symbols for us, or on a failure
  * that a later process may not hit (not cached).  dirfd may be -1.
@@ -127,8 +142,10 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 	if (!vma->inode)
 		return NULL;
 	f = htab__get(&u->files, dev, vma->inode);
-	if (f)
+	if (f) {
+		ask_again(u, f, vma, reader);
 		return f;
+	}
 	fd = procfs__open_mapped(dirfd, &pm);
 	if (fd < 0 && fd != -EINVAL)
 		return NULL;	/* could not reach it: maybe another time */
@@ -150,6 +167,7 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 		free(f);
 		return NULL;
 	}
+	f->asker = reader;
 	u->stats.files++;
 	if (elf)
 		u->stats.files_parsed++;

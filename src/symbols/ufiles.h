@@ -26,6 +26,7 @@ struct ufile {
 	size_t image_len;
 	bool keep;		/* marked by ufiles__keep() for the next sweep */
 	bool sampled;		/* a sample was named from it: worth a fetched debug file */
+	__s64 asker;		/* the user its debuginfod lookup was last asked for */
 };
 
 struct ufiles_stats {
