@@ -753,6 +753,34 @@ static struct lookup *add(struct debuginfod *d, const char *id,
 }
 
 
+/*
+ * Called locked: a process of uid maps lk's object too.  A lookup refused
+ * over its user's bytes is asked again for uid, and one still queued
+ * moves to uid if uid has had fewer lookups: whoever maps another user's
+ * files first must not spend that user's debug files, nor queue them
+ * behind its own thousand lookups.
+ */
+static void offer(struct debuginfod *d, struct lookup *lk, __s64 uid)
+{
+	bool refused = lk->state == LK_FAILED && lk->fault == FAULT_BYTES;
+	size_t user;
+
+	if ((!refused && lk->state != LK_QUEUED) || user_index(d, uid, &user) ||
+	    d->users[user].over)
+		return;
+	if (!refused && d->users[user].started >= d->users[lk->user].started)
+		return;
+	lk->uid = uid;
+	lk->user = user;
+	if (!refused)
+		return;
+	/* What the first user downloaded stays counted against it. */
+	lk->held = 0;
+	lk->over = false;
+	lk->fault = FAULT_NONE;
+	queue(d, lk);
+}
+
 void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
 		     __s64 uid)
 {
@@ -766,6 +794,8 @@ void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
 		add(d, id, object, uid);
 	else if (lk->state == LK_FOUND && lk->taken)
 		lk->taken = false;	/* handed out and freed: parse it again */
+	else if (lk->uid != uid)
+		offer(d, lk, uid);
 	pthread_mutex_unlock(&d->lock);
 }
 

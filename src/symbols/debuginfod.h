@@ -105,7 +105,10 @@ void debuginfod__free(struct debuginfod *d);
  * (-1: unknown).  The lookup is queued; asked before, it is not made
  * again, unless its file was handed out by debuginfod__next() since (a
  * process mapped the object again after it was freed): then the file is
- * read again, from the cache.  Cheap; never blocks on the network.
+ * read again, from the cache.  Asked before for another user, a lookup
+ * refused over that user's bytes is made again for uid, and one still
+ * queued is served in uid's turn if that comes sooner.  Cheap; never
+ * blocks on the network.
  */
 void debuginfod__ask(struct debuginfod *d, const char *id, const char *object,
 		     __s64 uid);

@@ -247,36 +247,39 @@ cleanup:
 	return err;
 }
 
-__u64 procfs__start_realtime_ns(__u64 ticks)
+/* A starttime in clock ticks as nanoseconds since boot, rounded down. */
+static __u64 ticks_ns(__u64 ticks)
 {
-	struct timespec real, boot;
 	long hz = sysconf(_SC_CLK_TCK);
-	__u64 boot_epoch;
 
 	if (hz <= 0)
 		hz = 100;
+	return ticks / (__u64)hz * 1000000000ULL +
+	       ticks % (__u64)hz * (1000000000ULL / (__u64)hz);
+}
+
+__u64 procfs__start_realtime_ns(__u64 ticks)
+{
+	struct timespec real, boot;
+	__u64 boot_epoch;
+
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_BOOTTIME, &boot);
 	boot_epoch = ((__u64)real.tv_sec - (__u64)boot.tv_sec) * 1000000000ULL +
 		     (__u64)real.tv_nsec - (__u64)boot.tv_nsec;
-	return boot_epoch + ticks / (__u64)hz * 1000000000ULL +
-	       ticks % (__u64)hz * (1000000000ULL / (__u64)hz);
+	return boot_epoch + ticks_ns(ticks);
 }
 
 __u64 procfs__start_monotonic_ns(__u64 ticks)
 {
 	struct timespec mono, boot;
-	long hz = sysconf(_SC_CLK_TCK);
-	__u64 asleep, ns;
+	__u64 asleep, ns = ticks_ns(ticks);
 
-	if (hz <= 0)
-		hz = 100;
 	/* Monotonic first: the time asleep comes out no smaller than it is. */
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_BOOTTIME, &boot);
 	asleep = ((__u64)boot.tv_sec - (__u64)mono.tv_sec) * 1000000000ULL +
 		 (__u64)boot.tv_nsec - (__u64)mono.tv_nsec;
-	ns = ticks / (__u64)hz * 1000000000ULL + ticks % (__u64)hz * (1000000000ULL / (__u64)hz);
 	return ns > asleep ? ns - asleep : 0;
 }
 

@@ -71,8 +71,10 @@ static struct ufile *new_ufile(struct elf_file *elf)
 {
 	struct ufile *f = calloc(1, sizeof(*f));
 
-	if (f)
-		f->elf = elf;
+	if (!f)
+		return NULL;
+	f->elf = elf;
+	f->asker = UFILE_NOT_ASKED;
 	return f;
 }
 
@@ -134,6 +136,21 @@ static unsigned int load_shared_debuginfo(struct ufiles *u,
 		u->stats.debug_files++;
 	elf_file__free(dbg.elf);
 	return o.capped;
+}
+
+/*
+ * A process of reader maps f too, which a process of another user mapped
+ * first: offer reader the debuginfod lookup asked for that user
+ * (debuginfod__ask()), so that no user can spend or delay the debug files
+ * of another's files by mapping them first.
+ */
+static void ask_again(struct ufiles *u, struct ufile *f, const struct vma *vma,
+		      __s64 reader)
+{
+	if (!f->elf || f->asker == reader || !wants_names(f->elf))
+		return;
+	f->asker = reader;
+	ask_debuginfod(u, f->elf, vma, reader);
 }
 
 static struct procfs_mapping mapping_of(const struct vma *vma)
@@ -328,6 +345,7 @@ static struct ufile *find_in_view(struct ufiles *u, struct ufile *shared,
 		where |= DEBUGINFO_DEBUG_DIR;
 	if (debuginfo__find(shared->elf, vma->path, vma->path_len, rootfd,
 			    where, &o, &dbg)) {
+		shared->asker = reader;
 		ask_debuginfod(u, shared->elf, vma, reader);
 	} else {
 		f = get_scoped(u, shared, dirfd, vma, &dbg);
@@ -391,7 +409,7 @@ out:
 static struct ufile *get_file(struct ufiles *u, int dirfd,
 			      const struct vma *vma, __s64 reader)
 {
-	struct ufile *f = get_shared(u, dirfd, vma);
+	struct ufile *f = get_shared(u, dirfd, vma), *view;
 
 	if (!f || !f->elf || !wants_names(f->elf))
 		return f;
@@ -399,10 +417,14 @@ static struct ufile *get_file(struct ufiles *u, int dirfd,
 	if (!elf_file__build_id(f->elf) && !elf_file__debuglink(f->elf, NULL))
 		return f;
 	if (dirfd < 0) {
-		ask_debuginfod(u, f->elf, vma, reader);
+		ask_again(u, f, vma, reader);
 		return f;
 	}
-	return get_in_view(u, f, dirfd, vma, reader);
+	view = get_in_view(u, f, dirfd, vma, reader);
+	/* Named by nothing in its view: the servers, for this user too. */
+	if (view == f)
+		ask_again(u, f, vma, reader);
+	return view;
 }
 
 static int read_mem(int dirfd, __u64 start, void *buf, size_t len)

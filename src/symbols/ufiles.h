@@ -20,6 +20,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -36,7 +37,11 @@ struct ufile {
 	size_t image_len;
 	bool keep;		/* marked by ufiles__keep() for the next sweep */
 	bool sampled;		/* a sample was named from it: worth a fetched debug file */
+	__s64 asker;		/* the user its debuginfod lookup was last asked for */
 };
+
+/* ufile.asker before any lookup (a user is >= 0, or -1: unknown). */
+#define UFILE_NOT_ASKED INT64_MIN
 
 struct ufiles_stats {
 	__u64 files;		/* files (device, inode) opened; again if pruned */

@@ -444,9 +444,10 @@ static int retire(struct usyms *u, struct uproc *old)
 	struct uproc *was;
 
 	old->alive = false;
+	/* It is freed below, or kept apart where is_start() looks for it. */
+	if (u->last == old)
+		u->last = NULL;
 	if (!old->sampled || !old->start_exact) {
-		if (u->last == old)
-			u->last = NULL;
 		free_proc(old);
 		return 0;
 	}

@@ -232,8 +232,11 @@ static void on_task(struct tracker *t, const struct rec_task *r, __u64 time)
 			return;
 		t->stats.exits++;
 		usyms__exit(t->us, r->pid);
-		/* Never asked for, if it was forked in this round. */
-		if (!htab__del_key(&t->forked, r->pid, 0))
+		/*
+		 * Forked in this round: never asked for, unless its first
+		 * sample was (then the thread may have synced it already).
+		 */
+		if (!htab__del_key(&t->forked, r->pid, 0) || unwind__knows(t->uw, r->pid))
 			unwind__forget(t->uw, r->pid);
 		interps__forget(t->ints, r->pid);
 	}

@@ -38,6 +38,7 @@
 #include "bpf/profile.h"
 #include "lib/log.h"
 #include "lib/share.h"
+#include "lib/text.h"
 #include "lib/worker.h"
 
 #define QUEUE_LEN 4096		/* syncs a flood may queue, shared by users */
@@ -473,13 +474,18 @@ static void settle_object(struct unwind *u, struct object *o, int err,
 	o->bytes = n_chunks * sizeof(struct uw_chunk) + TABLE_OVERHEAD;
 }
 
-/* The first object that found no room, named in the warning. */
+/*
+ * The first object that found no room, named in the warning: its path is
+ * whatever name the process gave its file, made safe to print.
+ */
 static void note_over(struct unwind *u, const char *name, size_t name_len)
 {
 	pthread_mutex_lock(&u->lock);
-	if (!u->stats.over_budget++)
+	if (!u->stats.over_budget++) {
 		snprintf(u->stats.first_over, sizeof(u->stats.first_over), "%.*s",
 			 (int)name_len, name);
+		text__sanitize_str(u->stats.first_over);
+	}
 	pthread_mutex_unlock(&u->lock);
 }
 

@@ -76,6 +76,19 @@ test_expect_success ROOT_BPF 'tables over --unwind-mem: one warning, those objec
 	{ ! grep -q "^\\(python\\|perl\\|cxxburn\\).*\\[Missed" mem.folded || fail "stacks were lost"; }
 '
 
+# A file named with terminal escapes, too big for 1 MiB (cc1: about 3 MiB
+# of rows): the warning that names it prints no control byte.
+test_expect_success ROOT_BPF,cc 'an object over --unwind-mem named with escapes: the warning is safe text' '
+	cc1=$(cc -print-prog-name=cc1) && [ -x "$cc1" ] &&
+	esc=$(printf "\033") && bin="$TRASH/cc1-${esc}[2J${esc}]0;x" &&
+	cp "$cc1" "$bin" &&
+	for i in $(seq 2000); do echo "int f$i(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * $i ^ (s >> 3); return s; }"; done >big.c &&
+	"$PROFILE" -F 499 -f --unwind-mem 1 -o esc.folded -- "$bin" -quiet -O2 big.c -o /dev/null 2>err &&
+	grep "found no room under --unwind-mem 1;" err | cut -c1-200 &&
+	grep -q "^profile: .*/cc1-?\[2J?\]0;x. and .* found no room under --unwind-mem 1;" err &&
+	! grep -q "$esc" err
+'
+
 test_expect_success ROOT_BPF 'JIT code with a garbage frame pointer: the stack ends there, cleanly, and --unwind-debug says so' '
 	bg "$WORKLOADS/jitburn" -g 8 && pid=$! &&
 	sleep 0.3 &&

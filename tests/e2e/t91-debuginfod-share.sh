@@ -39,8 +39,8 @@ cp "$WORKLOADS/burn-stripped" "$H/"
 victim_bg() { bg $VICTIM "$H/burn-stripped" -d 15 >/dev/null; VICTIM_PID=$!; }
 
 # profile_run NAME URL: a whole-host profile, -vv, SECS at 999 Hz, user
-# stacks: NAME.folded, NAME.err, wall time in ms in $ms; starts victim_bg
-# once it samples.
+# stacks: NAME.folded, NAME.err, wall time in ms in $ms; runs $BEFORE_VICTIM
+# (if set), then victim_bg, once it samples.
 profile_run() {
 	local name=$1 url=$2 t0 prof rc=0
 	t0=$(date +%s%N)
@@ -49,6 +49,7 @@ profile_run() {
 	prof=$!
 	wait_attached $prof
 	sleep 0.3
+	${BEFORE_VICTIM:-}
 	victim_bg
 	wait $prof || rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
@@ -66,10 +67,19 @@ named() {
 	echo "$1: the victim's samples: $named named of $all"
 }
 
+# nobody_maps_victim: once nobody's bytes are spent, nobody maps the
+# victim's binary before the victim runs: its lookup is asked for nobody.
+nobody_maps_victim() {
+	sleep 1.5
+	bg $NOBODY "$H/hostile" map 15 "$H/burn-stripped" >h.out 2>&1
+	wait_for h.out "^hostile: mapped" 5
+}
+
 # Empty "debuginfo" files in the cache: libdebuginfod's "not found" marks.
 misses() { find "$DEBUGINFOD_CACHE_PATH" -name debuginfo -type f -size 0 | wc -l; }
 
-test_expect_success ROOT_BPF,LOOPBACK_ONLY,USERS "$BIG debug files of 26 MiB for nobody: bytes and RSS bounded, on time, the victim named, nobody warned about" '
+test_expect_success ROOT_BPF,LOOPBACK_ONLY,USERS "$BIG debug files of 26 MiB for nobody, which maps the victim too: bytes and RSS bounded, on time, the victim named, nobody warned about" '
+	cc -O2 -g -fno-omit-frame-pointer -o "$H/hostile" "$PROFILE_TOP/tests/e2e/helpers/hostile.c" &&
 	cc -O2 -s -Wl,--build-id=sha1 -o "$H/spinner" "$PROFILE_TOP/tests/e2e/helpers/spinner.c" &&
 	mkdir -m 755 "$H/big" &&
 	python3 "$PROFILE_TOP/tests/e2e/helpers/mkelf.py" buildids "$H/spinner" $BIG "$H/big" $BIG_BYTES &&
@@ -77,7 +87,7 @@ test_expect_success ROOT_BPF,LOOPBACK_ONLY,USERS "$BIG debug files of 26 MiB for
 	fake ok "$H/big" &&
 	new_cache &&
 	for i in $(seq 0 $((BIG - 1))); do bg $NOBODY "$H/big/bin.$i" 15; done &&
-	profile_run big "$URL" &&
+	BEFORE_VICTIM=nobody_maps_victim profile_run big "$URL" &&
 	named big && peak=$(peak_kib big.err) &&
 	got=$(du -sk "$DEBUGINFOD_CACHE_PATH" | cut -f1) &&
 	mib=$(sed -n "s/^profile: debuginfod: .*; \([0-9.]*\) MiB of debug files;.*/\1/p" big.err) &&

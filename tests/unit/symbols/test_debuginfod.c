@@ -478,6 +478,40 @@ TEST(bytes_per_user)
 	drop_cache();
 }
 
+/*
+ * Mapped first by a user over its bytes: the victim's file, refused for
+ * that user, is asked again for the victim when its process maps it.
+ */
+TEST(refused_file_asked_again_for_its_user)
+{
+	int n = (int)(DEBUGINFOD_USER_BYTES / self_len) + 2;
+	struct elf_file *dbg;
+	struct debuginfod *d;
+	struct server s;
+	char id[41], got[160];
+
+	new_cache();
+	server_start(&s, SERVE_WHOLE);
+	d = client(30);
+	for (int i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%040x", i + 1);
+		debuginfod__ask(d, id, "/home/mallory/x", 1234);
+	}
+	debuginfod__wait(d, NULL);
+	debuginfod__ask(d, self_id, "/bin/victim", 1234);
+	debuginfod__wait(d, NULL);
+	CHECK(debuginfod__next_wanted(d, only_self, NULL, got, sizeof(got)) == NULL);
+	debuginfod__ask(d, self_id, "/bin/victim", 1000);
+	debuginfod__wait(d, NULL);
+	dbg = debuginfod__next_wanted(d, only_self, NULL, got, sizeof(got));
+	CHECK(dbg != NULL);
+	CHECK_STR(got, self_id);
+	elf_file__free(dbg);
+	debuginfod__free(d);
+	server_stop(&s);
+	drop_cache();
+}
+
 /* Failed lookups of two users: a line each, each naming its object. */
 TEST(warns_per_user)
 {
@@ -618,6 +652,7 @@ int main(void)
 	RUN(not_found_is_no_warning);
 	RUN(fair_between_users);
 	RUN(bytes_per_user);
+	RUN(refused_file_asked_again_for_its_user);
 	RUN(warns_per_user);
 	RUN(hang_costs_the_wait_and_leaves_nothing);
 	RUN(stop_flag_ends_the_wait);
