@@ -205,8 +205,10 @@ static void nop_handler(int sig)
 
 /*
  * Called locked: count lk's file, `bytes` of it so far, against its
- * user's bytes and the run's.  False when over either: refused, once.
- * What was downloaded stays counted, whatever becomes of the file.
+ * user's bytes and the run's.  False when over either: this file is
+ * refused, once.  What was downloaded stays counted, whatever becomes of
+ * the file.  Root's processes map only files root chose: their bytes are
+ * bounded per file only (DEBUGINFOD_MAX_BYTES), as before users shared.
  */
 static bool charge(struct debuginfod *d, struct lookup *lk, __u64 bytes)
 {
@@ -218,6 +220,10 @@ static bool charge(struct debuginfod *d, struct lookup *lk, __u64 bytes)
 	if (bytes <= lk->held)
 		return true;
 	n = bytes - lk->held;
+	if (lk->uid == 0) {
+		lk->held = bytes;
+		return true;
+	}
 	if (share__held(&d->bytes, uid) + n > DEBUGINFOD_USER_BYTES) {
 		share__refuse(&d->bytes, uid);
 	} else {
@@ -234,7 +240,12 @@ static bool charge(struct debuginfod *d, struct lookup *lk, __u64 bytes)
 		}
 	}
 	lk->over = true;
-	d->users[lk->user].over = true;
+	/*
+	 * A file too big for what is left refuses only itself; a user left
+	 * with less room than a small debug file starts no more lookups.
+	 */
+	if (share__held(&d->bytes, uid) + DEBUGINFOD_SMALL_FILE > DEBUGINFOD_USER_BYTES)
+		d->users[lk->user].over = true;
 	return false;
 }
 

@@ -18,7 +18,9 @@
  * go ahead of another user's first; and debug files count their bytes
  * against their user (DEBUGINFOD_USER_BYTES) and the run
  * (DEBUGINFOD_RUN_BYTES), downloaded or read from the cache: a file over
- * either is cut short, or not used.  A fetched file is parsed only when it
+ * either is cut short, or not used.  Root's own processes (uid 0) map only
+ * files root chose: their debug files are bounded per file only.  A
+ * fetched file is parsed only when it
  * is handed out (debuginfod__next_wanted()), which the caller does only
  * for the files its samples need.
  * The library is loaded with dlopen() only when a client is made: a run
@@ -67,6 +69,8 @@ struct debuginfod;
  */
 #define DEBUGINFOD_USER_BYTES	(32ull << 20)
 #define DEBUGINFOD_RUN_BYTES	(4 * DEBUGINFOD_USER_BYTES)
+/* Room below which a user starts no more lookups: a small library's file. */
+#define DEBUGINFOD_SMALL_FILE	(1ull << 20)
 /* Seconds a report waits for a lookup, by default (--debuginfod-wait). */
 #define DEBUGINFOD_WAIT_S	10
 

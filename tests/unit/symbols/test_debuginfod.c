@@ -479,6 +479,37 @@ TEST(bytes_per_user)
 }
 
 /*
+ * Root's own processes map files root chose: past DEBUGINFOD_USER_BYTES
+ * their files still come, and no user is warned about.
+ */
+TEST(root_bounded_per_file_only)
+{
+	int n = (int)(DEBUGINFOD_USER_BYTES / self_len) + 4;
+	struct debuginfod_stats st;
+	struct debuginfod *d;
+	struct server s;
+	char id[41], err[2048];
+
+	new_cache();
+	server_start(&s, SERVE_WHOLE);
+	d = client(30);
+	for (int i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%040x", i + 1);
+		debuginfod__ask(d, id, "/usr/sbin/daemon", 0);
+	}
+	debuginfod__wait(d, NULL);
+	debuginfod__stats(d, &st);
+	CHECK_INT(st.lookups, n);
+	CHECK_INT(st.fetched, n);
+	CHECK_INT(st.over_bytes, 0);
+	capture_stderr(debuginfod__warn, d, err, sizeof(err));
+	CHECK(strstr(err, "uid 0") == NULL);
+	debuginfod__free(d);
+	server_stop(&s);
+	drop_cache();
+}
+
+/*
  * Mapped first by a user over its bytes: the victim's file, refused for
  * that user, is asked again for the victim when its process maps it.
  */
@@ -652,6 +683,7 @@ int main(void)
 	RUN(not_found_is_no_warning);
 	RUN(fair_between_users);
 	RUN(bytes_per_user);
+	RUN(root_bounded_per_file_only);
 	RUN(refused_file_asked_again_for_its_user);
 	RUN(warns_per_user);
 	RUN(hang_costs_the_wait_and_leaves_nothing);
