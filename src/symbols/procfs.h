@@ -59,6 +59,12 @@ int procfs__starttime(int proc_dirfd, __u64 *ticks);
 /* From /proc/PID/status. */
 struct procfs_status {
 	__u32 euid, fsuid;
+	/*
+	 * The user a process's share of host-wide tables is charged to: its
+	 * euid, but the real uid of a set-user-ID root program, so that a user
+	 * cannot charge root by starting su or passwd (lib/share.h).
+	 */
+	__u32 charged;
 	__u32 nspid;		/* the pid in its own pid namespace */
 };
 

@@ -106,7 +106,7 @@ struct vma_ent {
  */
 struct proc {
 	__u32 pid;
-	__u32 uid;		/* euid at its last sync: who is charged */
+	__u32 uid;		/* its charged uid at its last sync (procfs_status.charged) */
 	__u32 n_held;
 	struct held *held;
 	bool slot;
@@ -147,7 +147,7 @@ struct unwind {
 	size_t queued;		/* in the inbox and the lanes */
 	__u64 dropped;		/* requests refused: INBOX_MAX waiting */
 	/*
-	 * What each user (euid) holds, max-min fair between users (share.h):
+	 * What each user (procfs_status.charged) holds, max-min fair between users (share.h):
 	 * slots of uw_procs, slots of uw_tables, and bytes of --unwind-mem.
 	 * Written by the thread, read by the report.
 	 */
@@ -1067,7 +1067,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		return err ? err : -ENOMEM;
 	}
 	/* Charged to its user before anything is read: a user over its share costs little. */
-	c.uid = ps.euid;
+	c.uid = ps.charged;
 	if (p->uid != c.uid) {
 		/* Another user now (setuid): what it held was charged to the old one. */
 		release(u, p->held, p->n_held, p->uid, NULL);
@@ -1177,7 +1177,7 @@ static void serve_one(struct unwind *u, const struct request *r)
 	pthread_mutex_unlock(&u->lock);
 }
 
-/* The euid of pid, for its place in the queue; -1 when it cannot be read (gone). */
+/* The user pid is charged to, for its place in the queue; -1 when it cannot be read (gone). */
 static __u32 uid_of(__u32 pid)
 {
 	struct procfs_status ps;
@@ -1188,7 +1188,7 @@ static __u32 uid_of(__u32 pid)
 		return (__u32)-1;
 	err = procfs__status(dirfd, &ps);
 	close(dirfd);
-	return err ? (__u32)-1 : ps.euid;
+	return err ? (__u32)-1 : ps.charged;
 }
 
 /* r at the end of its user's lane of kind k; -ENOMEM. */

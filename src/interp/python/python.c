@@ -86,8 +86,8 @@ struct pyuser {
 
 struct pyproc {
 	__u32 pid;
-	struct pyuser *user;		/* its owner's budget (euid) */
-	__u32 uid;			/* its owner (euid), in py->proc_share */
+	struct pyuser *user;		/* its owner's budget (its charged uid) */
+	__u32 uid;			/* its owner (procfs_status.charged), in py->proc_share */
 	__u64 seq;			/* of the request it was found for */
 	bool held;			/* in interp_procs: counted in py->proc_share */
 	bool dead;			/* exited: no more reads */
@@ -133,7 +133,7 @@ struct python {
 	struct htab objects;		/* file key -> struct pyobj */
 	/*
 	 * Bytes of names: code entries and this report's frame names, shared
-	 * max-min fair between users (euid), PYTHON_MEM_MAX in all.
+	 * max-min fair between users (procfs_status.charged), PYTHON_MEM_MAX in all.
 	 */
 	struct share names;
 	/*
@@ -141,7 +141,7 @@ struct python {
 	 * entry can go at any time; freed by python__reap().
 	 */
 	struct strpool report_names;
-	struct htab users;		/* euid -> struct pyuser */
+	struct htab users;		/* charged uid -> struct pyuser */
 	__u64 reports;
 	__u32 in_map;			/* entries written to interp_procs */
 	struct share proc_share;	/* interp_procs, between users */
@@ -722,7 +722,7 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		pthread_mutex_lock(&py->lock);
 		if (err)
 			note_unsupported(py, v->path, v->path_len, major, minor);
-		else if (!publish(py, pid, status.euid, seq, &pidns, o, bias, &l, again))
+		else if (!publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again))
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		pthread_mutex_unlock(&py->lock);

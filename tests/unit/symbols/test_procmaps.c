@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Unit tests for the /proc/PID/maps parser. */
+/* Unit tests for the /proc/PID/maps parser, and who /proc/PID/status charges. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+
 #include "symbols/procmaps.h"
+#include "symbols/procfs.h"
 #include "unit.h"
 
 struct good_line {
@@ -328,6 +332,39 @@ TEST(read_gone)
 		  -ENOENT);
 }
 
+/* charged: the euid, but the real uid of a set-user-ID root program. */
+static __u32 charged_of(const char *uid_line)
+{
+	char dir[] = "/tmp/unit-status.XXXXXX", path[64];
+	struct procfs_status st = { .charged = 12345 };
+	FILE *f;
+	int dirfd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "Name:\tsu\n%s\nNSpid:\t77\n", uid_line);
+		fclose(f);
+	}
+	dirfd = open(dir, O_PATH | O_DIRECTORY);
+	CHECK(dirfd >= 0);
+	CHECK_INT(procfs__status(dirfd, &st), 0);
+	close(dirfd);
+	unlink(path);
+	rmdir(dir);
+	return st.charged;
+}
+
+TEST(status_charged)
+{
+	CHECK_INT(charged_of("Uid:\t65534\t0\t0\t0"), 65534);	/* su by nobody */
+	CHECK_INT(charged_of("Uid:\t1000\t1000\t1000\t1000"), 1000);
+	CHECK_INT(charged_of("Uid:\t0\t0\t0\t0"), 0);
+	CHECK_INT(charged_of("Uid:\t0\t33\t33\t33"), 33);	/* root dropped to www-data */
+}
+
 int main(void)
 {
 	RUN(good_lines);
@@ -338,5 +375,6 @@ int main(void)
 	RUN(parse_buffer);
 	RUN(read_self);
 	RUN(read_gone);
+	RUN(status_charged);
 	return unit_summary();
 }
