@@ -431,6 +431,17 @@ static bool only_self(void *ctx, const char *id)
 	return !strcmp(id, self_id);
 }
 
+/* Ask for n build-ids of one user's object, ids 1..n. */
+static void ask_ids(struct debuginfod *d, int n, const char *object, __s64 uid)
+{
+	char id[41];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%040x", i + 1);
+		debuginfod__ask(d, id, object, uid);
+	}
+}
+
 /*
  * Bytes per user: one user's files (the server sends this binary for any
  * build-id) stop at DEBUGINFOD_USER_BYTES, with one warning naming the
@@ -443,15 +454,12 @@ TEST(bytes_per_user)
 	struct elf_file *dbg;
 	struct debuginfod *d;
 	struct server s;
-	char id[41], got[160], err[2048];
+	char got[160], err[2048];
 
 	new_cache();
 	server_start(&s, SERVE_WHOLE);
 	d = client(30);
-	for (int i = 0; i < n; i++) {
-		snprintf(id, sizeof(id), "%040x", i + 1);
-		debuginfod__ask(d, id, "/home/mallory/x", 1234);
-	}
+	ask_ids(d, n, "/home/mallory/x", 1234);
 	debuginfod__ask(d, self_id, "/bin/victim", 1000);
 	debuginfod__wait(d, NULL);
 	dbg = debuginfod__next_wanted(d, only_self, NULL, got, sizeof(got));
@@ -488,15 +496,12 @@ TEST(root_bounded_per_file_only)
 	struct debuginfod_stats st;
 	struct debuginfod *d;
 	struct server s;
-	char id[41], err[2048];
+	char err[2048];
 
 	new_cache();
 	server_start(&s, SERVE_WHOLE);
 	d = client(30);
-	for (int i = 0; i < n; i++) {
-		snprintf(id, sizeof(id), "%040x", i + 1);
-		debuginfod__ask(d, id, "/usr/sbin/daemon", 0);
-	}
+	ask_ids(d, n, "/usr/sbin/daemon", 0);
 	debuginfod__wait(d, NULL);
 	debuginfod__stats(d, &st);
 	CHECK_INT(st.lookups, n);
@@ -519,15 +524,12 @@ TEST(refused_file_asked_again_for_its_user)
 	struct elf_file *dbg;
 	struct debuginfod *d;
 	struct server s;
-	char id[41], got[160];
+	char got[160];
 
 	new_cache();
 	server_start(&s, SERVE_WHOLE);
 	d = client(30);
-	for (int i = 0; i < n; i++) {
-		snprintf(id, sizeof(id), "%040x", i + 1);
-		debuginfod__ask(d, id, "/home/mallory/x", 1234);
-	}
+	ask_ids(d, n, "/home/mallory/x", 1234);
 	debuginfod__wait(d, NULL);
 	debuginfod__ask(d, self_id, "/bin/victim", 1234);
 	debuginfod__wait(d, NULL);
