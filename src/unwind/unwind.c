@@ -75,6 +75,7 @@ struct object {
 	__u64 base;		/* ELF vaddr of row address 0 */
 	__u64 bytes;		/* kernel memory its table takes (OBJ_OVER: would) */
 	__u32 refs;		/* processes that hold it now */
+	__u32 charged;		/* ... of those, charged for its table and unwinding from it */
 	bool loading;		/* loaded, not yet in uw_tables: not evictable */
 	__u64 last_used;	/* u->clock at its last use */
 	int n_segs;
@@ -298,24 +299,46 @@ static void stats_add(struct unwind *u, __u64 *field, __s64 delta)
 	pthread_mutex_unlock(&u->lock);
 }
 
+/* Unload o's table, if it has one; o stays, wanted (OBJ_OVER). */
+static void unload_table(struct unwind *u, struct object *o)
+{
+	if (o->state != OBJ_TABLE)
+		return;
+	bpf_map_delete_elem(u->tables_fd, &o->slot);
+	u->used_slots[o->slot] = 0;
+	pthread_mutex_lock(&u->lock);
+	u->stats.tables--;
+	u->stats.rows -= o->n_rows;
+	u->stats.bytes -= o->bytes;
+	pthread_mutex_unlock(&u->lock);
+	o->state = OBJ_OVER;
+}
+
 /* Unload o's table and forget o; no process may hold it. */
 static void drop_object(struct unwind *u, struct object *o)
 {
-	if (o->state == OBJ_TABLE) {
-		bpf_map_delete_elem(u->tables_fd, &o->slot);
-		u->used_slots[o->slot] = 0;
-		pthread_mutex_lock(&u->lock);
-		u->stats.tables--;
-		u->stats.rows -= o->n_rows;
-		u->stats.bytes -= o->bytes;
-		pthread_mutex_unlock(&u->lock);
-	}
+	unload_table(u, o);
 	if (htab__get(&u->objects, o->key, o->ino) == o)
 		htab__del_key(&u->objects, o->key, o->ino);
 	free(o);
 }
 
-/* The table no process uses that was used least recently, or NULL. */
+/*
+ * Make room by victim's table: no process unwinds from it.  Processes may
+ * still hold it uncharged (their users had no room for it, so they walk
+ * it by frame pointer): then only the table goes, for the next user with
+ * room to load again.  Uncharged holders cannot keep a table loaded.
+ */
+static void evict_table(struct unwind *u, struct object *victim)
+{
+	if (victim->refs)
+		unload_table(u, victim);
+	else
+		drop_object(u, victim);
+	stats_add(u, &u->stats.evicted, 1);
+}
+
+/* The table no process unwinds from that was used least recently, or NULL. */
 static struct object *lru_victim(struct unwind *u)
 {
 	struct object *victim = NULL;
@@ -324,7 +347,7 @@ static struct object *lru_victim(struct unwind *u)
 	for (size_t pos = 0; (e = htab__next(&u->objects, &pos));) {
 		struct object *o = e->val;
 
-		if (o->state == OBJ_TABLE && !o->refs && !o->loading &&
+		if (o->state == OBJ_TABLE && !o->charged && !o->loading &&
 		    (!victim || o->last_used < victim->last_used))
 			victim = o;
 	}
@@ -346,8 +369,7 @@ static bool make_room(struct unwind *u, __u64 need)
 		victim = lru_victim(u);
 		if (!victim)
 			return false;
-		drop_object(u, victim);
-		stats_add(u, &u->stats.evicted, 1);
+		evict_table(u, victim);
 	}
 }
 
@@ -361,8 +383,7 @@ static int alloc_slot(struct unwind *u, __u32 *slot)
 	victim = lru_victim(u);
 	if (!victim)
 		return -ENOSPC;
-	drop_object(u, victim);
-	stats_add(u, &u->stats.evicted, 1);
+	evict_table(u, victim);
 	return find_slot(u, slot);
 }
 
@@ -715,6 +736,7 @@ static struct held *use_object(struct sync_ctx *c, struct object *o, int fd,
 		return h;
 	}
 	h->charged = true;
+	o->charged++;
 	return h;
 }
 
@@ -723,8 +745,10 @@ static void release(struct unwind *u, struct held *held, __u32 n, __u32 uid,
 {
 	for (__u32 i = 0; i < n; i++) {
 		held[i].o->refs--;
-		if (held[i].charged)
+		if (held[i].charged) {
+			held[i].o->charged--;
 			uncharge(u, held[i].o, uid, by);
+		}
 	}
 	free(held);
 }
