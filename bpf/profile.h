@@ -275,8 +275,36 @@ enum interp_counter {
 };
 
 /*
+ * Per-user shares of each map set's count map and spill map: any user can
+ * fill them with distinct stacks (deep recursion along random paths), and
+ * the BPF side cannot evict.  So a new entry is refused to a user that
+ * holds its fair share already, capacity / (users holding entries + 1),
+ * unless the free room left after it is at least that much: a lone user
+ * gets about half, and a newcomer always finds its share free.  Root's
+ * entries are counted but never refused (root owns the profile; an
+ * unprivileged user cannot run as root).  Only the new-entry path pays: a
+ * sample whose stacks and key are stored already costs nothing more.
+ */
+enum share_map {
+	SHARE_KEYS,		/* the count map */
+	SHARE_STACKS,		/* the spill map */
+	NR_SHARE_MAPS,
+};
+
+/* A user's entries in one map set, by enum share_map (the users maps). */
+struct share_held {
+	__u64 n[NR_SHARE_MAPS];
+};
+
+/*
+ * Users with entries in one map set at once; a user without room for its
+ * record is refused as if over its share.
+ */
+#define SHARE_USERS 4096
+
+/*
  * Per-CPU event counters.  They add up:
- *   taken = filtered + hash_full + counted
+ *   taken = filtered + hash_full + share_refused + counted
  * where counted is the sum of all counts in the count map.
  */
 enum counter {
@@ -309,6 +337,7 @@ enum counter {
 	CNT_FOLLOWED = CNT_INTERP_AREA + MAX_INTERP_KINDS * NR_INTERP_COUNTERS,
 				/* processes followed (-- CMD) */
 	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
+	CNT_SHARE_REFUSED,	/* a new key or stack over its user's share: sample lost */
 	NR_COUNTERS,
 };
 
