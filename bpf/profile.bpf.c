@@ -12,7 +12,6 @@
 #define EFAULT 14
 #define ENOMEM 12
 #define EEXIST 17
-#define EDQUOT 122
 
 #define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
 
@@ -102,7 +101,10 @@ __u64 share_total[2][NR_SHARE_MAPS];
 __u64 share_holders[2][NR_SHARE_MAPS];
 const volatile __u64 share_cap[NR_SHARE_MAPS] = {};
 
-/* uid -> samples refused over its share, for the whole run: never emptied. */
+/*
+ * uid -> its new keys and stacks refused over its share, for the whole
+ * run: never emptied.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
@@ -460,8 +462,6 @@ static __always_inline struct share_held *share_take(const struct map_set *ms, i
 		if (!u)
 			return NULL;
 	}
-	if (!uid)
-		return u;
 	fair = cap / (READ_ONCE(ms->holders[m]) + 1);
 	if (READ_ONCE(u->n[m]) < fair || READ_ONCE(ms->total[m]) + 1 + fair <= cap)
 		return u;
@@ -476,13 +476,12 @@ static __always_inline void share_add(const struct map_set *ms, struct share_hel
 	__sync_fetch_and_add(&ms->total[m], 1);
 }
 
-/* The sample is lost, its user over its share: count it, and by whom. */
-static __always_inline void share_refuse(__u64 *cnt)
+/* A new key or stack over its user's share: count whose, for the warning. */
+static __always_inline void share_refuse(void)
 {
 	__u32 uid = (__u32)bpf_get_current_uid_gid();
 	__u64 one = 1, *n;
 
-	cnt[CNT_SHARE_REFUSED]++;
 	n = bpf_map_lookup_elem(&share_refused, &uid);
 	if (n)
 		__sync_fetch_and_add(n, 1);
@@ -529,12 +528,12 @@ static __always_inline bool store_stack(const struct map_set *ms,
 		refer_stored(stored, st, ref, h, cnt);
 		return false;
 	}
-	/* Over the user's share: sample() drops the sample. */
+	/* Over the user's share: missed, as if the map were full. */
 	u = share_take(ms, SHARE_STACKS);
 	if (!u) {
-		ref->src = STACK_MISSED;
-		ref->err = -EDQUOT;
-		return false;
+		share_refuse();
+		cnt[CNT_SHARE_STACKS]++;
+		goto full;
 	}
 	err = bpf_map_update_elem(ms->spilled, &h, st, BPF_NOEXIST);
 	if (!err) {
@@ -551,6 +550,7 @@ static __always_inline bool store_stack(const struct map_set *ms,
 		return false;
 	}
 	/* No room left anywhere: report it as bcc reports -ENOMEM. */
+full:
 	cnt[CNT_SPILL_FULL]++;
 	ref->src = STACK_MISSED;
 	ref->err = -ENOMEM;
@@ -656,10 +656,12 @@ static __always_inline bool count(const struct map_set *ms, struct count_key *ke
 			return false;
 		}
 	}
+	/* Over the user's share: lost, as if the map were full. */
 	u = share_take(ms, SHARE_KEYS);
 	if (!u) {
-		share_refuse(cnt);
-		return false;
+		share_refuse();
+		cnt[CNT_SHARE_KEYS]++;
+		goto full;
 	}
 	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
 	if (!err) {
@@ -674,6 +676,7 @@ static __always_inline bool count(const struct map_set *ms, struct count_key *ke
 			return false;
 		}
 	}
+full:
 	cnt[CNT_HASH_FULL]++;
 	return false;
 }
@@ -781,12 +784,6 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		key.parts[PART_KERNEL].kind = FRAME_KERNEL;
 		key.parts[PART_KERNEL].err = -EFAULT;
 		cnt[CNT_USER_MODE]++;
-	}
-	/* A stack over the user's share (store_stack()): the sample goes. */
-	if (key.parts[PART_USER].err == -EDQUOT || key.parts[PART_INTERP].err == -EDQUOT ||
-	    key.parts[PART_KERNEL].err == -EDQUOT) {
-		share_refuse(cnt);
-		return;
 	}
 	/* A process's first sample always makes a new key. */
 	if (count(ms, &key, fresh, cnt)) {

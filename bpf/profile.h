@@ -280,9 +280,11 @@ enum interp_counter {
  * the BPF side cannot evict.  So a new entry is refused to a user that
  * holds its fair share already, capacity / (users holding entries + 1),
  * unless the free room left after it is at least that much: a lone user
- * gets about half, and a newcomer always finds its share free.  Root's
- * entries are counted but never refused (root owns the profile; an
- * unprivileged user cannot run as root).  Only the new-entry path pays: a
+ * gets about half, and a newcomer always finds its share free.  Refused,
+ * a key is lost as if the count map were full, a stack is shown as missed
+ * as if the spill map were (and counted apart too).  Root is
+ * a user like the others: its own background (a build) would otherwise
+ * fill the maps before a victim comes.  Only the new-entry path pays: a
  * sample whose stacks and key are stored already costs nothing more.
  */
 enum share_map {
@@ -304,7 +306,7 @@ struct share_held {
 
 /*
  * Per-CPU event counters.  They add up:
- *   taken = filtered + hash_full + share_refused + counted
+ *   taken = filtered + hash_full + counted
  * where counted is the sum of all counts in the count map.
  */
 enum counter {
@@ -337,7 +339,8 @@ enum counter {
 	CNT_FOLLOWED = CNT_INTERP_AREA + MAX_INTERP_KINDS * NR_INTERP_COUNTERS,
 				/* processes followed (-- CMD) */
 	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
-	CNT_SHARE_REFUSED,	/* a new key or stack over its user's share: sample lost */
+	CNT_SHARE_KEYS,		/* of CNT_HASH_FULL: the key was over its user's share */
+	CNT_SHARE_STACKS,	/* of CNT_SPILL_FULL: the stack was over its user's share */
 	NR_COUNTERS,
 };
 

@@ -622,7 +622,7 @@ static void warn_shares(const struct session *s, const __u64 *c)
 	__u32 key, *prev = NULL;
 	char name[300];
 
-	if (!c[CNT_SHARE_REFUSED])
+	if (!c[CNT_SHARE_KEYS] && !c[CNT_SHARE_STACKS])
 		return;
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
 		if (util__grow_array((void **)&v, &cap, n + 1, sizeof(*v)))
@@ -633,18 +633,17 @@ static void warn_shares(const struct session *s, const __u64 *c)
 		prev = &key;
 	}
 	if (!n) {
-		pr_warn("count and stack maps: %llu samples of users over their share were dropped; raise --hash-storage-size or --stack-storage-size",
-			(unsigned long long)c[CNT_SHARE_REFUSED]);
+		pr_warn("count and spill maps: some users filled their share; raise --hash-storage-size or --stack-storage-size");
 		free(v);
 		return;
 	}
 	qsort(v, n, sizeof(*v), by_refused);
 	for (size_t i = 0; i < n && i < SHARE_WARN_USERS; i++)
-		pr_warn("count and stack maps: user %s filled its share: %llu samples dropped; raise --hash-storage-size or --stack-storage-size",
+		pr_warn("count and spill maps: user %s filled its share: %llu new keys or stacks refused (samples dropped or shown as missed); raise --hash-storage-size or --stack-storage-size",
 			share__user_name(v[i].uid, name, sizeof(name)),
 			(unsigned long long)v[i].n);
 	if (n > SHARE_WARN_USERS)
-		pr_warn("count and stack maps: and %zu more users filled their share",
+		pr_warn("count and spill maps: and %zu more users filled their share",
 			n - SHARE_WARN_USERS);
 	free(v);
 }
@@ -675,10 +674,11 @@ void session__report(const struct session *s, const __u64 *c,
 		warn_shares(s, c);
 		return;
 	}
-	pr_info("samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full), %llu (over a user's share)",
+	pr_info("samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)",
 		(unsigned long long)c[CNT_TAKEN], (unsigned long long)t->counted,
-		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL],
-		(unsigned long long)c[CNT_SHARE_REFUSED]);
+		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL]);
+	pr_info("users' shares: %llu dropped samples and %llu missed stacks were over their user's share",
+		(unsigned long long)c[CNT_SHARE_KEYS], (unsigned long long)c[CNT_SHARE_STACKS]);
 	pr_info("count and spill maps: %llu keys held by %llu users, %llu stacks by %llu users at the end",
 		(unsigned long long)s->skel->bss->share_total[s->read_set][SHARE_KEYS],
 		(unsigned long long)s->skel->bss->share_holders[s->read_set][SHARE_KEYS],
@@ -705,8 +705,7 @@ void session__report_balance(const __u64 *c, const struct sample_tally *t)
 	pr_info("first-sample notes: sent %llu, failed %llu",
 		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
 	pr_info("counted + filtered + dropped %s taken",
-		t->counted + c[CNT_FILTERED] + c[CNT_HASH_FULL] + c[CNT_SHARE_REFUSED] ==
-		c[CNT_TAKEN] ? "==" : "!=");
+		t->counted + c[CNT_FILTERED] + c[CNT_HASH_FULL] == c[CNT_TAKEN] ? "==" : "!=");
 }
 
 int session__unwind_maps(const struct session *s, struct unwind_maps *maps)

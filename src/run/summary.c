@@ -117,8 +117,7 @@ static void describe_lost(const struct summary *sum, const __u64 *c,
 			  __u64 records_lost, char *lost, size_t len)
 {
 	const struct sample_tally *t = &sum->tally;
-	__u64 total = c[CNT_HASH_FULL] + c[CNT_SHARE_REFUSED] + t->missed_stacks +
-		      records_lost;
+	__u64 total = c[CNT_HASH_FULL] + t->missed_stacks + records_lost;
 	const char *sep = " (";
 	char n1[32];
 	size_t off;
@@ -130,12 +129,6 @@ static void describe_lost(const struct summary *sum, const __u64 *c,
 		off += snprintf(lost + off, len - off, "%s%s sample%s: count map full",
 				sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)),
 				c[CNT_HASH_FULL] == 1 ? "" : "s");
-		sep = ", ";
-	}
-	if (c[CNT_SHARE_REFUSED] && off < len) {
-		off += snprintf(lost + off, len - off, "%s%s sample%s: over a user's share",
-				sep, group_digits(c[CNT_SHARE_REFUSED], n1, sizeof(n1)),
-				c[CNT_SHARE_REFUSED] == 1 ? "" : "s");
 		sep = ", ";
 	}
 	if (t->missed_stacks && off < len) {
