@@ -476,12 +476,18 @@ static __always_inline void share_add(const struct map_set *ms, struct share_hel
 	__sync_fetch_and_add(&ms->total[m], 1);
 }
 
-/* A new key or stack over its user's share: count whose, for the warning. */
-static __always_inline void share_refuse(void)
+/*
+ * A new key or stack over its user's share: count whose, for the warning,
+ * when another user holds entries too.  A lone user's refusals took room
+ * from no one: the full map's warning says enough.
+ */
+static __always_inline void share_refuse(const struct map_set *ms, int m)
 {
 	__u32 uid = (__u32)bpf_get_current_uid_gid();
 	__u64 one = 1, *n;
 
+	if (READ_ONCE(ms->holders[m]) < 2)
+		return;
 	n = bpf_map_lookup_elem(&share_refused, &uid);
 	if (n)
 		__sync_fetch_and_add(n, 1);
@@ -531,7 +537,7 @@ static __always_inline bool store_stack(const struct map_set *ms,
 	/* Over the user's share: missed, as if the map were full. */
 	u = share_take(ms, SHARE_STACKS);
 	if (!u) {
-		share_refuse();
+		share_refuse(ms, SHARE_STACKS);
 		cnt[CNT_SHARE_STACKS]++;
 		goto full;
 	}
@@ -659,7 +665,7 @@ static __always_inline bool count(const struct map_set *ms, struct count_key *ke
 	/* Over the user's share: lost, as if the map were full. */
 	u = share_take(ms, SHARE_KEYS);
 	if (!u) {
-		share_refuse();
+		share_refuse(ms, SHARE_KEYS);
 		cnt[CNT_SHARE_KEYS]++;
 		goto full;
 	}

@@ -632,8 +632,8 @@ static void warn_shares(const struct session *s, const __u64 *c)
 			n++;
 		prev = &key;
 	}
+	/* Only refusals while other users held entries are named. */
 	if (!n) {
-		pr_warn("count and spill maps: some users filled their share; raise --hash-storage-size or --stack-storage-size");
 		free(v);
 		return;
 	}
