@@ -282,10 +282,12 @@ enum interp_counter {
  * unless the free room left after it is at least that much: a lone user
  * gets about half, and a newcomer always finds its share free.  Refused,
  * a key is lost as if the count map were full, a stack is shown as missed
- * as if the spill map were (and counted apart too).  Root is
- * a user like the others: its own background (a build) would otherwise
- * fill the maps before a victim comes.  Only the new-entry path pays: a
- * sample whose stacks and key are stored already costs nothing more.
+ * as if the spill map were (and counted apart too).  Root is a user like
+ * the others: its own background (a build) would otherwise fill the maps
+ * before a victim comes.  Only the new-entry path pays: a sample whose
+ * stacks and key are stored already costs nothing more.  The kernel's
+ * stack trace map needs no share: a kernel stack that finds it full is
+ * spilled, under its user's share of the spill map.
  */
 enum share_map {
 	SHARE_KEYS,		/* the count map */
