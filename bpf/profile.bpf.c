@@ -13,6 +13,8 @@
 #define ENOMEM 12
 #define EEXIST 17
 
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+
 /* Set by the loader between open and load; constant to the verifier. */
 const volatile bool filter_pids = false;
 const volatile bool filter_tids = false;
@@ -72,12 +74,43 @@ struct {								\
 	__uint(max_entries, DEFAULT_HASH_STORAGE);			\
 } name SEC(".maps")
 
+/* uid -> its entries in the set's count and spill maps (bpf/profile.h). */
+#define USERS_MAP(name)						\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_HASH);				\
+	__type(key, __u32);						\
+	__type(value, struct share_held);				\
+	__uint(max_entries, SHARE_USERS);				\
+} name SEC(".maps")
+
 STACK_MAP(stacks0);
 STACK_MAP(stacks1);
 SPILL_MAP(spilled0);
 SPILL_MAP(spilled1);
 COUNT_MAP(counts0);
 COUNT_MAP(counts1);
+USERS_MAP(users0);
+USERS_MAP(users1);
+
+/*
+ * Each set's entries in its count and spill maps, and the users holding
+ * some (enum share_map): user space zeroes a set's, and empties its users
+ * map, when it empties the set.  share_cap: each map's capacity.
+ */
+__u64 share_total[2][NR_SHARE_MAPS];
+__u64 share_holders[2][NR_SHARE_MAPS];
+const volatile __u64 share_cap[NR_SHARE_MAPS] = {};
+
+/*
+ * uid -> its new keys and stacks refused over its share, for the whole
+ * run: never emptied.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, SHARE_USERS);
+} share_refused SEC(".maps");
 
 /*
  * Per CPU: INFLIGHT_SET(the set a running program uses), or INFLIGHT_IDLE.
@@ -405,7 +438,62 @@ struct map_set {
 	void *counts;
 	void *stacks;
 	void *spilled;
+	void *users;
+	__u64 *total;		/* share_total[set] */
+	__u64 *holders;		/* share_holders[set] */
 };
+
+/*
+ * May the current user add an entry to map m of the set (enum share_map)?
+ * Its record, for share_add() once the entry is stored; NULL: over its
+ * share.  Called on the new-entry path only.  Racing CPUs may overshoot a
+ * share by an entry each: the rule is a bound, not an exact count.
+ */
+static __always_inline struct share_held *share_take(const struct map_set *ms, int m)
+{
+	__u32 uid = (__u32)bpf_get_current_uid_gid();
+	struct share_held *u, none = {};
+	__u64 cap = share_cap[m], fair;
+
+	u = bpf_map_lookup_elem(ms->users, &uid);
+	if (!u) {
+		bpf_map_update_elem(ms->users, &uid, &none, BPF_NOEXIST);
+		u = bpf_map_lookup_elem(ms->users, &uid);
+		if (!u)
+			return NULL;
+	}
+	fair = cap / (READ_ONCE(ms->holders[m]) + 1);
+	if (READ_ONCE(u->n[m]) < fair || READ_ONCE(ms->total[m]) + 1 + fair <= cap)
+		return u;
+	return NULL;
+}
+
+/* The entry share_take() allowed is stored: count it against its user. */
+static __always_inline void share_add(const struct map_set *ms, struct share_held *u, int m)
+{
+	if (!__sync_fetch_and_add(&u->n[m], 1))
+		__sync_fetch_and_add(&ms->holders[m], 1);
+	__sync_fetch_and_add(&ms->total[m], 1);
+}
+
+/*
+ * A new key or stack over its user's share: count whose, for the warning,
+ * when another user holds entries too.  A lone user's refusals took room
+ * from no one: the full map's warning says enough.
+ */
+static __always_inline void share_refuse(const struct map_set *ms, int m)
+{
+	__u32 uid = (__u32)bpf_get_current_uid_gid();
+	__u64 one = 1, *n;
+
+	if (READ_ONCE(ms->holders[m]) < 2)
+		return;
+	n = bpf_map_lookup_elem(&share_refused, &uid);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&share_refused, &uid, &one, BPF_NOEXIST);
+}
 
 /*
  * A stack is stored under its hash only if no other stack is: on a hit the
@@ -437,6 +525,7 @@ static __always_inline bool store_stack(const struct map_set *ms,
 {
 	struct hashed_stack *stored;
 	__u64 h = hash_stack(st, flags);
+	struct share_held *u;
 	long err;
 
 	/* A stack seen once is seen again: most are stored already. */
@@ -445,8 +534,16 @@ static __always_inline bool store_stack(const struct map_set *ms,
 		refer_stored(stored, st, ref, h, cnt);
 		return false;
 	}
+	/* Over the user's share: missed, as if the map were full. */
+	u = share_take(ms, SHARE_STACKS);
+	if (!u) {
+		share_refuse(ms, SHARE_STACKS);
+		cnt[CNT_SHARE_STACKS]++;
+		goto full;
+	}
 	err = bpf_map_update_elem(ms->spilled, &h, st, BPF_NOEXIST);
 	if (!err) {
+		share_add(ms, u, SHARE_STACKS);
 		cnt[CNT_SPILLED]++;
 		ref->src = STACK_HASHED;
 		ref->id = h;
@@ -459,6 +556,7 @@ static __always_inline bool store_stack(const struct map_set *ms,
 		return false;
 	}
 	/* No room left anywhere: report it as bcc reports -ENOMEM. */
+full:
 	cnt[CNT_SPILL_FULL]++;
 	ref->src = STACK_MISSED;
 	ref->err = -ENOMEM;
@@ -548,9 +646,11 @@ static __always_inline bool get_kernel_stack(void *ctx, const struct map_set *ms
  * atomic, but measured no faster here and costs 30 ms of set-up and a
  * value per CPU in every drain.)
  */
-static __always_inline bool count(void *counts, struct count_key *key, bool fresh,
-				  __u64 *cnt)
+static __always_inline bool count(const struct map_set *ms, struct count_key *key,
+				  bool fresh, __u64 *cnt)
 {
+	void *counts = ms->counts;
+	struct share_held *u;
 	__u64 one = 1, *val;
 	long err;
 
@@ -562,9 +662,18 @@ static __always_inline bool count(void *counts, struct count_key *key, bool fres
 			return false;
 		}
 	}
+	/* Over the user's share: lost, as if the map were full. */
+	u = share_take(ms, SHARE_KEYS);
+	if (!u) {
+		share_refuse(ms, SHARE_KEYS);
+		cnt[CNT_SHARE_KEYS]++;
+		goto full;
+	}
 	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
-	if (!err)
+	if (!err) {
+		share_add(ms, u, SHARE_KEYS);
 		return true;
+	}
 	if (err == -EEXIST) {
 		/* Another CPU inserted the same key first. */
 		val = bpf_map_lookup_elem(counts, key);
@@ -573,6 +682,7 @@ static __always_inline bool count(void *counts, struct count_key *key, bool fres
 			return false;
 		}
 	}
+full:
 	cnt[CNT_HASH_FULL]++;
 	return false;
 }
@@ -583,10 +693,16 @@ static __always_inline void select_set(struct map_set *ms, __u32 set)
 		ms->counts = &counts1;
 		ms->stacks = &stacks1;
 		ms->spilled = &spilled1;
+		ms->users = &users1;
+		ms->total = share_total[1];
+		ms->holders = share_holders[1];
 	} else {
 		ms->counts = &counts0;
 		ms->stacks = &stacks0;
 		ms->spilled = &spilled0;
+		ms->users = &users0;
+		ms->total = share_total[0];
+		ms->holders = share_holders[0];
 	}
 }
 
@@ -676,7 +792,7 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		cnt[CNT_USER_MODE]++;
 	}
 	/* A process's first sample always makes a new key. */
-	if (count(ms->counts, &key, fresh, cnt)) {
+	if (count(ms, &key, fresh, cnt)) {
 		cnt[CNT_NEW_KEYS]++;
 		note_process(ctx, key.pid, start, cnt);
 	}

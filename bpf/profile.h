@@ -275,6 +275,43 @@ enum interp_counter {
 };
 
 /*
+ * Per-user shares of each map set's count map and spill map: any user can
+ * fill them with distinct stacks (deep recursion along random paths), and
+ * the BPF side cannot evict.  So a new entry is refused to a user that
+ * holds its fair share already, capacity / (users holding entries + 1),
+ * unless the free room left after it is at least that much: a lone user
+ * gets about half, and a newcomer always finds its share free.  Refused,
+ * a key is lost as if the count map were full, a stack is shown as missed
+ * as if the spill map were (and counted apart too).  Root is a user like
+ * the others: its own background (a build) would otherwise fill the maps
+ * before a victim comes.  Only the new-entry path pays: a sample whose
+ * stacks and key are stored already costs nothing more.  The kernel's
+ * stack trace map needs no share: a kernel stack that finds it full is
+ * spilled, under its user's share of the spill map.  Only a profile of
+ * the host or of cgroups shares; one of chosen processes (-p, -L, -- CMD)
+ * has the whole maps.
+ */
+enum share_map {
+	SHARE_KEYS,		/* the count map */
+	SHARE_STACKS,		/* the spill map */
+	NR_SHARE_MAPS,
+};
+
+/* A user's entries in one map set, by enum share_map (the users maps). */
+struct share_held {
+	__u64 n[NR_SHARE_MAPS];
+};
+
+/*
+ * Users with entries in one map set at once; a user without room for its
+ * record is refused as if over its share.
+ */
+#define SHARE_USERS 4096
+
+/* A capacity no count reaches: no share (a profile of chosen processes). */
+#define SHARE_UNBOUNDED (1ULL << 62)
+
+/*
  * Per-CPU event counters.  They add up:
  *   taken = filtered + hash_full + counted
  * where counted is the sum of all counts in the count map.
@@ -309,6 +346,8 @@ enum counter {
 	CNT_FOLLOWED = CNT_INTERP_AREA + MAX_INTERP_KINDS * NR_INTERP_COUNTERS,
 				/* processes followed (-- CMD) */
 	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
+	CNT_SHARE_KEYS,		/* of CNT_HASH_FULL: the key was over its user's share */
+	CNT_SHARE_STACKS,	/* of CNT_SPILL_FULL: the stack was over its user's share */
 	NR_COUNTERS,
 };
 

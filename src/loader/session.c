@@ -23,6 +23,7 @@
 #include "loader/kbtf.h"
 #include "interp/interp.h"
 #include "lib/util.h"
+#include "lib/share.h"
 #include "profile.skel.h"
 #include "lib/log.h"
 
@@ -35,7 +36,7 @@
 #define ENOTSUPP 524
 
 struct map_set {
-	struct bpf_map *counts, *stacks, *spilled;
+	struct bpf_map *counts, *stacks, *spilled, *users;
 };
 
 struct session {
@@ -84,9 +85,9 @@ static int open_skel(struct session *s)
 		return -errno;
 	}
 	s->sets[0] = (struct map_set){ s->skel->maps.counts0, s->skel->maps.stacks0,
-				       s->skel->maps.spilled0 };
+				       s->skel->maps.spilled0, s->skel->maps.users0 };
 	s->sets[1] = (struct map_set){ s->skel->maps.counts1, s->skel->maps.stacks1,
-				       s->skel->maps.spilled1 };
+				       s->skel->maps.spilled1, s->skel->maps.users1 };
 	return session__configure(s);
 }
 
@@ -209,6 +210,8 @@ static int size_set(const struct map_set *ms, const struct session_config *c, bo
 		err = bpf_map__set_max_entries(ms->spilled, used ? 2 * c->stack_storage : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(ms->counts, used ? c->hash_storage : 1);
+	if (!err && !used)
+		err = bpf_map__set_max_entries(ms->users, 1);
 	return err;
 }
 
@@ -330,6 +333,21 @@ static int configure_unwind(struct profile_bpf *skel, const struct session_confi
 }
 
 /*
+ * The users' shares of the maps size_set() sizes (bpf/profile.h), on a
+ * profile of the host or of cgroups, where other users' processes are.
+ * A profile of chosen processes (-p, -L, -- CMD) is of what its user chose:
+ * no share, the whole maps for them (a capacity no count reaches).
+ */
+static void configure_shares(struct profile_bpf *skel, const struct session_config *c)
+{
+	bool chosen = c->nr_pids || c->nr_tids || c->follow;
+
+	skel->rodata->share_cap[SHARE_KEYS] = chosen ? SHARE_UNBOUNDED : c->hash_storage;
+	skel->rodata->share_cap[SHARE_STACKS] = chosen ? SHARE_UNBOUNDED :
+						2ULL * c->stack_storage;
+}
+
+/*
  * profile -- CMD: the command and its children, followed by three programs
  * that only such a run loads.  They read task fields at offsets from the
  * kernel's BTF, parsed here and only here.
@@ -401,6 +419,7 @@ static int session__configure(struct session *s)
 		err = configure_spill_key(skel);
 	if (err)
 		return err;
+	configure_shares(skel, c);
 	err = size_set(&s->sets[0], c, true);
 	if (!err)
 		err = size_set(&s->sets[1], c, c->two_sets);
@@ -586,6 +605,62 @@ static void warn_lost(const __u64 *c, const struct sample_tally *t)
 			 (unsigned long long)c[CNT_HASH_FULL]);
 }
 
+/* Users named in the warning at most; share__report() names as many. */
+#define SHARE_WARN_USERS 5
+
+struct user_refused {
+	__u32 uid;
+	__u64 n;
+};
+
+static int by_refused(const void *a, const void *b)
+{
+	const struct user_refused *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/*
+ * The users whose samples were refused over their share of the count and
+ * spill maps (the BPF map share_refused), most first, named as
+ * share__report() names them.
+ */
+static void warn_shares(const struct session *s, const __u64 *c)
+{
+	int fd = bpf_map__fd(s->skel->maps.share_refused);
+	struct user_refused *v = NULL;
+	size_t n = 0, cap = 0;
+	__u32 key, *prev = NULL;
+	char name[300];
+
+	if (!c[CNT_SHARE_KEYS] && !c[CNT_SHARE_STACKS])
+		return;
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		if (util__grow_array((void **)&v, &cap, n + 1, sizeof(*v)))
+			break;
+		v[n].uid = key;
+		if (!bpf_map_lookup_elem(fd, &key, &v[n].n))
+			n++;
+		prev = &key;
+	}
+	/* Only refusals while other users held entries are named. */
+	if (!n) {
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), by_refused);
+	for (size_t i = 0; i < n && i < SHARE_WARN_USERS; i++)
+		pr_warn("count and spill maps: user %s filled its share: %llu new keys or stacks refused (samples dropped or shown as missed); raise --hash-storage-size or --stack-storage-size",
+			share__user_name(v[i].uid, name, sizeof(name)),
+			(unsigned long long)v[i].n);
+	if (n > SHARE_WARN_USERS)
+		pr_warn("count and spill maps: and %zu more users filled their share",
+			n - SHARE_WARN_USERS);
+	free(v);
+}
+
 /*
  * "user stacks: eexist 1, enomem 0, efault 2, other 0"; a sample taken in
  * user mode has no kernel stack, and says so apart from the errors.
@@ -609,11 +684,19 @@ void session__report(const struct session *s, const __u64 *c,
 {
 	if (pass == REPORT_WARN) {
 		warn_lost(c, t);
+		warn_shares(s, c);
 		return;
 	}
 	pr_info("samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)",
 		(unsigned long long)c[CNT_TAKEN], (unsigned long long)t->counted,
 		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL]);
+	pr_info("users' shares: %llu dropped samples and %llu missed stacks were over their user's share",
+		(unsigned long long)c[CNT_SHARE_KEYS], (unsigned long long)c[CNT_SHARE_STACKS]);
+	pr_info("count and spill maps: %llu keys held by %llu users, %llu stacks by %llu users at the end",
+		(unsigned long long)s->skel->bss->share_total[s->read_set][SHARE_KEYS],
+		(unsigned long long)s->skel->bss->share_holders[s->read_set][SHARE_KEYS],
+		(unsigned long long)s->skel->bss->share_total[s->read_set][SHARE_STACKS],
+		(unsigned long long)s->skel->bss->share_holders[s->read_set][SHARE_STACKS]);
 	report_part("user", PART_USER, c);
 	report_part("kernel", PART_KERNEL, c);
 	pr_info("stacks cut at --perf-max-stack-depth %u: in %llu samples",
@@ -1023,5 +1106,12 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr)
 	err = clear_map(ms->stacks, sizeof(__u32));
 	if (!err)
 		err = clear_map(ms->spilled, sizeof(__u64));
+	/* The set is empty: so are its users' shares (no program runs on it). */
+	if (!err)
+		err = clear_map(ms->users, sizeof(__u32));
+	for (int m = 0; !err && m < NR_SHARE_MAPS; m++) {
+		s->skel->bss->share_total[s->read_set][m] = 0;
+		s->skel->bss->share_holders[s->read_set][m] = 0;
+	}
 	return err;
 }
