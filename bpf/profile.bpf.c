@@ -99,6 +99,12 @@ USERS_MAP(users1);
  */
 __u64 share_total[2][NR_SHARE_MAPS];
 __u64 share_holders[2][NR_SHARE_MAPS];
+/*
+ * Each set's one record for the users that found its users map full
+ * (SHARE_USERS): together they are judged as one user, never refused
+ * outright for want of a record.
+ */
+struct share_held share_spare[2];
 const volatile __u64 share_cap[NR_SHARE_MAPS] = {};
 
 /*
@@ -441,6 +447,7 @@ struct map_set {
 	void *users;
 	__u64 *total;		/* share_total[set] */
 	__u64 *holders;		/* share_holders[set] */
+	struct share_held *spare;	/* &share_spare[set] */
 };
 
 /*
@@ -460,7 +467,7 @@ static __always_inline struct share_held *share_take(const struct map_set *ms, i
 		bpf_map_update_elem(ms->users, &uid, &none, BPF_NOEXIST);
 		u = bpf_map_lookup_elem(ms->users, &uid);
 		if (!u)
-			return NULL;
+			u = ms->spare;
 	}
 	fair = cap / (READ_ONCE(ms->holders[m]) + 1);
 	if (READ_ONCE(u->n[m]) < fair || READ_ONCE(ms->total[m]) + 1 + fair <= cap)
@@ -696,6 +703,7 @@ static __always_inline void select_set(struct map_set *ms, __u32 set)
 		ms->users = &users1;
 		ms->total = share_total[1];
 		ms->holders = share_holders[1];
+		ms->spare = &share_spare[1];
 	} else {
 		ms->counts = &counts0;
 		ms->stacks = &stacks0;
@@ -703,6 +711,7 @@ static __always_inline void select_set(struct map_set *ms, __u32 set)
 		ms->users = &users0;
 		ms->total = share_total[0];
 		ms->holders = share_holders[0];
+		ms->spare = &share_spare[0];
 	}
 }
 

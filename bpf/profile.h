@@ -303,8 +303,8 @@ struct share_held {
 };
 
 /*
- * Users with entries in one map set at once; a user without room for its
- * record is refused as if over its share.
+ * Users with a record of their own in one map set; the users that find no
+ * room for theirs share one spare record, judged as one user.
  */
 #define SHARE_USERS 4096
 

@@ -6,8 +6,8 @@
  * Python processes followed, the unwinder's processes and table memory,
  * the bytes of Python names, debuginfod's queue and downloads.  One
  * unprivileged user must not take any of them from the others.  A share
- * counts what each user (its euid; the real uid of a set-user-ID root
- * program) holds of one such table and decides every
+ * counts what each user (procfs_status.charged: the real uid, the user
+ * who started the process) holds of one such table and decides every
  * request max-min fair:
  *
  *  - fair share = capacity / the users holding something (the asker

@@ -1112,6 +1112,7 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr)
 	for (int m = 0; !err && m < NR_SHARE_MAPS; m++) {
 		s->skel->bss->share_total[s->read_set][m] = 0;
 		s->skel->bss->share_holders[s->read_set][m] = 0;
+		s->skel->bss->share_spare[s->read_set].n[m] = 0;
 	}
 	return err;
 }

@@ -230,7 +230,7 @@ int procfs__status(int proc_dirfd, struct procfs_status *st)
 	}
 	st->euid = euid;
 	st->fsuid = fsuid;
-	st->charged = euid == 0 && ruid != 0 ? ruid : euid;
+	st->charged = ruid ? ruid : euid;
 	st->nspid = 0;
 	/* NSpid lists the pid from the outermost namespace in; take the last. */
 	ns = status_field(buf, "NSpid:");

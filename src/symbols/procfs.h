@@ -61,8 +61,9 @@ struct procfs_status {
 	__u32 euid, fsuid;
 	/*
 	 * The user a process's share of host-wide tables is charged to: its
-	 * euid, but the real uid of a set-user-ID root program, so that a user
-	 * cannot charge root by starting su or passwd (lib/share.h).
+	 * real uid, the user who started it, so that starting a set-user-ID
+	 * program (su, at) charges no other user (lib/share.h); the euid of a
+	 * process root started that became another user only in its euid.
 	 */
 	__u32 charged;
 	__u32 nspid;		/* the pid in its own pid namespace */

@@ -332,7 +332,7 @@ TEST(read_gone)
 		  -ENOENT);
 }
 
-/* charged: the euid, but the real uid of a set-user-ID root program. */
+/* charged: the real uid, or the euid of a process root started. */
 static __u32 charged_of(const char *uid_line)
 {
 	char dir[] = "/tmp/unit-status.XXXXXX", path[64];
@@ -363,6 +363,7 @@ TEST(status_charged)
 	CHECK_INT(charged_of("Uid:\t1000\t1000\t1000\t1000"), 1000);
 	CHECK_INT(charged_of("Uid:\t0\t0\t0\t0"), 0);
 	CHECK_INT(charged_of("Uid:\t0\t33\t33\t33"), 33);	/* root dropped to www-data */
+	CHECK_INT(charged_of("Uid:\t65534\t1\t1\t1"), 65534);	/* at (setuid daemon) by nobody */
 }
 
 int main(void)
