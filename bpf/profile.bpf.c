@@ -470,7 +470,8 @@ static __always_inline struct share_held *share_take(const struct map_set *ms, i
 			u = ms->spare;
 	}
 	fair = cap / (READ_ONCE(ms->holders[m]) + 1);
-	if (READ_ONCE(u->n[m]) < fair || READ_ONCE(ms->total[m]) + 1 + fair <= cap)
+	if (READ_ONCE(u->n[m]) < fair ||
+	    READ_ONCE(ms->total[m]) + 1 + cap / SHARE_RESERVE <= cap)
 		return u;
 	return NULL;
 }

@@ -279,8 +279,10 @@ enum interp_counter {
  * fill them with distinct stacks (deep recursion along random paths), and
  * the BPF side cannot evict.  So a new entry is refused to a user that
  * holds its fair share already, capacity / (users holding entries + 1),
- * unless the free room left after it is at least that much: a lone user
- * gets about half, and a newcomer always finds its share free.  Refused,
+ * unless a reserve, capacity / SHARE_RESERVE, stays free after it: a lone
+ * user gets all but the reserve (no lost stacks on a host one user keeps
+ * busy), and a newcomer, under its fair share, always finds the reserve.
+ * Refused,
  * a key is lost as if the count map were full, a stack is shown as missed
  * as if the spill map were (and counted apart too).  Root is a user like
  * the others: its own background (a build) would otherwise fill the maps
@@ -291,6 +293,8 @@ enum interp_counter {
  * the host or of cgroups shares; one of chosen processes (-p, -L, -- CMD)
  * has the whole maps.
  */
+#define SHARE_RESERVE 16
+
 enum share_map {
 	SHARE_KEYS,		/* the count map */
 	SHARE_STACKS,		/* the spill map */
