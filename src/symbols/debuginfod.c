@@ -205,8 +205,8 @@ static void nop_handler(int sig)
 
 /*
  * Called locked: count lk's file, `bytes` of it so far, against its
- * user's bytes and the run's.  False when over either: this file is
- * refused, once.  What was downloaded stays counted, whatever becomes of
+ * user's bytes and the run's.  False when over either: refused, once, and
+ * the user starts no more lookups.  What was downloaded stays counted, whatever becomes of
  * the file.  Root's processes map only files root chose: their bytes are
  * bounded per file only (DEBUGINFOD_MAX_BYTES), as before users shared.
  */
@@ -240,12 +240,7 @@ static bool charge(struct debuginfod *d, struct lookup *lk, __u64 bytes)
 		}
 	}
 	lk->over = true;
-	/*
-	 * A file too big for what is left refuses only itself; a user left
-	 * with less room than a small debug file starts no more lookups.
-	 */
-	if (share__held(&d->bytes, uid) + DEBUGINFOD_SMALL_FILE > DEBUGINFOD_USER_BYTES)
-		d->users[lk->user].over = true;
+	d->users[lk->user].over = true;
 	return false;
 }
 

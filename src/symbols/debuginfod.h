@@ -69,8 +69,6 @@ struct debuginfod;
  */
 #define DEBUGINFOD_USER_BYTES	(32ull << 20)
 #define DEBUGINFOD_RUN_BYTES	(4 * DEBUGINFOD_USER_BYTES)
-/* Room below which a user starts no more lookups: a small library's file. */
-#define DEBUGINFOD_SMALL_FILE	(1ull << 20)
 /* Seconds a report waits for a lookup, by default (--debuginfod-wait). */
 #define DEBUGINFOD_WAIT_S	10
 
