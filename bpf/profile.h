@@ -177,6 +177,17 @@ struct interp_proc {
 #define INTERP_SPILL_FLAGS(kind, pid) (((__u64)(kind) << 56) | (pid))
 
 /*
+ * An interpreter's walk deeper than one stored stack holds stores its
+ * outer frames first, as a stack of their own (same kind, same flags), and
+ * the inner stack's end says so with INTERP_END_MORE: its last word is
+ * then the outer stack's key in the same spill map.  INTERP_END_CUT: outer
+ * frames were walked but could not be stored.  Both above the runtime's
+ * own reasons.
+ */
+#define INTERP_END_MORE (1u << 23)
+#define INTERP_END_CUT (1u << 22)
+
+/*
  * The sampler's own records on the side band (the events map), told apart
  * by their type.  A perf record's raw data is 4 bytes off 8-byte
  * alignment: user space copies a note before reading it.

@@ -40,41 +40,34 @@ static __always_inline bool interp_any(void)
 	return n != 0;
 }
 
-/* The walker of the process's kind; NULL: no frames to store. */
+/*
+ * The walker of the process's kind; NULL: no frames to store.  *more: the
+ * outer frames of a walk deeper than one stack holds, or NULL.
+ */
 static __always_inline struct interp_stack_note *interp_walk(const struct interp_proc *proc,
-							      __u64 *cnt)
+							      __u64 *cnt,
+							      struct interp_stack_note **more)
 {
+	*more = NULL;
 	switch (proc->kind) {
 	case PY_KIND:
-		return py_walk(proc, cnt + CNT_INTERP(PY_KIND));
+		return py_walk(proc, cnt + CNT_INTERP(PY_KIND), more);
 	default:
 		return NULL;
 	}
 }
 
 /*
- * Fill in the reference to the sample's interpreter frames: stored by
- * content, and sent to user space the first time.  Returns true when
- * stored just now.
+ * Store one stack of interpreter frames by content, and send it to user
+ * space the first time.  Returns true when stored just now.
  */
-static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms,
-					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
+static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms,
+					     struct interp_stack_note *note,
+					     struct stack_ref *ref, __u32 pid, __u32 kind,
+					     __u64 *cnt)
 {
-	struct interp_stack_note *note;
-	struct interp_proc *proc;
-	__u32 kind;
 	__u64 size;
 
-	ref->kind = FRAME_INTERP;
-	if (!interp_any())
-		return false;
-	proc = bpf_map_lookup_elem(&interp_procs, &pid);
-	if (!proc)
-		return false;
-	kind = proc->kind;
-	note = interp_walk(proc, cnt);
-	if (!note || kind < 1 || kind > MAX_INTERP_KINDS)
-		return false;
 	note->hdr = (struct note_hdr){ .type = NOTE_INTERP_STACK, .kind = kind, .pid = pid };
 	note->st.end = INTERP_END(kind, note->st.end);
 	if (!store_stack(ms, &note->st, ref, INTERP_SPILL_FLAGS(kind, pid), cnt))
@@ -90,6 +83,57 @@ static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms
 	else
 		cnt[INTERP_CNT_NOTES]++;
 	return true;
+}
+
+/*
+ * The outer frames of a deep walk, stored first: the inner stack ends
+ * with their key (INTERP_END_MORE), or says they were cut.
+ */
+static __always_inline void put_interp_more(void *ctx, const struct map_set *ms,
+					    struct interp_stack_note *note,
+					    struct interp_stack_note *more, __u32 pid,
+					    __u32 kind, __u64 *cnt)
+{
+	struct stack_ref outer = {};
+	__u32 nr = note->st.nr;
+
+	put_interp_stack(ctx, ms, more, &outer, pid, kind, cnt);
+	asm volatile("" : "+r"(nr));
+	if (outer.src == STACK_HASHED && nr < MAX_STACK_DEPTH) {
+		note->st.ips[nr] = outer.id;
+		note->st.nr = nr + 1;
+		note->st.end |= INTERP_END_MORE;
+	} else {
+		note->st.end |= INTERP_END_CUT;
+	}
+}
+
+/*
+ * Fill in the reference to the sample's interpreter frames: stored by
+ * content, and sent to user space the first time.  Returns true when
+ * stored just now.
+ */
+static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms,
+					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
+{
+	struct interp_stack_note *note, *more;
+	struct interp_proc *proc;
+	__u32 kind;
+
+	ref->kind = FRAME_INTERP;
+	if (!interp_any())
+		return false;
+	proc = bpf_map_lookup_elem(&interp_procs, &pid);
+	if (!proc)
+		return false;
+	kind = proc->kind;
+	note = interp_walk(proc, cnt, &more);
+	if (!note || kind < 1 || kind > MAX_INTERP_KINDS)
+		return false;
+	/* Its key is in the inner stack's words: stored before it. */
+	if (more)
+		put_interp_more(ctx, ms, note, more, pid, kind, cnt);
+	return put_interp_stack(ctx, ms, note, ref, pid, kind, cnt);
 }
 
 /* The process execs or exits: its interpreter, if any, is gone. */

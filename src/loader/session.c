@@ -941,6 +941,32 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
 }
 
 /*
+ * An interpreter's stack deeper than one stored stack holds (bpf/profile.h,
+ * INTERP_END_MORE): its outer frames' words after ips[0..n), the key of
+ * their stack dropped; their number.  Outer frames lost since say so
+ * (INTERP_END_CUT).
+ */
+static int read_more(struct session *s, __u64 *ips, int n, __u32 *end)
+{
+	const struct map_set *ms = &s->sets[s->read_set];
+	struct hashed_stack hs;
+	__u64 key;
+
+	if (!(*end & INTERP_END_MORE) || n < 1)
+		return n;
+	key = ips[--n];
+	if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &key, &hs) ||
+	    INTERP_END_KIND(hs.end) != INTERP_END_KIND(*end)) {
+		*end = (*end & ~INTERP_END_MORE) | INTERP_END_CUT;
+		return n;
+	}
+	hs.nr = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
+	memcpy(ips + n, hs.ips, hs.nr * sizeof(*ips));
+	*end = hs.end;
+	return n + hs.nr;
+}
+
+/*
  * bpf_get_stack[id]() stacks: the first frame is where the CPU was, every
  * other one a return address (bpf/profile.h, FRAME_RETADDR); a stack that
  * fills the depth was cut there (FRAME_TRUNCATED on its outermost frame).
@@ -948,13 +974,14 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
 static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
 {
 	struct session *s = ctx;
-	__u64 ips[MAX_STACK_DEPTH];
+	__u64 ips[2 * MAX_STACK_DEPTH];		/* an interpreter's: two stacks */
 	__u32 end;
 	int n = read_ips(s, ref, ips, &end);
 
 	/* An interpreter's words: it reads them itself. */
 	if (n > 0 && ref->kind == FRAME_INTERP)
-		return interps__decode(s->cfg.interps, ips, n, end, frames);
+		return interps__decode(s->cfg.interps, ips, read_more(s, ips, n, &end), end,
+				       frames);
 
 	for (int i = 0; i < n; i++)
 		frames[i] = (struct trace_frame){ .addr = ips[i], .kind = ref->kind,

@@ -21,19 +21,26 @@
 #define PY_KIND 1
 
 /*
- * Python frames walked per sample, at most.  Two words each, they fill one
- * stored stack (MAX_STACK_DEPTH words); 63 covers the depth of real
- * programs (a web framework's request is 30 to 50 frames deep), and it
- * bounds the walk's cost at 63 steps of two reads.  A deeper stack keeps
- * its 63 innermost frames and ends with PY_END_DEPTH.
+ * Python frames walked per sample, at most: as deep as the deepest native
+ * stack (MAX_STACK_DEPTH, the kernel's perf_event_max_stack), so that
+ * Django's or pytest's 80 to 120 frames come out whole.  Two words each,
+ * a stored stack (MAX_STACK_DEPTH words) holds PY_STACK_FRAMES of them: a
+ * deeper walk stores its outer frames as a stack of their own first, and
+ * ends the inner one with that stack's key (INTERP_END_MORE).  A stack
+ * deeper still keeps its PY_MAX_FRAMES innermost frames and ends with
+ * PY_END_DEPTH.
  */
-#define PY_MAX_FRAMES 63
+#define PY_STACK_FRAMES ((MAX_STACK_DEPTH - 1) / 2)
+#define PY_STACK_WORDS (2 * PY_STACK_FRAMES)
+#define PY_MAX_FRAMES (2 * PY_STACK_FRAMES)
 /* Thread states looked at to find the sampled thread's, at most. */
 #define PY_MAX_THREADS 128
 /* Threads whose thread state the walker remembers (LRU). */
 #define PY_MAX_THREAD_CACHE 16384
 /* Bytes of a frame read in one go: every field the walker needs. */
 #define PY_FRAME_WINDOW 128
+/* Bytes of a code object read in one go: the fields of its identity. */
+#define PY_CODE_WINDOW 128
 
 #define PY_NO_OFF 0xffff	/* the field does not exist in this version */
 
@@ -75,6 +82,21 @@ struct py_offsets {
 };
 
 /*
+ * What tells a code object from another made at its address after it was
+ * freed (an import's, exec()'s): fields it keeps for its life, read in one
+ * window of the object (offsets within the window).  len 0: none read.
+ */
+struct py_code_id {
+	__u16 start;			/* the window's offset in the object */
+	__u8 len;			/* its bytes, at most PY_CODE_WINDOW */
+	__u8 name;			/* co_qualname (co_name before 3.11) */
+	__u8 file;			/* co_filename */
+	__u8 lines;			/* co_linetable or co_lnotab */
+	__u8 line;			/* int co_firstlineno */
+	__u8 pad;
+};
+
+/*
  * What the walker knows of a CPython process: the data of its interp_procs
  * entry (bpf/profile.h, struct interp_proc), kind PY_KIND.
  */
@@ -85,6 +107,7 @@ struct py_proc {
 	__u32 version;			/* major << 8 | minor: 0x030b is 3.11 */
 	__u16 frame_read;		/* bytes of a frame to read: its fields' end */
 	__u16 pad;
+	struct py_code_id id;
 };
 
 _Static_assert(sizeof(struct py_proc) <= sizeof(((struct interp_proc *)0)->data),
@@ -93,7 +116,9 @@ _Static_assert(sizeof(struct py_proc) <= sizeof(((struct interp_proc *)0)->data)
 /*
  * A frame is two words of a stored stack (struct hashed_stack), innermost
  * first:
- *   word 0: the code object's address;
+ *   word 0: the code object's address, and in the bits above
+ *           PY_IDENT_SHIFT its identity (py_code_ident()), so that a
+ *           code object made anew where a freed one was is another frame;
  *   word 1: the instruction's index in 2-byte code units, and
  *           PY_WORD_ENTRY when the frame is the outermost of those one
  *           C-level call of the evaluation loop ran (the native
@@ -101,6 +126,20 @@ _Static_assert(sizeof(struct py_proc) <= sizeof(((struct interp_proc *)0)->data)
  */
 #define PY_WORD_ENTRY (1ull << 31)
 #define PY_INSTR_MASK (PY_WORD_ENTRY - 1)
+#define PY_IDENT_SHIFT 48
+#define PY_CODE_MASK ((1ull << PY_IDENT_SHIFT) - 1)
+
+/*
+ * The identity of a code object, from the fields struct py_code_id names;
+ * never 0 (0: not read).  The walker and the reader compute it alike.
+ */
+static inline __u64 py_code_ident(__u64 name, __u64 file, __u64 lines, __u32 line)
+{
+	__u64 h = spill_mix(name ^ spill_mix(file ^ spill_mix(lines ^ ((__u64)line << 20))));
+
+	h >>= PY_IDENT_SHIFT;
+	return h ? h : 1;
+}
 
 /*
  * How the Python part of a stack ended, stored in hashed_stack.end as

@@ -11,8 +11,10 @@
  * of them, matched by the thread's id in its pid namespace, or before 3.11
  * by pthread_self(), which on x86-64 is the thread's fs base), then follows
  * its frame chain innermost first, one frame per bpf_loop() step, and
- * records each frame's code object and instruction (two words) into a
- * stack stored by content like any other.  Every read is
+ * records each frame's code object with its identity and the instruction
+ * (two words) into a stack stored by content like any other; frames past
+ * the first PY_STACK_FRAMES go into a second stack, stored first
+ * (bpf/interp/python/pyframe.h).  Every read is
  * bpf_probe_read_user(), which fails rather than faults: the process can
  * change or forge any of it, and the worst it gets is a wrong name for its
  * own frames, which user space checks again.
@@ -50,13 +52,26 @@ struct py_state {
 	__u32 id_off;		/* the thread state's field that is me */
 	struct py_proc proc;
 	__u8 win[PY_FRAME_WINDOW];
-	struct interp_stack_note note;
 	/*
-	 * The verifier bounds a frame's index by its bits: 2 * 62 + 1 can
-	 * look like 127, one word past the stack.  Never written.
+	 * The inner stack, then the outer one (the frames past the first
+	 * PY_STACK_FRAMES), back to back: py_word() finds a word of either
+	 * without a branch.
+	 */
+	struct interp_stack_note note;
+	struct interp_stack_note more;
+	/*
+	 * The verifier bounds a frame's index by its bits: it can look like
+	 * one word past the outer stack.  Never written.
 	 */
 	__u64 slack;
+	__u8 cwin[PY_CODE_WINDOW];	/* a code object's identity fields */
 };
+
+/* The outer stack's first word, counted from the inner stack's first. */
+#define PY_MORE_WORD ((__builtin_offsetof(struct py_state, more.st.ips) - \
+		       __builtin_offsetof(struct py_state, note.st.ips)) / 8)
+_Static_assert(PY_MORE_WORD == MAX_STACK_DEPTH + 2,
+	       "the outer stack's words follow the inner stack's and its own header");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -210,18 +225,68 @@ static __always_inline __u64 py_instr(const struct py_state *s, __u64 code)
 	return (o->instr_kind == PY_INSTR_LASTI_BYTES ? lasti / 2 : lasti) & PY_INSTR_MASK;
 }
 
+/*
+ * Word w of the walk: of the inner stack up to PY_STACK_WORDS, then of the
+ * outer one; NULL past both.
+ */
+static __always_inline __u64 *py_word(struct py_state *s, __u64 w)
+{
+	/* 1 from the outer stack's first word on: no branch to verify twice. */
+	__u64 outer = (PY_STACK_WORDS - 1 - w) >> 63;
+
+	w += outer * (PY_MORE_WORD - PY_STACK_WORDS);
+	/*
+	 * Hidden from clang, which knows w's range and would drop the check
+	 * that older verifiers (6.1) need to bound it themselves.
+	 */
+	asm volatile("" : "+r"(w));
+	if (w >= PY_MORE_WORD + PY_STACK_WORDS)
+		return NULL;
+	return (__u64 *)((char *)s + __builtin_offsetof(struct py_state, note.st.ips)) + w;
+}
+
 /* Mark frame i as the outermost of its evaluation loop's call. */
 static __always_inline void py_mark_entry(struct py_state *s, __u32 i)
 {
-	__u64 w = 2 * (__u64)i + 1;
+	__u64 *w = py_word(s, 2 * (__u64)i + 1);
 
-	/*
-	 * Hidden from clang, which knows i's range and would drop the check
-	 * that older verifiers (6.1) need to bound 2 * i + 1 themselves.
-	 */
-	asm volatile("" : "+r"(w));
-	if (w < 2 * PY_MAX_FRAMES)
-		s->note.st.ips[w] |= PY_WORD_ENTRY;
+	if (w)
+		*w |= PY_WORD_ENTRY;
+}
+
+/* A field of the code window: a pointer or an int. */
+static __always_inline __u64 py_cwin_u64(const struct py_state *s, __u32 off)
+{
+	if (off > PY_CODE_WINDOW - 8)
+		return 0;
+	return *(const __u64 *)(s->cwin + off);
+}
+
+static __always_inline __u32 py_cwin_u32(const struct py_state *s, __u32 off)
+{
+	if (off > PY_CODE_WINDOW - 4)
+		return 0;
+	return *(const __u32 *)(s->cwin + off);
+}
+
+/*
+ * The identity of the code object at code (pyframe.h, py_code_ident()):
+ * one read of the fields it keeps for life.  0 when the process has none
+ * to read (no layout for it), -1 when the read failed.
+ */
+static __always_inline __s64 py_ident(struct py_state *s, __u64 code)
+{
+	const struct py_code_id *c = &s->proc.id;
+	__u32 size = c->len;
+
+	if (!size)
+		return 0;
+	if (size > PY_CODE_WINDOW)
+		size = PY_CODE_WINDOW;
+	if (py_read(s->cwin, size, code + c->start))
+		return -1;
+	return py_code_ident(py_cwin_u64(s, c->name), py_cwin_u64(s, c->file),
+			     py_cwin_u64(s, c->lines), py_cwin_u32(s, c->line));
 }
 
 /* One frame of the chain. */
@@ -229,8 +294,9 @@ static long py_frame_step(__u64 i, void *data)
 {
 	struct py_state *s = ((struct py_loop *)data)->s;
 	const struct py_offsets *o = &s->proc.off;
-	__u64 frame = s->frame, code, prev;
+	__u64 frame = s->frame, code, prev, *w;
 	__u32 n = s->nr, size = s->proc.frame_read;
+	__s64 ident;
 
 	if (!frame)
 		return py_end(s, PY_END_ROOT);
@@ -255,10 +321,19 @@ static long py_frame_step(__u64 i, void *data)
 	 * as the frame's own, and user space checks the object when it names it.
 	 */
 	code = py_win_u64(s, o->fr_code);
-	if (!code || code >= UW_USER_TOP)
+	if (!code || code > PY_CODE_MASK)
 		return py_end(s, PY_END_BAD_FRAME);
-	s->note.st.ips[2 * n] = code;
-	s->note.st.ips[2 * n + 1] = py_instr(s, code);
+	ident = py_ident(s, code);
+	if (ident < 0)
+		return py_end(s, PY_END_UNREADABLE);
+	w = py_word(s, 2 * (__u64)n);
+	if (!w)
+		return py_end(s, PY_END_DEPTH);
+	*w = code | (__u64)ident << PY_IDENT_SHIFT;
+	w = py_word(s, 2 * (__u64)n + 1);
+	if (!w)
+		return py_end(s, PY_END_DEPTH);
+	*w = py_instr(s, code);
 	s->nr = n + 1;
 	/* 3.11 flags the entry frame; before 3.11 each frame is a C call. */
 	if ((o->fr_entry != PY_NO_OFF && py_win_u8(s, o->fr_entry)) ||
@@ -292,9 +367,12 @@ static __always_inline void py_thread_exit(__u32 gtid)
  * Walk the Python frames of the sampled thread of pid, a CPython process
  * (proc: its interp_procs entry), into the note's stack; cnt is CPython's
  * counter area (enum py_counter).  NULL when there are none to store.
+ * *more: the outer frames' stack, to store first, when there are more than
+ * one stack holds; else NULL.
  */
 static __always_inline struct interp_stack_note *py_walk(const struct interp_proc *proc,
-							  __u64 *cnt)
+							  __u64 *cnt,
+							  struct interp_stack_note **more)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	void *task = (void *)bpf_get_current_task();
@@ -302,8 +380,9 @@ static __always_inline struct interp_stack_note *py_walk(const struct interp_pro
 	bool no_gil = false;
 	__u64 end;
 	struct py_state *s;
-	__u32 zero = 0;
+	__u32 zero = 0, nr;
 
+	*more = NULL;
 	s = bpf_map_lookup_elem(&py_scratch, &zero);
 	if (!s)
 		return NULL;
@@ -334,9 +413,16 @@ out:
 		cnt[PY_CNT_END + end]++;
 	if (!s->nr)
 		return NULL;
-	cnt[PY_CNT_FRAMES] += s->nr;
+	nr = s->nr;
+	cnt[PY_CNT_FRAMES] += nr;
 	cnt[PY_CNT_NO_GIL] += no_gil;
-	s->note.st.nr = 2 * s->nr;
 	s->note.st.end = (s->end + 1) | (no_gil ? PY_END_NO_GIL : 0);
+	if (nr > PY_STACK_FRAMES) {
+		s->more.st.nr = 2 * (nr - PY_STACK_FRAMES);
+		s->more.st.end = s->note.st.end;
+		*more = &s->more;
+		nr = PY_STACK_FRAMES;
+	}
+	s->note.st.nr = 2 * nr;
 	return &s->note;
 }

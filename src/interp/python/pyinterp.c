@@ -85,22 +85,26 @@ static void py_reap(void *ctx)
 
 /*
  * Two words a frame (bpf/interp/python/pyframe.h), innermost first, after
- * a mark when the thread did not hold the GIL, and before one when the
- * walk stopped at its depth.  At most PY_MAX_FRAMES + 2 frames.
+ * a mark when the thread did not hold the GIL, and before one when frames
+ * are missing (the walk stopped at its depth, or its outer frames were
+ * lost).  At most MAX_STACK_DEPTH frames: the mark of missing frames takes
+ * the last place if need be.  A frame's address keeps its code object's
+ * identity in its top bits: python__resolve() names it by both.
  */
 static int py_decode(const __u64 *ips, int n, __u32 end, struct trace_frame *frames)
 {
-	int nr = 0;
+	bool cut = (end & INTERP_END_CUT) || ((end - 1) & (PY_END_NO_GIL - 1)) == PY_END_DEPTH;
+	int nr = 0, max = MAX_STACK_DEPTH - cut;
 
 	if (end & PY_END_NO_GIL)
 		frames[nr++] = (struct trace_frame){ .addr = PY_MARK_NO_GIL, .kind = FRAME_NONE,
 						     .flags = FRAME_INTERP_MARK };
-	for (int i = 0; i + 1 < n; i += 2)
+	for (int i = 0; i + 1 < n && nr < max; i += 2)
 		frames[nr++] = (struct trace_frame){
 			.addr = ips[i], .aux = (__u32)ips[i + 1], .kind = FRAME_INTERP,
 			.flags = ips[i + 1] & PY_WORD_ENTRY ? FRAME_INTERP_ENTRY : 0 };
 	/* Deeper than the walk goes: say so where the frames are missing. */
-	if (((end - 1) & (PY_END_NO_GIL - 1)) == PY_END_DEPTH)
+	if (cut)
 		frames[nr++] = (struct trace_frame){ .addr = PY_MARK_CUT, .kind = FRAME_NONE,
 						     .flags = FRAME_INTERP_MARK };
 	return nr;
@@ -143,11 +147,12 @@ static void py_report_verbose(struct python *py, const __u64 *c)
 	size_t off = 0;
 
 	python__stats(py, &st);
-	pr_info("python: %llu processes (%llu of an unsupported version), %llu walks, %llu frames, %llu walks without the GIL; code objects: %llu named, %llu unreadable, %llu over the memory budget; new stacks: %llu sent, %llu failed, %llu requests dropped",
+	pr_info("python: %llu processes (%llu of an unsupported version), %llu walks, %llu frames, %llu walks without the GIL; code objects: %llu named, %llu unreadable, %llu made anew before read, %llu over the memory budget; new stacks: %llu sent, %llu failed, %llu requests dropped",
 		(unsigned long long)st.procs, (unsigned long long)st.unsupported,
 		(unsigned long long)c[PY_CNT_WALKS], (unsigned long long)c[PY_CNT_FRAMES],
 		(unsigned long long)c[PY_CNT_NO_GIL], (unsigned long long)st.codes,
-		(unsigned long long)st.code_errors, (unsigned long long)st.over_budget,
+		(unsigned long long)st.code_errors, (unsigned long long)st.code_changed,
+		(unsigned long long)st.over_budget,
 		(unsigned long long)c[INTERP_CNT_NOTES], (unsigned long long)c[INTERP_CNT_NOTE_ERR],
 		(unsigned long long)st.dropped);
 	for (unsigned int e = 0; e < NR_PY_ENDS && off < sizeof(ends); e++)

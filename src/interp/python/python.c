@@ -58,8 +58,8 @@ struct pyobj {
  */
 struct pycode_ent {
 	struct pycode code;
-	__u64 name_obj;			/* the address of its name's str */
-	__u64 addr;			/* its key in owner->codes */
+	__u64 addr, ident;		/* its key in owner->codes: address and
+					 * identity (pyframe.h, py_code_ident()) */
 	struct pyproc *owner;
 	struct pyuser *user;		/* owner's: charged for bytes */
 	char *label;			/* "func (short file)" */
@@ -94,7 +94,7 @@ struct pyproc {
 	__u64 dead_at;			/* py->reports when it exited */
 	struct py_layout layout;
 	struct pytypes types;
-	struct htab codes;		/* code object address -> struct pycode_ent */
+	struct htab codes;		/* (address, identity) -> struct pycode_ent */
 	struct pyproc *next_gone;	/* on py->gone, replaced by another */
 };
 
@@ -459,7 +459,7 @@ static void user_drop(struct python *py, struct pycode_ent *c, bool evicted)
  */
 static void drop_code(struct python *py, struct pycode_ent *c, bool evicted)
 {
-	htab__del_key(&c->owner->codes, c->addr, 0);
+	htab__del_key(&c->owner->codes, c->addr, c->ident);
 	user_drop(py, c, evicted);
 	free_code(c);
 }
@@ -615,12 +615,43 @@ static int take_share(struct python *py, __u32 uid)
 	}
 }
 
+/* The name a code object is shown by: co_qualname, co_name before 3.11. */
+static __u16 name_off(const struct py_layout *l)
+{
+	return l->co_qualname != PY_NO_OFF ? l->co_qualname : l->co_name;
+}
+
+/*
+ * Where the walker reads a code object's identity (pyframe.h, struct
+ * py_code_id): one window over the four fields; none if they do not fit.
+ */
+static struct py_code_id code_id(const struct py_layout *l)
+{
+	__u16 offs[4] = { name_off(l), l->co_filename, l->co_lines, l->co_firstlineno };
+	__u16 start = 0xffff, end = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if (offs[i] == PY_NO_OFF)
+			return (struct py_code_id){};
+		if (offs[i] < start)
+			start = offs[i];
+		if (field_end(offs[i], i < 3 ? 8 : 4) > end)
+			end = field_end(offs[i], i < 3 ? 8 : 4);
+	}
+	if (end - start > PY_CODE_WINDOW)
+		return (struct py_code_id){};
+	return (struct py_code_id){ .start = start, .len = end - start,
+				    .name = offs[0] - start, .file = offs[1] - start,
+				    .lines = offs[2] - start, .line = offs[3] - start };
+}
+
 static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const struct stat *pidns,
 		   const struct pyobj *o, __u64 bias, const struct py_layout *l, bool again)
 {
 	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
 			      .pidns_dev = pidns->st_dev, .pidns_ino = pidns->st_ino,
-			      .version = l->version, .frame_read = frame_read(&l->bpf) };
+			      .version = l->version, .frame_read = frame_read(&l->bpf),
+			      .id = code_id(l) };
 	struct interp_proc ip = { .kind = PY_KIND };
 	struct pyproc *p;
 	int err;
@@ -758,26 +789,36 @@ static const char *short_file(const char *path)
 }
 
 /*
- * What tells one code object from another at the same address: its name
- * object and first line.  The sampler records addresses only; a code
- * object freed and another made where it was must not keep the first's name.
+ * The identity of the code object at addr now, as the walker computes it
+ * (pyframe.h, py_code_ident()); 0 when the layout has none.  A code object
+ * freed and another made where it was has another identity: each sample's
+ * frame carries the one it saw, and is named by the object that had it.
  */
-static int code_identity(const struct pyproc *p, __u64 addr, __u64 *name_obj, __u32 *line)
+static int code_identity(const struct pyproc *p, __u64 addr, __u64 *ident)
 {
-	const struct py_layout *l = &p->layout;
+	struct py_code_id id = code_id(&p->layout);
 	struct pymem mem = proc_mem(p->pid);
-	__u16 name = l->co_qualname != PY_NO_OFF ? l->co_qualname : l->co_name;
+	__u8 w[PY_CODE_WINDOW];
+	__u64 name, file, lines;
+	__u32 line;
 	int err;
 
-	*line = 0;
-	err = mem.read(mem.ctx, addr + name, name_obj, sizeof(*name_obj));
-	if (!err)
-		err = mem.read(mem.ctx, addr + l->co_firstlineno, line, sizeof(*line));
-	return err;
+	*ident = 0;
+	if (!id.len)
+		return 0;
+	err = mem.read(mem.ctx, addr + id.start, w, id.len);
+	if (err)
+		return err;
+	memcpy(&name, w + id.name, sizeof(name));
+	memcpy(&file, w + id.file, sizeof(file));
+	memcpy(&lines, w + id.lines, sizeof(lines));
+	memcpy(&line, w + id.line, sizeof(line));
+	*ident = py_code_ident(name, file, lines, line);
+	return 0;
 }
 
 /* The code object at addr read from the process, unlocked; NULL if it is not one. */
-static struct pycode_ent *read_code(const struct pyproc *p, __u64 addr, __u64 name_obj)
+static struct pycode_ent *read_code(const struct pyproc *p, __u64 addr, __u64 ident)
 {
 	struct pymem mem = proc_mem(p->pid);
 	struct pycode_ent *c = calloc(1, sizeof(*c));
@@ -785,8 +826,8 @@ static struct pycode_ent *read_code(const struct pyproc *p, __u64 addr, __u64 na
 
 	if (!c)
 		return NULL;
-	c->name_obj = name_obj;
 	c->addr = addr;
+	c->ident = ident;
 	if (pycode__read(&p->layout, &p->types, &mem, addr, &c->code)) {
 		free(c);
 		return NULL;
@@ -867,12 +908,13 @@ static bool over_share(struct python *py, struct pyuser *u)
 }
 
 /*
- * Called locked: keep c for the code object at addr of p, in place of
- * what p had there (a code object freed since, whose address was reused).
+ * Called locked: keep c for its code object of p, in place of what p had
+ * under its key (read by a racing request, or without an identity: a code
+ * object freed since, whose address was reused).
  */
-static int keep_code(struct python *py, struct pyproc *p, __u64 addr, struct pycode_ent *c)
+static int keep_code(struct python *py, struct pyproc *p, struct pycode_ent *c)
 {
-	struct pycode_ent *old = htab__get(&p->codes, addr, 0);
+	struct pycode_ent *old = htab__get(&p->codes, c->addr, c->ident);
 
 	if (old)
 		drop_code(py, old, false);
@@ -880,7 +922,7 @@ static int keep_code(struct python *py, struct pyproc *p, __u64 addr, struct pyc
 		py->stats.over_budget++;
 		return -ENOSPC;
 	}
-	if (htab__put(&p->codes, addr, 0, c)) {
+	if (htab__put(&p->codes, c->addr, c->ident, c)) {
 		share__give(&py->names, p->user->uid, c->bytes);
 		return -ENOMEM;
 	}
@@ -891,46 +933,45 @@ static int keep_code(struct python *py, struct pyproc *p, __u64 addr, struct pyc
 }
 
 /*
- * The reader thread only: make sure the code object at addr is known, and
- * is still the object it was (a new stack may hold a new code object where
- * an old one was).  Memory is read with the lock dropped: a read of
- * another process can block (its page in a file on a FUSE mount that does
- * not answer), and the report must still get the lock and print.
+ * The reader thread only: make sure the code object of a frame's first
+ * word (its address and identity) is known.  Known under its identity: it
+ * is the same object.  Else it is read if it still has the identity the
+ * walker saw; if it does not, it changed again since the sample, and that
+ * frame stays unnamed rather than take another object's name.  A layout
+ * without identities (0) is checked again on every new stack.  Memory is
+ * read with the lock dropped: a read of another process can block (its
+ * page in a file on a FUSE mount that does not answer), and the report
+ * must still get the lock and print.
  */
-static void learn_code(struct python *py, struct pyproc *p, __u64 addr)
+static void learn_code(struct python *py, struct pyproc *p, __u64 word)
 {
+	__u64 addr = word & PY_CODE_MASK, want = word >> PY_IDENT_SHIFT, ident;
 	struct pycode_ent *c;
-	__u64 name_obj, known_obj = 0;
-	__u32 line, known_line = 0;
-	bool known, over;
+	bool over;
 
 	pthread_mutex_lock(&py->lock);
-	c = htab__get(&p->codes, addr, 0);
-	known = c != NULL;
-	if (c) {
-		known_obj = c->name_obj;
-		known_line = c->code.firstlineno;
-	}
+	c = htab__get(&p->codes, addr, want);
 	pthread_mutex_unlock(&py->lock);
-	if (code_identity(p, addr, &name_obj, &line) ||
-	    (known && name_obj == known_obj && line == known_line))
+	if ((c && want) || code_identity(p, addr, &ident))
 		return;
+	if (ident != want) {
+		pthread_mutex_lock(&py->lock);
+		py->stats.code_changed++;
+		pthread_mutex_unlock(&py->lock);
+		return;
+	}
 	pthread_mutex_lock(&py->lock);
-	/* Another object now: the old one's name must not stay. */
-	c = htab__get(&p->codes, addr, 0);
-	if (c)
-		drop_code(py, c, false);
 	over = over_share(py, p->user);
 	if (over)
 		py->stats.over_budget++;
 	pthread_mutex_unlock(&py->lock);
 	if (over)
 		return;
-	c = read_code(p, addr, name_obj);
+	c = read_code(p, addr, ident);
 	pthread_mutex_lock(&py->lock);
 	if (!c)
 		py->stats.code_errors++;
-	else if (keep_code(py, p, addr, c))
+	else if (keep_code(py, p, c))
 		free_code(c);
 	pthread_mutex_unlock(&py->lock);
 }
@@ -996,19 +1037,20 @@ static bool copy_names(struct python *py, struct pycode_ent *c)
  */
 void python__resolve(struct python *py, __u32 pid, struct frame *f)
 {
+	__u64 addr = f->addr & PY_CODE_MASK, ident = f->addr >> PY_IDENT_SHIFT;
 	struct pycode_ent *c;
 	struct pyproc *p;
 	char label[PYCODE_NAME_MAX + 80];
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, pid, 0);
-	c = p ? htab__get(&p->codes, f->addr, 0) : NULL;
+	c = p ? htab__get(&p->codes, addr, ident) : NULL;
 	/*
 	 * Exited: the newest process that had the pid.  Not when one lives
 	 * with it now: a code object it has not named is not an older one's.
 	 */
 	for (struct pyproc *g = p ? NULL : py->gone; !c && g; g = g->next_gone) {
-		c = g->pid == pid ? htab__get(&g->codes, f->addr, 0) : NULL;
+		c = g->pid == pid ? htab__get(&g->codes, addr, ident) : NULL;
 		p = g;
 	}
 	if (c && copy_names(py, c)) {
@@ -1213,7 +1255,10 @@ void python__note(struct python *py, const void *data, size_t len)
 	memcpy(&n, data, head);
 	if (n.hdr.type != NOTE_INTERP_STACK || n.hdr.kind != PY_KIND)
 		return;
-	nr = n.st.nr < 2 * PY_MAX_FRAMES ? n.st.nr : 2 * PY_MAX_FRAMES;
+	/* The outer frames' key ends the words: their own note names them. */
+	nr = n.st.nr - ((n.st.end & INTERP_END_MORE) && n.st.nr);
+	if (nr > PY_STACK_WORDS)
+		nr = PY_STACK_WORDS;
 	if (nr > (len - head) / sizeof(n.st.ips[0]))
 		nr = (len - head) / sizeof(n.st.ips[0]);
 	pthread_mutex_lock(&py->lock);

@@ -38,6 +38,7 @@ struct python_stats {
 	__u64 unsupported;		/* ... of a version we have no layout for */
 	__u64 codes;			/* code objects named */
 	__u64 code_errors;		/* ... that could not be read or checked */
+	__u64 code_changed;		/* ... made anew since their sample */
 	__u64 notes;			/* new stacks reported by the sampler */
 	__u64 dropped;			/* requests lost to a full queue */
 	__u64 over_budget;		/* code objects not kept: memory budget */
