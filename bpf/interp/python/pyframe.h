@@ -41,6 +41,10 @@
 #define PY_FRAME_WINDOW 128
 /* Bytes of a code object read in one go: the fields of its identity. */
 #define PY_CODE_WINDOW 128
+/* Bytes of its name's characters, from each end, in its identity. */
+#define PY_NAME_CHARS 16
+/* ... read with the str's header, at most. */
+#define PY_STR_WINDOW 64
 
 #define PY_NO_OFF 0xffff	/* the field does not exist in this version */
 
@@ -83,8 +87,11 @@ struct py_offsets {
 
 /*
  * What tells a code object from another made at its address after it was
- * freed (an import's, exec()'s): fields it keeps for its life, read in one
- * window of the object (offsets within the window).  len 0: none read.
+ * freed (an import's, exec()'s, code.replace()'s): fields it keeps for its
+ * life, read in one window of the object (offsets within the window), and
+ * its name's length and characters (PY_NAME_CHARS from each end), for the
+ * name's str is as often made again where the last one was.  len 0: none
+ * read; str_data 0: the name's characters are not.
  */
 struct py_code_id {
 	__u16 start;			/* the window's offset in the object */
@@ -93,8 +100,14 @@ struct py_code_id {
 	__u8 file;			/* co_filename */
 	__u8 lines;			/* co_linetable or co_lnotab */
 	__u8 line;			/* int co_firstlineno */
-	__u8 pad;
+	__u8 str_length;		/* the name str's length (code points) */
+	__u8 str_state;			/* ... state bits: compact 0x20, ascii 0x40 */
+	__u8 str_data;			/* ... a compact ASCII str's characters */
+	__u16 pad;
 };
+#define PY_STR_COMPACT_ASCII 0x60
+/* Longer names (in code points) are told apart by the first characters only. */
+#define PY_NAME_MAX (1u << 20)
 
 /*
  * What the walker knows of a CPython process: the data of its interp_procs
@@ -129,13 +142,36 @@ _Static_assert(sizeof(struct py_proc) <= sizeof(((struct interp_proc *)0)->data)
 #define PY_IDENT_SHIFT 48
 #define PY_CODE_MASK ((1ull << PY_IDENT_SHIFT) - 1)
 
-/*
- * The identity of a code object, from the fields struct py_code_id names;
- * never 0 (0: not read).  The walker and the reader compute it alike.
- */
-static inline __u64 py_code_ident(__u64 name, __u64 file, __u64 lines, __u32 line)
+/* The first n bytes of the 8 of w (little-endian), the rest 0. */
+static inline __u64 py_low_bytes(__u64 w, __u64 n)
 {
-	__u64 h = spill_mix(name ^ spill_mix(file ^ spill_mix(lines ^ ((__u64)line << 20))));
+	return n >= 8 ? w : w & ((1ull << (n * 8)) - 1);
+}
+
+/*
+ * A compact ASCII name's fingerprint: its length, its first PY_NAME_CHARS
+ * bytes (h0, h1: as read, masked here past its end) and, when longer, its
+ * last PY_NAME_CHARS (t0, t1, read from len - PY_NAME_CHARS on).
+ */
+static inline __u64 py_name_print(__u64 len, __u64 h0, __u64 h1, __u64 t0, __u64 t1)
+{
+	h0 = py_low_bytes(h0, len);
+	h1 = py_low_bytes(h1, len > 8 ? len - 8 : 0);
+	if (len <= PY_NAME_CHARS)
+		t0 = t1 = 0;
+	return spill_mix(len ^ spill_mix(h0 ^ spill_mix(h1 ^ spill_mix(t0 ^ spill_mix(t1)))));
+}
+
+/*
+ * The identity of a code object, from the fields struct py_code_id names
+ * and its name's fingerprint; never 0 (0: not read).  The walker and the
+ * reader compute it alike.
+ */
+static inline __u64 py_code_ident(__u64 name, __u64 file, __u64 lines, __u32 line,
+				  __u64 print)
+{
+	__u64 h = spill_mix(name ^ spill_mix(file ^ spill_mix(lines ^ spill_mix(((__u64)line << 20) ^
+										 print))));
 
 	h >>= PY_IDENT_SHIFT;
 	return h ? h : 1;

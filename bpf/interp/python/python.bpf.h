@@ -65,6 +65,7 @@ struct py_state {
 	 */
 	__u64 slack;
 	__u8 cwin[PY_CODE_WINDOW];	/* a code object's identity fields */
+	__u8 swin[PY_STR_WINDOW];	/* its name's header and characters */
 };
 
 /* The outer stack's first word, counted from the inner stack's first. */
@@ -269,15 +270,58 @@ static __always_inline __u32 py_cwin_u32(const struct py_state *s, __u32 off)
 	return *(const __u32 *)(s->cwin + off);
 }
 
+static __always_inline __u64 py_swin_u64(const struct py_state *s, __u32 off)
+{
+	if (off > PY_STR_WINDOW - 8)
+		return 0;
+	return *(const __u64 *)(s->swin + off);
+}
+
+/*
+ * The fingerprint of the name str at name (pyframe.h, py_name_print()):
+ * its header and first characters in one read, its last ones in another
+ * when it is longer.  0 when it cannot be read or is not compact ASCII.
+ */
+static __always_inline __u64 py_name(struct py_state *s, __u64 name)
+{
+	const struct py_code_id *c = &s->proc.id;
+	__u32 size = c->str_data + PY_NAME_CHARS;
+	__u64 len, h0, h1, t0 = 0, t1 = 0;
+
+	/* The loader sets str_data only where the window holds it all. */
+	if (!c->str_data)
+		return 0;
+	if (size > PY_STR_WINDOW)
+		size = PY_STR_WINDOW;
+	if (py_read(s->swin, size, name))
+		return 0;
+	if ((s->swin[c->str_state & (PY_STR_WINDOW - 1)] & PY_STR_COMPACT_ASCII) !=
+	    PY_STR_COMPACT_ASCII)
+		return 0;
+	len = py_swin_u64(s, c->str_length);
+	h0 = py_swin_u64(s, c->str_data);
+	h1 = py_swin_u64(s, c->str_data + 8);
+	if (len > PY_NAME_MAX)
+		return 0;
+	if (len > PY_NAME_CHARS) {
+		if (py_read(s->swin, PY_NAME_CHARS, name + c->str_data + len - PY_NAME_CHARS))
+			return 0;
+		t0 = py_swin_u64(s, 0);
+		t1 = py_swin_u64(s, 8);
+	}
+	return py_name_print(len, h0, h1, t0, t1);
+}
+
 /*
  * The identity of the code object at code (pyframe.h, py_code_ident()):
- * one read of the fields it keeps for life.  0 when the process has none
- * to read (no layout for it), -1 when the read failed.
+ * one read of the fields it keeps for life, and its name's.  0 when the
+ * process has none to read (no layout for it), -1 when the read failed.
  */
 static __always_inline __s64 py_ident(struct py_state *s, __u64 code)
 {
 	const struct py_code_id *c = &s->proc.id;
 	__u32 size = c->len;
+	__u64 name;
 
 	if (!size)
 		return 0;
@@ -285,8 +329,9 @@ static __always_inline __s64 py_ident(struct py_state *s, __u64 code)
 		size = PY_CODE_WINDOW;
 	if (py_read(s->cwin, size, code + c->start))
 		return -1;
-	return py_code_ident(py_cwin_u64(s, c->name), py_cwin_u64(s, c->file),
-			     py_cwin_u64(s, c->lines), py_cwin_u32(s, c->line));
+	name = py_cwin_u64(s, c->name);
+	return py_code_ident(name, py_cwin_u64(s, c->file), py_cwin_u64(s, c->lines),
+			     py_cwin_u32(s, c->line), py_name(s, name));
 }
 
 /* One frame of the chain. */

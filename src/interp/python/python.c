@@ -623,26 +623,36 @@ static __u16 name_off(const struct py_layout *l)
 
 /*
  * Where the walker reads a code object's identity (pyframe.h, struct
- * py_code_id): one window over the four fields; none if they do not fit.
+ * py_code_id): one window over the four fields, and its name str's
+ * header; none if they do not fit.
  */
 static struct py_code_id code_id(const struct py_layout *l)
 {
 	__u16 offs[4] = { name_off(l), l->co_filename, l->co_lines, l->co_firstlineno };
 	__u16 start = 0xffff, end = 0;
+	struct py_code_id id = {};
 
 	for (int i = 0; i < 4; i++) {
 		if (offs[i] == PY_NO_OFF)
-			return (struct py_code_id){};
+			return id;
 		if (offs[i] < start)
 			start = offs[i];
 		if (field_end(offs[i], i < 3 ? 8 : 4) > end)
 			end = field_end(offs[i], i < 3 ? 8 : 4);
 	}
 	if (end - start > PY_CODE_WINDOW)
-		return (struct py_code_id){};
-	return (struct py_code_id){ .start = start, .len = end - start,
-				    .name = offs[0] - start, .file = offs[1] - start,
-				    .lines = offs[2] - start, .line = offs[3] - start };
+		return id;
+	id = (struct py_code_id){ .start = start, .len = end - start,
+				  .name = offs[0] - start, .file = offs[1] - start,
+				  .lines = offs[2] - start, .line = offs[3] - start };
+	if (field_end(l->str_length, 8) <= PY_STR_WINDOW &&
+	    field_end(l->str_state, 1) <= PY_STR_WINDOW &&
+	    field_end(l->str_ascii_data, PY_NAME_CHARS) <= PY_STR_WINDOW) {
+		id.str_length = l->str_length;
+		id.str_state = l->str_state;
+		id.str_data = l->str_ascii_data;
+	}
+	return id;
 }
 
 static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const struct stat *pidns,
@@ -788,6 +798,26 @@ static const char *short_file(const char *path)
 	return p && p[1] ? p + 1 : path;
 }
 
+/* The fingerprint of the name str at name, as the walker takes it. */
+static __u64 name_print(const struct py_code_id *id, const struct pymem *mem, __u64 name)
+{
+	__u8 w[PY_STR_WINDOW];
+	__u64 len, h[2], t[2] = { 0, 0 };
+
+	if (!id->str_data || mem->read(mem->ctx, name, w, id->str_data + PY_NAME_CHARS))
+		return 0;
+	if ((w[id->str_state] & PY_STR_COMPACT_ASCII) != PY_STR_COMPACT_ASCII)
+		return 0;
+	memcpy(&len, w + id->str_length, sizeof(len));
+	memcpy(h, w + id->str_data, sizeof(h));
+	if (len > PY_NAME_MAX)
+		return 0;
+	if (len > PY_NAME_CHARS &&
+	    mem->read(mem->ctx, name + id->str_data + len - PY_NAME_CHARS, t, sizeof(t)))
+		return 0;
+	return py_name_print(len, h[0], h[1], t[0], t[1]);
+}
+
 /*
  * The identity of the code object at addr now, as the walker computes it
  * (pyframe.h, py_code_ident()); 0 when the layout has none.  A code object
@@ -813,7 +843,7 @@ static int code_identity(const struct pyproc *p, __u64 addr, __u64 *ident)
 	memcpy(&file, w + id.file, sizeof(file));
 	memcpy(&lines, w + id.lines, sizeof(lines));
 	memcpy(&line, w + id.line, sizeof(line));
-	*ident = py_code_ident(name, file, lines, line);
+	*ident = py_code_ident(name, file, lines, line, name_print(&id, &mem, name));
 	return 0;
 }
 
@@ -947,7 +977,7 @@ static void learn_code(struct python *py, struct pyproc *p, __u64 word)
 {
 	__u64 addr = word & PY_CODE_MASK, want = word >> PY_IDENT_SHIFT, ident;
 	struct pycode_ent *c;
-	bool over;
+	bool over, changed;
 
 	pthread_mutex_lock(&py->lock);
 	c = htab__get(&p->codes, addr, want);
@@ -968,8 +998,16 @@ static void learn_code(struct python *py, struct pyproc *p, __u64 word)
 	if (over)
 		return;
 	c = read_code(p, addr, ident);
+	/* Made anew while we read it: what we read may be either's. */
+	changed = c && want && (code_identity(p, addr, &ident) || ident != want);
+	if (changed) {
+		free_code(c);
+		c = NULL;
+	}
 	pthread_mutex_lock(&py->lock);
-	if (!c)
+	if (changed)
+		py->stats.code_changed++;
+	else if (!c)
 		py->stats.code_errors++;
 	else if (keep_code(py, p, c))
 		free_code(c);
