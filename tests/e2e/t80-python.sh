@@ -348,18 +348,19 @@ t_forked() {
 	at_least $named 99 "samples with a Python frame (%)"
 }
 
-# Deeper than the walk goes: the 63 innermost Python frames, then a
-# marker where the rest would be; nothing after it is a Python frame.
+# 100 frames deep (more than one stored stack holds, 63): every frame, in
+# order, from <module> at the root; no marker.  (Deeper than the walk goes,
+# 126 frames, is t84's.)
 t_depth() {
 	local pid
 	bg $PY "$PYWL/deep.py" 6 100 >depth.out
 	pid=$!
 	sleep 0.5
 	profiled depth.folded -F 499 -f -p $pid 3
-	pystats --count cut="PyEval_EvalCode;\[python: more frames\](;down \(deep\.py\)){62};burn \(deep\.py\)(;[^;()]+)*\$" \
-		--count whole="<module> \(deep\.py\)" depth.folded
-	at_least $cut $((samples * 95 / 100)) "stacks: PyEval_EvalCode, the marker, 62 down, burn"
-	at_most $whole 0 "stacks that reach <module> 100 frames up"
+	pystats --count whole="PyEval_EvalCode;<module> \(deep\.py\);main \(deep\.py\)(;down \(deep\.py\)){97};burn \(deep\.py\)(;[^;()]+)*\$" \
+		--count cut="\[python: more frames\]" depth.folded
+	at_least $whole $((samples * 95 / 100)) "stacks: PyEval_EvalCode, <module>, main, 97 down, burn"
+	at_most $cut 0 "stacks with [python: more frames]"
 }
 
 t_lines() {
@@ -631,7 +632,7 @@ test_expect_success PY311,ROOT_BPF,unshare 'python3.11 itself on the private tmp
 test_expect_success PY311,ROOT_BPF 'a Python that exits before the profile ends: named, its last function too' t_exiting
 test_expect_success PY311,ROOT_BPF,unshare 'Python in its own pid namespace: named' t_pidns
 test_expect_success PY311,ROOT_BPF 'forked children, one forked after the first stored every stack: each named' t_forked
-test_expect_success PY311,ROOT_BPF 'deeper than 63 frames: the innermost 63, then [python: more frames]' t_depth
+test_expect_success PY311,ROOT_BPF 'deeper than 63 frames (100): every frame, <module> at the root, no marker' t_depth
 test_expect_success PY311,ROOT_BPF '--py-lines: the lines of the loop, the calls and main' t_lines
 test_expect_success ROOT_BPF,CAPS,nm 'fakepy (_PyRuntime, no version; also as python3.11), by nobody: native only, on time' t_fakepy
 test_expect_success ROOT_BPF,CAPS,nm 'fakepy-v (3.11.2) with hostile _PyRuntime, by nobody: native only, on time' t_fakepy_hostile
