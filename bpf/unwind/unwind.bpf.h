@@ -320,6 +320,33 @@ static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 
 	}
 }
 
+/*
+ * CPython's perf trampoline (python -X perf, PYTHONPERFSUPPORT), copied
+ * into anonymous memory once per Python function: "sub $8,%rsp; call
+ * *%rcx; add $8,%rsp; ret", no frame pointer.  A return address into one
+ * follows the call; the first 8 bytes from the sub, little-endian.
+ */
+#define UW_PY_TRAMPOLINE 0x8348d1ff08ec8348ULL
+#define UW_PY_TRAMPOLINE_RET 6	/* the return address's offset in it */
+#define UW_PY_TRAMPOLINE_RULE uw_rule(UW_OP_CFA_SP, UW_BP_SAME, 16)
+
+/*
+ * Is the return address into a CPython perf trampoline, and rbp no frame
+ * pointer?  Then its frame is 16 bytes, rbp untouched.  Its code is read
+ * only then: other JIT code, walked by frame pointer, pays nothing.
+ */
+static __always_inline bool uw_py_trampoline(struct uw_state *s)
+{
+	__u64 code;
+
+	if (!s)
+		return false;
+	return s->adjust && (s->bp_lost || s->bp < s->sp || s->bp - s->sp > UW_MAX_FRAME ||
+			     (s->bp & 7)) &&
+	       !bpf_probe_read_user(&code, sizeof(code), (void *)(s->pc - UW_PY_TRAMPOLINE_RET)) &&
+	       code == UW_PY_TRAMPOLINE;
+}
+
 /* One frame: record the PC, then step to the caller.  Non-zero ends the walk. */
 static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc)
 {
@@ -339,10 +366,12 @@ static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc)
 	m = uw_find_map(proc, s, s->pc);
 	if (!m)
 		/* Not in the list the loader wrote: new code, or JIT. */
-		return exact || (proc->flags & UWP_MAPS_CUT) ? uw_fp_step(s) :
+		return uw_py_trampoline(s) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE) :
+		       exact || (proc->flags & UWP_MAPS_CUT) ? uw_fp_step(s) :
 		       uw_end(s, UW_END_NO_MAP);
 	if (m->flags & UWM_FP)
-		return uw_fp_step(s);
+		return uw_py_trampoline(s) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE) :
+		       uw_fp_step(s);
 	if (!(m->flags & UWM_TABLE))
 		return exact ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
 	return uw_table_step(s, m->table, m->n_chunks, m->bias, exact);

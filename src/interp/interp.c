@@ -217,3 +217,10 @@ bool interps__is_eval_frame(const struct interps *ints, __u8 kind, const struct 
 
 	return ops && ops->is_eval_frame && ops->is_eval_frame(f);
 }
+
+bool interps__is_shim_frame(const struct interps *ints, __u8 kind, const struct frame *f)
+{
+	const struct interp_ops *ops = ops_of(ints, kind);
+
+	return ops && ops->is_shim_frame && ops->is_shim_frame(f);
+}

@@ -86,6 +86,11 @@ struct interp_ops {
 	const char *(*mark_name)(__u64 mark);
 	/* The native frame its frames take the place of: its evaluation loop. */
 	bool (*is_eval_frame)(const struct frame *f);
+	/*
+	 * A native frame that only repeats one of its frames (CPython's
+	 * perf trampolines, "py::f:file.py"): left out where its frames are.
+	 */
+	bool (*is_shim_frame)(const struct frame *f);
 
 	/*
 	 * Its lines, as every module prints them (lib/report_pass.h): its
@@ -151,5 +156,6 @@ int interps__decode(const struct interps *ints, const __u64 *ips, int n, __u32 e
 void interps__resolve(const struct interps *ints, __u32 pid, struct frame *f);
 const char *interps__mark_name(const struct interps *ints, __u8 kind, __u64 mark);
 bool interps__is_eval_frame(const struct interps *ints, __u8 kind, const struct frame *f);
+bool interps__is_shim_frame(const struct interps *ints, __u8 kind, const struct frame *f);
 
 #endif /* INTERP_H */

@@ -399,6 +399,8 @@ static struct stack *merge_interp(struct sym_cache *c, const struct interps *int
 	if (!st)
 		return NULL;
 	for (__u32 i = 0; i < nu; i++) {
+		if (interps__is_shim_frame(ints, kind, user->frames[i]))
+			continue;
 		if (j == in->nr || !interps__is_eval_frame(ints, kind, user->frames[i])) {
 			st->frames[n++] = user->frames[i];
 			continue;

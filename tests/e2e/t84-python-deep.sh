@@ -14,6 +14,11 @@
 #                   only ever under stage_a, beta_K under stage_b, and each
 #                   turn's function named anew (a name kept by address
 #                   alone showed beta under stage_a, one name for all).
+#   hot.py 5 under python -X perf (pyenv's 3.12 and 3.13): each Python
+#                   function called through a trampoline of its own, named
+#                   "py::f:FILE" in /tmp/perf-PID.map and without a frame
+#                   pointer: no "py::" frame (once every Python frame came
+#                   twice), and the native root kept (once lost in 99%).
 #
 # Stacks are read with helpers/pydeep.  Prerequisites (tests/e2e/lib.sh):
 # PY311, ROOT_BPF.
@@ -110,7 +115,29 @@ t_cut() {
 	at_least $whole $((samples * 95 / 100)) "stacks: the marker, 125 down, burn"
 }
 
+# -X perf: stacks through the trampolines, each Python frame once.
+t_xperf() {
+	local py pid n=0 out rc
+	for py in /root/.pyenv/versions/3.1[23].*/bin/python3.1[23]; do
+		[ -x "$py" ] || continue
+		n=$((n + 1)) rc=0 out=xperf$n
+		bg "$py" -X perf "$PYWL/hot.py" 5 >$out.out
+		pid=$!
+		wait_for $out.out "^hot: running" 10
+		"$PROFILE" -F 499 -f -p $pid 3 >$out.folded 2>$out.err || rc=$?
+		[ $rc -eq 0 ] || { cat $out.err; fail "profile exited with status $rc"; }
+		samples=$(fsum $out.folded '.') doubled=$(fsum $out.folded 'py::')
+		rooted=$(fsum $out.folded ';Py_RunMain;.*<module> \(hot\.py\);(.*;)?main \(hot\.py\);(.*;)?hot_[ab] \(hot\.py\);(.*;)?spin \(hot\.py\)')
+		echo "$py -X perf: samples=$samples doubled=$doubled rooted=$rooted"
+		at_least $samples 100 "$py -X perf: samples"
+		at_most $doubled 0 "$py -X perf: samples with a py:: trampoline frame"
+		at_least $rooted $((samples * 85 / 100)) "$py -X perf: samples from Py_RunMain to spin"
+	done
+	echo "$n CPythons with -X perf here"
+}
+
 test_expect_success PY311,ROOT_BPF 'every CPython here: 100 frames deep, whole, <module> at the root' t_deep
 test_expect_success PY311,ROOT_BPF 'every CPython here: functions made anew where one was freed, each named anew, never under the other path' t_remade
 test_expect_success PY311,ROOT_BPF 'deeper than 126 frames: the innermost 126, then [python: more frames]' t_cut
+test_expect_success ROOT_BPF 'python -X perf (3.12, 3.13 here): no py:: trampoline frames, the native root kept' t_xperf
 test_done

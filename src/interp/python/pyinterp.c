@@ -133,6 +133,16 @@ static bool py_is_eval_frame(const struct frame *f)
 	return f->kind == FRAME_NATIVE && f->name && !strcmp(f->name, "_PyEval_EvalFrameDefault");
 }
 
+/*
+ * python -X perf: each Python function is called through a trampoline of
+ * its own, named "py::QUALNAME:FILE" in /tmp/perf-PID.map; the Python
+ * frame it calls stands there already.
+ */
+static bool py_is_shim_frame(const struct frame *f)
+{
+	return f->kind == FRAME_JIT && f->name && !strncmp(f->name, "py::", 4);
+}
+
 static const char *const py_end_names[NR_PY_ENDS] = {
 	[PY_END_ROOT] = "root", [PY_END_DEPTH] = "depth",
 	[PY_END_NO_THREAD] = "no thread state", [PY_END_NO_FRAME] = "no frame",
@@ -203,5 +213,6 @@ const struct interp_ops python_interp = {
 	.resolve = py_resolve,
 	.mark_name = py_mark_name,
 	.is_eval_frame = py_is_eval_frame,
+	.is_shim_frame = py_is_shim_frame,
 	.report = py_report,
 };
