@@ -448,6 +448,7 @@ struct map_set {
 	__u64 *total;		/* share_total[set] */
 	__u64 *holders;		/* share_holders[set] */
 	struct share_held *spare;	/* &share_spare[set] */
+	__u32 set;			/* which: 0 or 1 */
 };
 
 /*
@@ -697,6 +698,7 @@ full:
 
 static __always_inline void select_set(struct map_set *ms, __u32 set)
 {
+	ms->set = set;
 	if (set) {
 		ms->counts = &counts1;
 		ms->stacks = &stacks1;

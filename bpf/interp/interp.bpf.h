@@ -86,26 +86,31 @@ static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms
 }
 
 /*
- * The outer frames of a deep walk, stored first: the inner stack ends
- * with their key (INTERP_END_MORE), or says they were cut.
+ * The outer frames of a deep walk (the walker's last, on this CPU), stored
+ * first and sent the first time: their key, 0 when they could not be
+ * stored.  A global function, verified once on its own: inlined, its store
+ * doubled every path of do_sample after it (6.1 verified 533,000
+ * instructions instead of 305,000).
  */
-static __always_inline void put_interp_more(void *ctx, const struct map_set *ms,
-					    struct interp_stack_note *note,
-					    struct interp_stack_note *more, __u32 pid,
-					    __u32 kind, __u64 *cnt)
+__noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u32 pid,
+				__u32 kind)
 {
+	struct interp_stack_note *more;
 	struct stack_ref outer = {};
-	__u32 nr = note->st.nr;
+	struct counters *stat;
+	struct map_set ms;
+	__u32 zero = 0;
 
-	put_interp_stack(ctx, ms, more, &outer, pid, kind, cnt);
-	asm volatile("" : "+r"(nr));
-	if (outer.src == STACK_HASHED && nr < MAX_STACK_DEPTH) {
-		note->st.ips[nr] = outer.id;
-		note->st.nr = nr + 1;
-		note->st.end |= INTERP_END_MORE;
-	} else {
-		note->st.end |= INTERP_END_CUT;
-	}
+	/* The only walker with outer stacks; and kind bounded for the verifier. */
+	if (kind != PY_KIND)
+		return 0;
+	more = py_more_note();
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (!more || !stat)
+		return 0;
+	select_set(&ms, set);
+	put_interp_stack(ctx, &ms, more, &outer, pid, kind, stat->c);
+	return outer.src == STACK_HASHED ? (long)outer.id : 0;
 }
 
 /*
@@ -118,7 +123,8 @@ static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms
 {
 	struct interp_stack_note *note, *more;
 	struct interp_proc *proc;
-	__u32 kind;
+	__u32 kind, nr;
+	__u64 key;
 
 	ref->kind = FRAME_INTERP;
 	if (!interp_any())
@@ -131,8 +137,18 @@ static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms
 	if (!note || kind < 1 || kind > MAX_INTERP_KINDS)
 		return false;
 	/* Its key is in the inner stack's words: stored before it. */
-	if (more)
-		put_interp_more(ctx, ms, note, more, pid, kind, cnt);
+	if (more) {
+		key = interp_put_more(ctx, ms->set, pid, kind);
+		nr = note->st.nr;
+		asm volatile("" : "+r"(nr));
+		if (key && nr < MAX_STACK_DEPTH) {
+			note->st.ips[nr] = key;
+			note->st.nr = nr + 1;
+			note->st.end |= INTERP_END_MORE;
+		} else {
+			note->st.end |= INTERP_END_CUT;
+		}
+	}
 	return put_interp_stack(ctx, ms, note, ref, pid, kind, cnt);
 }
 

@@ -402,6 +402,15 @@ static __always_inline bool py_first_frame(struct py_state *s)
 	return true;
 }
 
+/* The outer stack of the last walk on this CPU (py_walk()'s *more). */
+static __always_inline struct interp_stack_note *py_more_note(void)
+{
+	__u32 zero = 0;
+	struct py_state *s = bpf_map_lookup_elem(&py_scratch, &zero);
+
+	return s ? &s->more : NULL;
+}
+
 /* A thread exited: its thread state is gone with it. */
 static __always_inline void py_thread_exit(__u32 gtid)
 {
