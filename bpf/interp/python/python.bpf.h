@@ -316,13 +316,21 @@ static __always_inline __u64 py_name(struct py_state *s, __u64 name)
  * The identity of the code object at code (pyframe.h, py_code_ident()):
  * one read of the fields it keeps for life, and its name's.  0 when the
  * process has none to read (no layout for it), -1 when the read failed.
+ * A global function, verified once: older kernels (6.1) verify a
+ * bpf_loop() callback again for every state that reaches the loop.
  */
-static __always_inline __s64 py_ident(struct py_state *s, __u64 code)
+__noinline long py_ident(__u64 code)
 {
-	const struct py_code_id *c = &s->proc.id;
-	__u32 size = c->len;
+	struct py_code_id *c;
+	struct py_state *s;
+	__u32 zero = 0, size;
 	__u64 name;
 
+	s = bpf_map_lookup_elem(&py_scratch, &zero);
+	if (!s)
+		return -1;
+	c = &s->proc.id;
+	size = c->len;
 	if (!size)
 		return 0;
 	if (size > PY_CODE_WINDOW)
@@ -341,7 +349,7 @@ static long py_frame_step(__u64 i, void *data)
 	const struct py_offsets *o = &s->proc.off;
 	__u64 frame = s->frame, code, prev, *w;
 	__u32 n = s->nr, size = s->proc.frame_read;
-	__s64 ident;
+	long ident;
 
 	if (!frame)
 		return py_end(s, PY_END_ROOT);
@@ -368,7 +376,7 @@ static long py_frame_step(__u64 i, void *data)
 	code = py_win_u64(s, o->fr_code);
 	if (!code || code > PY_CODE_MASK)
 		return py_end(s, PY_END_BAD_FRAME);
-	ident = py_ident(s, code);
+	ident = py_ident(code);
 	if (ident < 0)
 		return py_end(s, PY_END_UNREADABLE);
 	w = py_word(s, 2 * (__u64)n);
