@@ -63,7 +63,20 @@ struct frame {
 	__u64 offset;
 	const char *func;	/* FRAME_INTERP: the function, without its file */
 	__u32 aux;		/* FRAME_INTERP: the instruction, as recorded */
-	__u32 line;		/* FRAME_INTERP: its source line, 0 if unknown */
+	/*
+	 * Its source line, 0 if unknown: FRAME_INTERP's, or a native frame's
+	 * from DWARF (symbols/dwlines.h), in file (NULL if unknown).
+	 */
+	__u32 line;
+	const char *file;
+	/*
+	 * A native frame whose address is in code inlined into it: those
+	 * functions, innermost first, as frames of their own (inlined set,
+	 * same address and mapping).  Stacks hold them before this frame.
+	 */
+	const struct frame *const *inl;
+	__u8 nr_inl;
+	bool inlined;
 	__u8 kind;		/* enum frame_kind; FRAME_NONE for a delimiter */
 	__u8 flags;		/* enum frame_flags, FRAME_DELIMITER */
 	__u8 interp;		/* FRAME_INTERP, FRAME_INTERP_MARK: the
