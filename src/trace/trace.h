@@ -134,6 +134,7 @@ const char *frame__label_kept(const struct frame *f, struct strpool *pool);
  */
 struct frame_names {
 	bool short_names;
+	bool lines;		/* native frames as "NAME (FILE:LINE)" */
 	struct htab cache;	/* name pointer -> its short name */
 	struct strpool pool;	/* the short names */
 };
@@ -143,7 +144,8 @@ void frame_names__free(struct frame_names *fn);
 
 /*
  * A frame's name as a writer shows it: f->name, shortened when fn asks
- * for short names and the name came from the demangler; NULL for an
+ * for short names and the name came from the demangler, with its source
+ * line when fn asks for lines and DWARF named it ("NAME (FILE:LINE)"); NULL for an
  * unnamed frame (frame__label() names it).  fn may be NULL: full names.
  * Out of memory, the full name.
  */
