@@ -10,6 +10,7 @@
 #include "interp/interp.h"
 #include "symbols/knames.h"
 #include "symbols/usyms.h"
+#include "symbols/dwlines.h"
 #include "lib/htab.h"
 #include "lib/text.h"
 
@@ -122,6 +123,13 @@ void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 			.resolve = native_resolve, .ctx = us };
 		sym->resolvers[FRAME_JIT] = sym->resolvers[FRAME_NATIVE];
 	}
+	sym->lines = us;
+	sym->inlines = true;
+}
+
+void symbolizer__set_inlines(struct symbolizer *sym, bool inlines)
+{
+	sym->inlines = inlines;
 }
 
 /* ---- stacks and frames, cached ---- */
@@ -214,6 +222,55 @@ static __u64 proc_id(struct sym_cache *c, __u32 pid, __u32 start)
 	return htab__val_id(s->val);
 }
 
+/*
+ * A named native frame's source line, and with inlines the functions
+ * inlined where it is, as frames of their own: from DWARF, once per
+ * frame.  0 or -ENOMEM.
+ */
+static int add_lines(struct sym_cache *c, const struct symbolizer *sym,
+		     const struct owner *o, struct frame *f)
+{
+	struct dwline dl[DWLINES_MAX_DEPTH];
+	const struct frame **inl;
+	struct frame *v;
+	int n, nr = 0;
+
+	if (!sym->lines || f->kind != FRAME_NATIVE || !f->name ||
+	    (f->flags & (FRAME_UNWIND_END | FRAME_INTERP_MARK | FRAME_MISSED)))
+		return 0;
+	n = usyms__lines(sym->lines, o->pid, o->start, frame__pc(f), dl, DWLINES_MAX_DEPTH);
+	if (n <= 0)
+		return 0;
+	/* The last is the function the code is in: named by its symbol. */
+	f->file = dl[n - 1].file;
+	f->line = dl[n - 1].line;
+	if (!sym->inlines || n == 1)
+		return 0;
+	v = arena__alloc(&c->mem, (n - 1) * sizeof(*v), _Alignof(struct frame));
+	inl = arena__alloc(&c->mem, (n - 1) * sizeof(*inl), _Alignof(struct frame *));
+	if (!v || !inl)
+		return -ENOMEM;
+	for (int i = 0; i < n - 1; i++) {
+		if (!dl[i].name)
+			continue;
+		v[nr] = *f;
+		v[nr].name = dl[i].name;
+		v[nr].file = dl[i].file;
+		v[nr].line = dl[i].line;
+		v[nr].offset = 0;
+		v[nr].flags = (f->flags & ~FRAME_DEMANGLED) |
+			      (dl[i].demangled ? FRAME_DEMANGLED : 0);
+		v[nr].inl = NULL;
+		v[nr].nr_inl = 0;
+		v[nr].inlined = true;
+		inl[nr] = &v[nr];
+		nr++;
+	}
+	f->inl = inl;
+	f->nr_inl = nr;
+	return 0;
+}
+
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
 				     const struct owner *o, const struct trace_frame *tf)
 {
@@ -252,6 +309,8 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 		if (!f->mapping)
 			return NULL;
 	}
+	if (add_lines(c, sym, o, f))
+		return NULL;
 	htab__fill(h, s, tf->addr, k2, f);
 	return f;
 }
@@ -278,18 +337,27 @@ static void prepare_stack(const struct symbolizer *sym, const struct trace_frame
 static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolizer *sym,
 				     const struct owner *o, const struct trace_frame *tfs, int n)
 {
+	const struct frame *fs[MAX_STACK_DEPTH];
 	struct stack *st;
+	__u32 nr = 0;
 
-	st = arena__alloc(&c->mem, sizeof(*st) + n * sizeof(st->frames[0]),
+	prepare_stack(sym, tfs, n);
+	for (int i = 0; i < n; i++) {
+		fs[i] = get_frame(c, sym, o, &tfs[i]);
+		if (!fs[i])
+			return NULL;
+		nr += 1 + fs[i]->nr_inl;
+	}
+	st = arena__alloc(&c->mem, sizeof(*st) + nr * sizeof(st->frames[0]),
 			  _Alignof(struct stack));
 	if (!st)
 		return NULL;
-	st->nr = n;
-	prepare_stack(sym, tfs, n);
+	/* Leaf first: a frame's inlined functions, innermost first, then it. */
+	st->nr = 0;
 	for (int i = 0; i < n; i++) {
-		st->frames[i] = get_frame(c, sym, o, &tfs[i]);
-		if (!st->frames[i])
-			return NULL;
+		for (__u8 j = 0; j < fs[i]->nr_inl; j++)
+			st->frames[st->nr++] = fs[i]->inl[j];
+		st->frames[st->nr++] = fs[i];
 	}
 	return st;
 }

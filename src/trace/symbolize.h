@@ -62,11 +62,24 @@ struct symbolizer {
 	 * loop's native frame; NULL: none.
 	 */
 	const struct interps *interps;
+	/*
+	 * Native frames' source lines and inlined functions from DWARF
+	 * (usyms__lines()); NULL: none.  inlines: inlined functions become
+	 * frames of their own (struct frame.inl).
+	 */
+	struct usyms *lines;
+	bool inlines;
 };
 
 /* Kernel frames named by kn, native and JIT frames by us (either may be NULL). */
 void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
+
+/*
+ * Whether inlined functions get frames of their own (the default: they
+ * do, where DWARF has them).
+ */
+void symbolizer__set_inlines(struct symbolizer *sym, bool inlines);
 
 /* Name FRAME_INTERP frames through ints (NULL: they stay unnamed). */
 void symbolizer__set_interps(struct symbolizer *sym, const struct interps *ints);
