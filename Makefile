@@ -64,6 +64,16 @@ WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn j
 	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
 	manystacks-dyn.debug manystacks-dyn-stripped)
 
+# A Rust release build (rustc -C opt-level=3): its standard library has
+# frame pointers, its own code not, in one object (t73).  rustup puts rustc
+# in ~/.cargo/bin, which make's PATH may lack (sudo, CI shells); built only
+# when a rustc is found (without make's jobserver, which it would look for).
+RUSTC ?= $(firstword $(shell command -v rustc 2>/dev/null) \
+	$(wildcard $(HOME)/.cargo/bin/rustc /root/.cargo/bin/rustc))
+ifneq ($(RUSTC),)
+WORKLOADS += $(WL_DIR)/rustburn
+endif
+
 ifeq ($(V),1)
 Q =
 msg =
@@ -221,6 +231,10 @@ $(WL_DIR)/manystacks-dyn-stripped: $(WL_DIR)/manystacks-dyn.full
 $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+$(WL_DIR)/rustburn: tests/workloads/rustburn.rs | $(WL_DIR)
+	$(call msg,RUSTC,$@)
+	$(Q)MAKEFLAGS= $(RUSTC) -C opt-level=3 -o $@ $<
 
 workloads: $(WORKLOADS)
 
