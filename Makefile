@@ -61,7 +61,7 @@ WL_DIR := $(OUTPUT)/workloads
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
-	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
+	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
 	manystacks-dyn.debug manystacks-dyn-stripped)
 
 # A Rust release build (rustc -C opt-level=3): its standard library has
@@ -190,6 +190,13 @@ $(WL_DIR)/pltburn: tests/workloads/pltburn.c tests/workloads/spin.h $(WL_DIR)/li
 $(WL_DIR)/dlburn: tests/workloads/dlburn.c tests/workloads/spin.h $(WL_DIR)/libdlburn.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< -ldl
+
+# Reads a thread-local variable of libtlsburn.so through ld.so's
+# __tls_get_addr; found beside it.
+$(WL_DIR)/tlsburn: tests/workloads/tlsburn.c tests/workloads/spin.h $(WL_DIR)/libtlsburn.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< \
+		-L$(WL_DIR) -ltlsburn -Wl,-rpath,'$$ORIGIN'
 
 # Programs that look like CPython and are not (t80): _PyRuntime exported,
 # in .dynsym as well as .symtab (-rdynamic); fakepy-v also says 3.11.2.
