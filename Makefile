@@ -62,8 +62,18 @@ WL_DIR := $(OUTPUT)/workloads
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
-	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
+	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
 	manystacks-dyn.debug manystacks-dyn-stripped)
+
+# A Rust release build (rustc -C opt-level=3): its standard library has
+# frame pointers, its own code not, in one object (t73).  rustup puts rustc
+# in ~/.cargo/bin, which make's PATH may lack (sudo, CI shells); built only
+# when a rustc is found (without make's jobserver, which it would look for).
+RUSTC ?= $(firstword $(shell command -v rustc 2>/dev/null) \
+	$(wildcard $(HOME)/.cargo/bin/rustc /root/.cargo/bin/rustc))
+ifneq ($(RUSTC),)
+WORKLOADS += $(WL_DIR)/rustburn
+endif
 
 ifeq ($(V),1)
 Q =
@@ -182,6 +192,13 @@ $(WL_DIR)/dlburn: tests/workloads/dlburn.c tests/workloads/spin.h $(WL_DIR)/libd
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< -ldl
 
+# Reads a thread-local variable of libtlsburn.so through ld.so's
+# __tls_get_addr; found beside it.
+$(WL_DIR)/tlsburn: tests/workloads/tlsburn.c tests/workloads/spin.h $(WL_DIR)/libtlsburn.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< \
+		-L$(WL_DIR) -ltlsburn -Wl,-rpath,'$$ORIGIN'
+
 # Programs that look like CPython and are not (t80): _PyRuntime exported,
 # in .dynsym as well as .symtab (-rdynamic); fakepy-v also says 3.11.2.
 $(WL_DIR)/fakepy: tests/workloads/fakepy.c | $(WL_DIR)
@@ -222,6 +239,10 @@ $(WL_DIR)/manystacks-dyn-stripped: $(WL_DIR)/manystacks-dyn.full
 $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+$(WL_DIR)/rustburn: tests/workloads/rustburn.rs | $(WL_DIR)
+	$(call msg,RUSTC,$@)
+	$(Q)MAKEFLAGS= $(RUSTC) -C opt-level=3 -o $@ $<
 
 workloads: $(WORKLOADS)
 

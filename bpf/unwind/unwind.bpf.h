@@ -122,6 +122,23 @@ static __always_inline __u32 uw_le_mask(__u64 a, __u64 b)
 	return -(__u32)((d >> 63) ^ 1);
 }
 
+/*
+ * The same for operands anywhere in 64 bits.  uw_le_mask() needs them
+ * less than 2^63 apart (true of 32-bit row addresses), which a mapping's
+ * start is not: the vsyscall page lies at 0xffffffffff600000, and was
+ * taken for "below" every PC, so the search missed the highest mapping
+ * (ld.so, most often).  a <= b is "no borrow out of b - a", and the
+ * borrow is bit 63 of (~b & a) | (~(b ^ a) & (b - a)).
+ */
+static __always_inline __u32 uw_le_mask64(__u64 a, __u64 b)
+{
+	__u64 d = b - a;
+
+	asm volatile("" : "+r"(d));
+	d = (~b & a) | (~(b ^ a) & d);
+	return -(__u32)((d >> 63) ^ 1);
+}
+
 /* The mapping that holds pc: the previous frame's first, then a search. */
 static __always_inline const struct uw_map *uw_find_map(const struct uw_proc *p,
 							struct uw_state *s, __u64 pc)
@@ -139,7 +156,7 @@ static __always_inline const struct uw_map *uw_find_map(const struct uw_proc *p,
 	for (int k = 0; k < UW_MAP_SEARCH_STEPS; k++) {
 		__u32 half = len >> 1;
 
-		lo += half & uw_le_mask(p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start, pc);
+		lo += half & uw_le_mask64(p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start, pc);
 		len -= half;
 	}
 	lo &= UW_MAX_MAPS - 1;

@@ -449,6 +449,9 @@ static int finish(struct run *r)
 		pr_err("cannot read the counters: %s", strerror(-err));
 		return err;
 	}
+	/* What the walks ended on may name a better --unwind. */
+	if (unwind__hint(r->m.uw, counters))
+		r->complete.advice = unwind__hint(r->m.uw, counters);
 	report_counters(r, counters);
 	hints__warn(&r->hints);
 	summary__print(&r->sum, r->o, counters, r->m.tracker, &r->out);

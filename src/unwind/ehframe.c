@@ -1084,7 +1084,11 @@ static int emit_rows(struct eh_ctx *c)
 	return 0;
 }
 
-/* The classifier: FP-built if >= 90% of non-trivial FDEs are FP frames. */
+/*
+ * The classifier: FP-built when every non-trivial FDE is an FP frame.
+ * Only then may the whole object be walked by frame pointer (auto): one
+ * function that uses rbp for something else breaks every walk through it.
+ */
 static void classify(struct uw_table *t)
 {
 	/*
@@ -1093,12 +1097,14 @@ static void classify(struct uw_table *t)
 	 * their non-trivial FDEs FP-style (burn 5/5, cxxburn 4/4), the
 	 * -fomit-frame-pointer build 0% (burn-nofp 0/2); Debian's libc
 	 * 4.2% (94/2253), ld.so 9.0% (18/201), libstdc++ 3.8% (126/3346),
-	 * an interpreter binary 0.01% (1/8451): the hand-written assembly and the few
-	 * functions that need a frame pointer (alloca, VLAs).  Nothing
-	 * measured falls between 10% and 90%.
+	 * an interpreter binary 0.01% (1/8451): the hand-written assembly and
+	 * the few functions that need a frame pointer (alloca, VLAs).  A Rust
+	 * release build mixes both in one object: its standard library has
+	 * frame pointers and its own code not (rustburn 417/445, 94%).  Such
+	 * an object gets its table, whose rows walk each function by its own
+	 * rule: FP frames by rbp, the others by rsp.
 	 */
-	t->fp_built = t->n_nontrivial_fdes &&
-		      (__u64)t->n_fp_fdes * 10 >= (__u64)t->n_nontrivial_fdes * 9;
+	t->fp_built = t->n_nontrivial_fdes && t->n_fp_fdes == t->n_nontrivial_fdes;
 }
 
 static void count_unsupported(struct uw_table *t)
