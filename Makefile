@@ -62,7 +62,7 @@ WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
 	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
-	manystacks-dyn.debug manystacks-dyn-stripped)
+	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp)
 
 ifeq ($(V),1)
 Q =
@@ -131,6 +131,15 @@ $(WL_DIR)/burn: tests/workloads/burn.c | $(WL_DIR)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
 
 $(WL_DIR)/burn-nofp: tests/workloads/burn.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
+
+# Threads created in a loop (t74): samples in clone3 and start_thread.
+$(WL_DIR)/threadspawn: tests/workloads/threadspawn.c tests/workloads/spin.h | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
+
+$(WL_DIR)/threadspawn-nofp: tests/workloads/threadspawn.c tests/workloads/spin.h | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
 
