@@ -19,7 +19,7 @@
 
 __attribute__((noinline)) void spawned_work(void)
 {
-	spin(SPIN / 50);
+	spin(SPIN / 10);
 	__asm__ volatile("" ::: "memory");
 }
 
