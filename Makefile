@@ -63,7 +63,7 @@ WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
 	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
-	manystacks-dyn.debug manystacks-dyn-stripped)
+	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp)
 
 # A Rust release build (rustc -C opt-level=3): its standard library has
 # frame pointers, its own code not, in one object (t73).  rustup puts rustc
@@ -142,6 +142,15 @@ $(WL_DIR)/burn: tests/workloads/burn.c | $(WL_DIR)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
 
 $(WL_DIR)/burn-nofp: tests/workloads/burn.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
+
+# Threads created in a loop (t74): samples in clone3 and start_thread.
+$(WL_DIR)/threadspawn: tests/workloads/threadspawn.c tests/workloads/spin.h | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
+
+$(WL_DIR)/threadspawn-nofp: tests/workloads/threadspawn.c tests/workloads/spin.h | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
 

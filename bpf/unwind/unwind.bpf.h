@@ -59,6 +59,7 @@ struct {
 
 /* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
 #define REG_BP 4
+#define REG_AX 10
 #define REG_IP 16
 #define REG_CS 17
 #define REG_SP 19
@@ -66,6 +67,7 @@ struct {
 
 struct uw_state {
 	__u64 pc, sp, bp;
+	__u64 ax;		/* the leaf's rax: 0 in a thread just cloned */
 	__u32 bp_lost;		/* a frame saved rbp where no rule could follow */
 	__u32 adjust;		/* 1: pc is a return address, look up pc - 1 */
 	__u32 last_map;		/* the mapping of the previous frame */
@@ -330,6 +332,11 @@ static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 
 		return uw_sigreturn(s);
 	case UW_OP_STOP:
 		return uw_end(s, UW_END_ROOT);
+	case UW_OP_CLONE:
+		/* The child's registers are the parent's but for rsp and rax. */
+		if (s->st.nr == 1 && !s->ax)
+			return uw_end(s, UW_END_ROOT);
+		return uw_cfa_step(s, (rule & ~0xfu) | UW_OP_CFA_SP);
 	case UW_OP_UNSUPPORTED:
 		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_UNSUPPORTED);
 	default:
@@ -392,6 +399,7 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
 		s->pc = r[REG_IP];
 		s->sp = r[REG_SP];
 		s->bp = r[REG_BP];
+		s->ax = r[REG_AX];
 		return true;
 	}
 	task_regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -402,6 +410,7 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
 	s->pc = regs[REG_IP];
 	s->sp = regs[REG_SP];
 	s->bp = regs[REG_BP];
+	s->ax = regs[REG_AX];
 	return true;
 }
 
