@@ -20,16 +20,25 @@ PYEXACT=$PROFILE_TOP/tests/e2e/helpers/pyexact
 # beside its main thread (two processes at once, told apart by pid), and
 # check both: <= 1% of the samples with a boundary C function misplaced
 # (one sample always allowed), <= 1% with an impossible path, and 20 or
-# more boundary samples to judge by.
+# more boundary samples to judge by (else exact_check tries again).
 exact_check() {
+	local rc=0
+	# A busy host can starve a run of samples: one more try, then.
+	exact_try "$1" || rc=$?
+	[ $rc -ne 2 ] || { rc=0; exact_try "$1" || rc=$?; }
+	return $rc
+}
+
+exact_try() {
 	local py=$1 tag pids=() st thr
 	tag=$(basename "$(dirname "$(dirname "$py")")")
+	kill_bg
 	for thr in 0 2; do
 		bg "$py" "$PYWL/exact.py" 6 $thr >"wl-$tag-$thr"
 		pids+=($!)
 		wait_for "wl-$tag-$thr" "^exact: running" 10
 	done
-	"$PROFILE" -U -F 499 --per-thread -p "${pids[0]},${pids[1]}" -f 3 >"$tag.folded" 2>"$tag.err" ||
+	"$PROFILE" -U -F 999 --per-thread -p "${pids[0]},${pids[1]}" -f 3 >"$tag.folded" 2>"$tag.err" ||
 		{ cat "$tag.err"; fail "profile of $py failed"; return 1; }
 	for thr in 0 1; do
 		# --per-thread's first frame is comm-PID/TID: keep one process.
@@ -37,7 +46,7 @@ exact_check() {
 		st=$(python3 "$PYEXACT" "$tag-$thr.folded") || { fail "$py: no samples"; return 1; }
 		echo "$tag threads=$((thr * 2)): $st"
 		eval "$st"
-		[ "$boundary" -ge 20 ] || { fail "$py: $boundary boundary samples, want 20+"; return 1; }
+		[ "$boundary" -ge 20 ] || { fail "$py: $boundary boundary samples, want 20+"; return 2; }
 		[ $((misplaced * 100)) -le $((boundary + 100)) ] ||
 			{ fail "$py: $misplaced of $boundary boundary samples misplaced"; return 1; }
 		[ $((impossible * 100)) -le $((samples + 100)) ] ||
