@@ -59,6 +59,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpfprog  # noqa: E402
 import folded   # noqa: E402
+import case_pyexact  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -1215,6 +1216,8 @@ def report(res):
     if dd:
         targets += report_debuginfod(dd, m, w)
 
+    targets += case_pyexact.report_pyexact(res.get("pyexact") or {}, w)
+
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
     w("")
@@ -1393,7 +1396,7 @@ def main():
                     help="bench/rusage.c, built")
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
-    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,debuginfod")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,debuginfod,pyexact")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1437,6 +1440,8 @@ def main():
                 t = time.monotonic()
                 getattr(b, "case_" + case)()
                 b.res["meta"]["case_secs"][case] = round(time.monotonic() - t, 1)
+        if "pyexact" in cases:
+            b.res["pyexact"] = case_pyexact.case_pyexact(b)
     finally:
         cleanup()
         if stats_fd is not None:

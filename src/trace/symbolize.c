@@ -450,24 +450,87 @@ static bool ends_call(const struct stack *in, __u32 i)
 }
 
 /*
+ * The interpreter stack's evaluation-loop calls: how many (*calls), and
+ * whether they are all there, down to the thread's first frame (the last
+ * frame ends a call and no mark says frames were left out).
+ */
+static bool interp_calls(const struct stack *in, __u32 *calls)
+{
+	__u32 last = 0, n = 0;
+	bool cut = false;
+
+	for (__u32 i = 0; i < in->nr; i++) {
+		if (in->frames[i]->kind != FRAME_INTERP) {
+			cut |= i > 0;	/* a mark after the frames: cut there */
+			continue;
+		}
+		n += ends_call(in, i);
+		last = i;
+	}
+	*calls = n;
+	return n && ends_call(in, last) && !cut;
+}
+
+/* The mark that says a stack's interpreter frames could not be placed. */
+static const struct frame *unaligned_mark(struct sym_cache *c, const struct interps *ints,
+					  __u8 kind)
+{
+	struct frame *f = arena__alloc(&c->mem, sizeof(*f), _Alignof(struct frame));
+
+	if (!f)
+		return NULL;
+	*f = (struct frame){ .addr = INTERP_MARK_UNALIGNED, .kind = FRAME_NONE,
+			     .flags = FRAME_INTERP_MARK, .interp = kind,
+			     .name = interps__mark_name(ints, kind, INTERP_MARK_UNALIGNED) };
+	return f;
+}
+
+/*
  * The user stack with each native frame of the interpreter's evaluation
  * loop replaced by the interpreter frames it ran, innermost first on both
- * sides.  Interpreter frames left over (the native walk stopped early) go
- * on the outer end.
+ * sides.
+ *
+ * Only the innermost native call of the loop changes the interpreter's
+ * frame chain, and it does so after its native frame is made and before
+ * it is gone: at any moment the interpreter's calls are those of every
+ * native evaluation frame but perhaps the innermost, which may be entering
+ * or leaving (its frames not linked yet, or unlinked already).  So with
+ * the whole interpreter stack, N native evaluation frames face N calls, or
+ * N - 1 and the innermost native one stays as it is.  Any other count
+ * means a walk stopped early where it cannot be told which: the stack
+ * keeps its native frames and gets the interpreter's above a mark, rather
+ * than a guess.  A cut interpreter stack (too deep, or a walk ended
+ * early) is placed from the innermost call, as it is all there is.
  */
 static struct stack *merge_interp(struct sym_cache *c, const struct interps *ints,
 				  const struct stack *user, const struct stack *in)
 {
-	__u32 nu = user ? user->nr : 0, n = 0, j = 0;
+	__u32 nu = user ? user->nr : 0, n = 0, j = 0, evals = 0, calls, skip = 0;
 	__u8 kind = in->nr ? in->frames[0]->interp : 0;
+	bool whole = interp_calls(in, &calls);
+	const struct frame *mark = NULL;
 	struct stack *st;
 
-	st = arena__alloc(&c->mem, sizeof(*st) + (nu + in->nr) * sizeof(st->frames[0]),
+	for (__u32 i = 0; i < nu; i++)
+		evals += interps__is_eval_frame(ints, kind, user->frames[i]);
+	if (whole && evals == calls + 1)
+		skip = 1;
+	else if (whole && evals && evals != calls) {
+		mark = unaligned_mark(c, ints, kind);
+		if (!mark)
+			return NULL;
+	}
+	st = arena__alloc(&c->mem, sizeof(*st) + (nu + in->nr + 1) * sizeof(st->frames[0]),
 			  _Alignof(struct stack));
 	if (!st)
 		return NULL;
 	for (__u32 i = 0; i < nu; i++) {
-		if (j == in->nr || !interps__is_eval_frame(ints, kind, user->frames[i])) {
+		if (mark || j == in->nr || !interps__is_eval_frame(ints, kind, user->frames[i])) {
+			st->frames[n++] = user->frames[i];
+			continue;
+		}
+		if (skip) {
+			skip = 0;
 			st->frames[n++] = user->frames[i];
 			continue;
 		}
@@ -475,6 +538,9 @@ static struct stack *merge_interp(struct sym_cache *c, const struct interps *int
 			st->frames[n++] = in->frames[j];
 		while (!ends_call(in, j++) && j < in->nr);
 	}
+	/* Interpreter frames left over (the native walk stopped early) go outermost. */
+	if (mark && j < in->nr)
+		st->frames[n++] = mark;
 	while (j < in->nr)
 		st->frames[n++] = in->frames[j++];
 	st->nr = n;
