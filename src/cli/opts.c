@@ -48,7 +48,7 @@ enum {
 	OPT_UNWIND_DEBUG,
 	OPT_PYTHON,
 	OPT_PY_LINES,
-	OPT_NO_INLINE,
+	OPT_INLINE,
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_WAIT,
 	OPT_UNKNOWN,
@@ -95,7 +95,7 @@ static const struct option long_opts[] = {
 	{ "python", required_argument, NULL, OPT_PYTHON },
 	{ "lines", no_argument, NULL, OPT_PY_LINES },
 	{ "py-lines", no_argument, NULL, OPT_PY_LINES },
-	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
@@ -165,7 +165,7 @@ void options__usage(FILE *out)
 "      --python MODE           CPython's frames in user stacks: auto (default), off\n"
 "      --lines                 name frames with their source line: FUNC (FILE:LINE),\n"
 "                              native ones from DWARF too (--py-lines: the same)\n"
-"      --no-inline             no frames for inlined functions (DWARF has them)\n"
+"      --inline                frames for inlined functions, where DWARF has them\n"
 "      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
@@ -581,7 +581,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_PYTHON:
 		return parse_choice("--python", arg, "auto", "off", &o->interp);
 	case OPT_PY_LINES: o->interp_lines = true; break;
-	case OPT_NO_INLINE: o->no_inline = true; break;
+	case OPT_INLINE: o->inline_frames = true; break;
 	case OPT_DEBUGINFOD:
 		return parse_choice("--debuginfod", arg, "auto", "off", &o->debuginfod);
 	case OPT_DEBUGINFOD_WAIT:

@@ -81,7 +81,7 @@ struct options {
 	bool unwind_debug;		/* --unwind-debug */
 	bool interp;			/* walk interpreters' frames: auto (true) or off */
 	bool interp_lines;		/* --lines: frames named with their source line */
-	bool no_inline;			/* --no-inline: no frames for inlined functions */
+	bool inline_frames;		/* --inline: frames for inlined functions */
 	bool debuginfod;		/* --debuginfod: auto (true) or off */
 	__u64 debuginfod_wait;		/* --debuginfod-wait, seconds */
 	bool unknown_module;		/* --unknown=module: [gzip], not [unknown] */

@@ -123,7 +123,7 @@ static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 	session__trace_source(r->m.s, &src);
 	symbolizer__init(sym, &src, r->m.kn, r->m.us, r->cache);
 	symbolizer__set_interps(sym, r->m.ints);
-	symbolizer__set_inlines(sym, !r->o->no_inline);
+	symbolizer__set_inlines(sym, r->o->inline_frames);
 }
 
 /*

@@ -124,7 +124,7 @@ void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		sym->resolvers[FRAME_JIT] = sym->resolvers[FRAME_NATIVE];
 	}
 	sym->lines = us;
-	sym->inlines = true;
+	sym->inlines = false;
 }
 
 void symbolizer__set_inlines(struct symbolizer *sym, bool inlines)
@@ -244,7 +244,7 @@ static int add_lines(struct sym_cache *c, const struct symbolizer *sym,
 	/* The last is the function the code is in: named by its symbol. */
 	f->file = dl[n - 1].file;
 	f->line = dl[n - 1].line;
-	if (!sym->inlines || n == 1)
+	if (n == 1)
 		return 0;
 	v = arena__alloc(&c->mem, (n - 1) * sizeof(*v), _Alignof(struct frame));
 	inl = arena__alloc(&c->mem, (n - 1) * sizeof(*inl), _Alignof(struct frame *));
@@ -352,10 +352,13 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 			  _Alignof(struct stack));
 	if (!st)
 		return NULL;
-	/* Leaf first: a frame's inlined functions, innermost first, then it. */
+	/*
+	 * Leaf first: with inlines, a frame's inlined functions, innermost
+	 * first, then it.  Without, they stay with the frame (pprof's lines).
+	 */
 	st->nr = 0;
 	for (int i = 0; i < n; i++) {
-		for (__u8 j = 0; j < fs[i]->nr_inl; j++)
+		for (__u8 j = 0; sym->inlines && j < fs[i]->nr_inl; j++)
 			st->frames[st->nr++] = fs[i]->inl[j];
 		st->frames[st->nr++] = fs[i];
 	}

@@ -64,8 +64,9 @@ struct symbolizer {
 	const struct interps *interps;
 	/*
 	 * Native frames' source lines and inlined functions from DWARF
-	 * (usyms__lines()); NULL: none.  inlines: inlined functions become
-	 * frames of their own (struct frame.inl).
+	 * (usyms__lines()); NULL: none.  A frame always keeps its inlined
+	 * functions (struct frame.inl: pprof's lines); inlines: they are
+	 * frames of their own in the stack too.
 	 */
 	struct usyms *lines;
 	bool inlines;
@@ -76,8 +77,8 @@ void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
 
 /*
- * Whether inlined functions get frames of their own (the default: they
- * do, where DWARF has them).
+ * Whether inlined functions get frames of their own in stacks (--inline;
+ * by default they do not: folded lines stay those of bcc and perf script).
  */
 void symbolizer__set_inlines(struct symbolizer *sym, bool inlines);
 

@@ -39,8 +39,8 @@ HOT=$(grep -n "HOT" inl.c | cut -d: -f1)
 CALL=$(grep -n "CALL" inl.c | cut -d: -f1)
 OUTER=$(grep -n "OUTER" inl.c | cut -d: -f1)
 
-test_expect_success ROOT_BPF 'inlined functions are frames: outer;middle;inner' '
-	"$PROFILE" -F 199 -f -o a.folded -- ./inl 1 2>err &&
+test_expect_success ROOT_BPF '--inline: inlined functions are frames: outer;middle;inner' '
+	"$PROFILE" -F 199 --inline -f -o a.folded -- ./inl 1 2>err &&
 	all=$(fsum a.folded "^inl;") &&
 	inl=$(fsum a.folded ";outer;middle;inner( |;)") &&
 	echo "$inl of $all samples under outer;middle;inner" &&
@@ -50,7 +50,7 @@ test_expect_success ROOT_BPF 'inlined functions are frames: outer;middle;inner' 
 
 test_expect_success ROOT_BPF '--lines: FUNC (FILE:LINE) for native frames, at the call lines; --py-lines the same' '
 	for opt in --lines --py-lines; do
-		"$PROFILE" -F 199 $opt -f -o l.folded -- ./inl 1 2>err &&
+		"$PROFILE" -F 199 --inline $opt -f -o l.folded -- ./inl 1 2>err &&
 		all=$(fsum l.folded "^inl;") &&
 		n=$(fsum l.folded ";outer \\(inl.c:$OUTER\\);middle \\(inl.c:$CALL\\);inner \\(inl.c:$HOT\\)") &&
 		echo "$opt: $n of $all samples at inner:$HOT, middle:$CALL, outer:$OUTER" &&
@@ -58,8 +58,8 @@ test_expect_success ROOT_BPF '--lines: FUNC (FILE:LINE) for native frames, at th
 	done
 '
 
-test_expect_success ROOT_BPF '--no-inline: outer is the leaf' '
-	"$PROFILE" -F 199 --no-inline -f -o n.folded -- ./inl 1 2>err &&
+test_expect_success ROOT_BPF 'without --inline: outer is the leaf, as in bcc and perf script' '
+	"$PROFILE" -F 199 -f -o n.folded -- ./inl 1 2>err &&
 	all=$(fsum n.folded "^inl;") &&
 	n=$(fsum n.folded ";outer [0-9]+\$") && m=$(fsum n.folded ";middle") &&
 	echo "$n of $all samples with outer as the leaf, $m with middle" &&
@@ -89,7 +89,7 @@ while time.time() < t:
 EOF
 
 test_expect_success ROOT_BPF,PY311 'Debian python3.11: builtin_sum_impl, inlined into builtin_sum, is a frame' '
-	"$PROFILE" -F 199 --python off -f -o p.folded -- python3.11 w.py 2>err &&
+	"$PROFILE" -F 199 --inline --python off -f -o p.folded -- python3.11 w.py 2>err &&
 	n=$(fsum p.folded ";builtin_sum;builtin_sum_impl;") &&
 	echo "$n samples under builtin_sum;builtin_sum_impl" && [ "$n" -gt 20 ]
 '
