@@ -60,6 +60,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpfprog  # noqa: E402
 import folded   # noqa: E402
 import case_pyexact  # noqa: E402
+import case_exact  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -537,7 +538,7 @@ class Bench:
                         (b["cpu"] - a["cpu"]) * 1e6 / (b["ticks"] - a["ticks"])
         self.res["overhead"] = out
 
-    def perf_dwarf(self, freq, dur, what, pid):
+    def perf_dwarf(self, freq, dur, what, pid, script_extra=()):
         """perf record --call-graph dwarf on pid for dur seconds, then perf
         script, which unwinds: CPU of both, completeness of the script's
         stacks."""
@@ -545,11 +546,13 @@ class Bench:
         cmd = ["timeout", "-s", "INT", str(dur), self.perf, "record", "-e", "cpu-clock",
                "--call-graph", "dwarf", "-F", str(freq), "-p", str(pid), "-o", base + ".data"]
         r = self.finish(self.launch(cmd, base, base + ".record.out"))
-        script = [self.perf, "script", "-F", "comm,tid,ip,sym,dso", "-i", base + ".data"]
+        script = [self.perf, "script", "-F", "comm,tid,ip,sym,dso", *script_extra,
+                  "-i", base + ".data"]
         s = self.finish(self.launch(script, base + "-script", base + ".script"))
         r = {"tool": "perf-dwarf", "steps": [r, s],
              "cpu": sum(x["cpu"] or 0 for x in (r, s)),
-             "stacks": stackstats(base + ".script", perf=True)}
+             "stacks": stackstats(base + ".script", perf=True),
+             "script_path": base + ".script"}
         bad = [x for x in r["steps"] if x["exit"] not in (0, 124, 130)]
         if bad:
             r["failed"] = "; ".join(f"{x['cmd'].split()[0]} exited with {x['exit']}" for x in bad)
@@ -909,11 +912,12 @@ def named_frames(path, comm):
     return {"samples": n, "share": ratio(named, frames)}
 
 
-def stackstats(path, perf=False, ratio=None):
+def stackstats(path, perf=False, ratio=None, inlined=False):
     """tests/e2e/helpers/stackstats on a folded or perf script file: its
     numbers (samples, complete %, depth, ratio), None where it has none."""
     cmd = [sys.executable, os.path.join(ROOT, "tests", "e2e", "helpers", "stackstats"), path]
     cmd += ["--perf"] if perf else []
+    cmd += ["--inlined"] if inlined else []
     cmd += ["--ratio", ratio] if ratio else []
     if not os.path.exists(path):
         return {}
@@ -1217,6 +1221,7 @@ def report(res):
         targets += report_debuginfod(dd, m, w)
 
     targets += case_pyexact.report_pyexact(res.get("pyexact") or {}, w)
+    targets += case_exact.report_exact(res.get("exact") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1396,7 +1401,7 @@ def main():
                     help="bench/rusage.c, built")
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
-    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,debuginfod,pyexact")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,debuginfod,pyexact,exact")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1442,6 +1447,9 @@ def main():
                 b.res["meta"]["case_secs"][case] = round(time.monotonic() - t, 1)
         if "pyexact" in cases:
             b.res["pyexact"] = case_pyexact.case_pyexact(b)
+        if "exact" in cases:
+            b.res["exact"] = case_exact.case_exact(
+                b, {"stackstats": stackstats, "slim": slim, "live": _live})
     finally:
         cleanup()
         if stats_fd is not None:
