@@ -36,6 +36,15 @@ test_expect_success ROOT_BPF 'folded: func_b/func_a is 3.0 within 5% over 20000+
 	in_range $r 2.85 3.15
 '
 
+# A -p target is sampled once its tables are in: no stack of the first
+# milliseconds stops at __libc_start_call_main or start_thread, where the
+# kernel's frame-pointer walk ends.
+test_expect_success ROOT_BPF 'folded: every func_a and func_b stack reaches _start or clone3' '
+	burn_folded &&
+	grep -E ";func_[ab]( |;)" burn.folded >ab &&
+	{ ! grep -v -E "^burn;(_start|clone3);" ab || fail "stacks cut short"; }
+'
+
 test_expect_success ROOT_BPF 'folded lines are comm;frames COUNT, nothing else on stdout' '
 	burn_folded &&
 	! grep -v -E "^burn(;[^;]+)+ [0-9]+$" burn.folded &&
