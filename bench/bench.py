@@ -38,6 +38,9 @@ Cases (issue 5), all at the same frequency and duration for every tool:
             with the debug file in a warm debuginfod cache against the
             same file in /usr/lib/debug/.build-id; the share of frames
             named with a server up against the unstripped build
+  burn_ratio  burn's func_b/func_a in 20 rounds, the default unwinding and
+            --unwind=fp sampling the same burn at once (issue 28;
+            bench/case_burn_ratio.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -58,6 +61,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpfprog  # noqa: E402
+import case_burn_ratio  # noqa: E402
 import folded   # noqa: E402
 import case_pyexact  # noqa: E402
 import case_exact  # noqa: E402
@@ -495,6 +499,9 @@ class Bench:
             return None
         return {"calls_a": int(m[1]), "calls_b": int(m[2]),
                 "throughput": (int(m[1]) + int(m[2])) / secs}
+
+    def case_burn_ratio(self):
+        self.res["burn_ratio"] = case_burn_ratio.case(self)
 
     def case_overhead(self):
         secs, rounds = self.a.burn_secs, self.a.rounds
@@ -1222,6 +1229,8 @@ def report(res):
 
     targets += case_pyexact.report_pyexact(res.get("pyexact") or {}, w)
     targets += case_exact.report_exact(res.get("exact") or {}, w)
+    if res.get("burn_ratio"):
+        targets += case_burn_ratio.report(res["burn_ratio"], w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1401,7 +1410,8 @@ def main():
                     help="bench/rusage.c, built")
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
-    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,debuginfod,pyexact,exact")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
+                    "debuginfod,pyexact,exact,burn_ratio")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1440,7 +1450,8 @@ def main():
     t0 = time.monotonic()
     b.res["meta"]["case_secs"] = {}
     try:
-        for case in ("startup", "scale", "accuracy", "overhead", "unwind", "python", "debuginfod"):
+        for case in ("startup", "scale", "accuracy", "overhead", "unwind", "python", "debuginfod",
+                     "burn_ratio"):
             if case in cases:
                 t = time.monotonic()
                 getattr(b, "case_" + case)()
