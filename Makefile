@@ -25,12 +25,13 @@ WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
 	-Wundef -Wno-unused-parameter
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 SAN_FLAGS ?=
-# liblzma: MiniDebugInfo; libiberty (static, no .pc): C++ and Rust demangling.
-PKGS := libbpf libelf zlib liblzma
+# liblzma: MiniDebugInfo; libiberty (static, no .pc): C++ and Rust demangling;
+# libdw: source lines and inlined functions from DWARF.
+PKGS := libbpf libelf libdw zlib liblzma
 ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DPROFILE_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT) -I. -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -llzma) -liberty -ldl -pthread
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma) -liberty -ldl -pthread
 LDFLAGS ?=
 
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
@@ -61,8 +62,18 @@ WL_DIR := $(OUTPUT)/workloads
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
-	fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
-	manystacks-dyn.debug manystacks-dyn-stripped)
+	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
+	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp)
+
+# A Rust release build (rustc -C opt-level=3): its standard library has
+# frame pointers, its own code not, in one object (t73).  rustup puts rustc
+# in ~/.cargo/bin, which make's PATH may lack (sudo, CI shells); built only
+# when a rustc is found (without make's jobserver, which it would look for).
+RUSTC ?= $(firstword $(shell command -v rustc 2>/dev/null) \
+	$(wildcard $(HOME)/.cargo/bin/rustc /root/.cargo/bin/rustc))
+ifneq ($(RUSTC),)
+WORKLOADS += $(WL_DIR)/rustburn
+endif
 
 ifeq ($(V),1)
 Q =
@@ -134,6 +145,15 @@ $(WL_DIR)/burn-nofp: tests/workloads/burn.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
 
+# Threads created in a loop (t74): samples in clone3 and start_thread.
+$(WL_DIR)/threadspawn: tests/workloads/threadspawn.c tests/workloads/spin.h | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -pthread -o $@ $<
+
+$(WL_DIR)/threadspawn-nofp: tests/workloads/threadspawn.c tests/workloads/spin.h | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -pthread -o $@ $<
+
 # Linked by lld, which packs segments without a page gap in the file (Rust,
 # LLVM-built software): the executable mapping's offset also lies in the
 # read-only segment before it.
@@ -181,6 +201,13 @@ $(WL_DIR)/dlburn: tests/workloads/dlburn.c tests/workloads/spin.h $(WL_DIR)/libd
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< -ldl
 
+# Reads a thread-local variable of libtlsburn.so through ld.so's
+# __tls_get_addr; found beside it.
+$(WL_DIR)/tlsburn: tests/workloads/tlsburn.c tests/workloads/spin.h $(WL_DIR)/libtlsburn.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< \
+		-L$(WL_DIR) -ltlsburn -Wl,-rpath,'$$ORIGIN'
+
 # Programs that look like CPython and are not (t80): _PyRuntime exported,
 # in .dynsym as well as .symtab (-rdynamic); fakepy-v also says 3.11.2.
 $(WL_DIR)/fakepy: tests/workloads/fakepy.c | $(WL_DIR)
@@ -221,6 +248,10 @@ $(WL_DIR)/manystacks-dyn-stripped: $(WL_DIR)/manystacks-dyn.full
 $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+$(WL_DIR)/rustburn: tests/workloads/rustburn.rs | $(WL_DIR)
+	$(call msg,RUSTC,$@)
+	$(Q)MAKEFLAGS= $(RUSTC) -C opt-level=3 -o $@ $<
 
 workloads: $(WORKLOADS)
 

@@ -38,6 +38,9 @@ Cases (issue 5), all at the same frequency and duration for every tool:
             with the debug file in a warm debuginfod cache against the
             same file in /usr/lib/debug/.build-id; the share of frames
             named with a server up against the unstripped build
+  burn_ratio  burn's func_b/func_a in 20 rounds, the default unwinding and
+            --unwind=fp sampling the same burn at once (issue 28;
+            bench/case_burn_ratio.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -58,7 +61,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpfprog  # noqa: E402
+import case_burn_ratio  # noqa: E402
 import folded   # noqa: E402
+import case_pyexact  # noqa: E402
+import case_exact  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -494,6 +500,9 @@ class Bench:
         return {"calls_a": int(m[1]), "calls_b": int(m[2]),
                 "throughput": (int(m[1]) + int(m[2])) / secs}
 
+    def case_burn_ratio(self):
+        self.res["burn_ratio"] = case_burn_ratio.case(self)
+
     def case_overhead(self):
         secs, rounds = self.a.burn_secs, self.a.rounds
         conds = ("none",) + TOOLS
@@ -536,7 +545,7 @@ class Bench:
                         (b["cpu"] - a["cpu"]) * 1e6 / (b["ticks"] - a["ticks"])
         self.res["overhead"] = out
 
-    def perf_dwarf(self, freq, dur, what, pid):
+    def perf_dwarf(self, freq, dur, what, pid, script_extra=()):
         """perf record --call-graph dwarf on pid for dur seconds, then perf
         script, which unwinds: CPU of both, completeness of the script's
         stacks."""
@@ -544,11 +553,13 @@ class Bench:
         cmd = ["timeout", "-s", "INT", str(dur), self.perf, "record", "-e", "cpu-clock",
                "--call-graph", "dwarf", "-F", str(freq), "-p", str(pid), "-o", base + ".data"]
         r = self.finish(self.launch(cmd, base, base + ".record.out"))
-        script = [self.perf, "script", "-F", "comm,tid,ip,sym,dso", "-i", base + ".data"]
+        script = [self.perf, "script", "-F", "comm,tid,ip,sym,dso", *script_extra,
+                  "-i", base + ".data"]
         s = self.finish(self.launch(script, base + "-script", base + ".script"))
         r = {"tool": "perf-dwarf", "steps": [r, s],
              "cpu": sum(x["cpu"] or 0 for x in (r, s)),
-             "stacks": stackstats(base + ".script", perf=True)}
+             "stacks": stackstats(base + ".script", perf=True),
+             "script_path": base + ".script"}
         bad = [x for x in r["steps"] if x["exit"] not in (0, 124, 130)]
         if bad:
             r["failed"] = "; ".join(f"{x['cmd'].split()[0]} exited with {x['exit']}" for x in bad)
@@ -908,11 +919,12 @@ def named_frames(path, comm):
     return {"samples": n, "share": ratio(named, frames)}
 
 
-def stackstats(path, perf=False, ratio=None):
+def stackstats(path, perf=False, ratio=None, inlined=False):
     """tests/e2e/helpers/stackstats on a folded or perf script file: its
     numbers (samples, complete %, depth, ratio), None where it has none."""
     cmd = [sys.executable, os.path.join(ROOT, "tests", "e2e", "helpers", "stackstats"), path]
     cmd += ["--perf"] if perf else []
+    cmd += ["--inlined"] if inlined else []
     cmd += ["--ratio", ratio] if ratio else []
     if not os.path.exists(path):
         return {}
@@ -1215,6 +1227,11 @@ def report(res):
     if dd:
         targets += report_debuginfod(dd, m, w)
 
+    targets += case_pyexact.report_pyexact(res.get("pyexact") or {}, w)
+    targets += case_exact.report_exact(res.get("exact") or {}, w)
+    if res.get("burn_ratio"):
+        targets += case_burn_ratio.report(res["burn_ratio"], w)
+
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
     w("")
@@ -1393,7 +1410,8 @@ def main():
                     help="bench/rusage.c, built")
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
-    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,debuginfod")
+    ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
+                    "debuginfod,pyexact,exact,burn_ratio")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1432,11 +1450,17 @@ def main():
     t0 = time.monotonic()
     b.res["meta"]["case_secs"] = {}
     try:
-        for case in ("startup", "scale", "accuracy", "overhead", "unwind", "python", "debuginfod"):
+        for case in ("startup", "scale", "accuracy", "overhead", "unwind", "python", "debuginfod",
+                     "burn_ratio"):
             if case in cases:
                 t = time.monotonic()
                 getattr(b, "case_" + case)()
                 b.res["meta"]["case_secs"][case] = round(time.monotonic() - t, 1)
+        if "pyexact" in cases:
+            b.res["pyexact"] = case_pyexact.case_pyexact(b)
+        if "exact" in cases:
+            b.res["exact"] = case_exact.case_exact(
+                b, {"stackstats": stackstats, "slim": slim, "live": _live})
     finally:
         cleanup()
         if stats_fd is not None:

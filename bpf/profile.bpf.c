@@ -739,6 +739,15 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
  * kernel's frame-pointer walk, and stored by content either way.  Returns
  * true when the stack was stored just now.
  */
+/*
+ * A process not synced yet, walked by the unwinder all the same: with no
+ * mappings and UWP_MAPS_CUT every step is a frame-pointer step, checked
+ * as the unwinder checks it (a chain that goes down or loops ends there,
+ * with its reason), where the kernel's walk would follow garbage to the
+ * depth limit: a new thread's rbp is its parent's.
+ */
+struct uw_proc uw_unsynced = { .flags = UWP_MAPS_CUT };
+
 static __always_inline bool get_user_stack(struct bpf_perf_event_data *ctx,
 					   const struct map_set *ms, struct stack_ref *ref,
 					   __u32 pid, __u64 *cnt)
@@ -747,10 +756,18 @@ static __always_inline bool get_user_stack(struct bpf_perf_event_data *ctx,
 	struct hashed_stack *st;
 
 	ref->kind = FRAME_NATIVE;
-	if (unwind_tables)
+	if (unwind_tables) {
 		proc = bpf_map_lookup_elem(&uw_procs, &pid);
+		if (!proc)
+			proc = &uw_unsynced;
+	}
 	if (proc) {
 		st = uw_walk(ctx, proc, ref, cnt);
+		/* uw_walk() counted it as a walk from tables. */
+		if (st && proc == &uw_unsynced) {
+			cnt[CNT_UW_WALKS]--;
+			cnt[CNT_UW_FP_WALKS]++;
+		}
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;

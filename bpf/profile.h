@@ -352,7 +352,8 @@ enum counter {
 	CNT_NEW_KEYS,		/* count map keys inserted */
 	CNT_USER_MODE,		/* taken in user mode: no kernel stack to read */
 	CNT_UW_WALKS,		/* user stacks walked from tables (bpf/unwind/uwtable.h) */
-	CNT_UW_FP_WALKS,	/* user stacks walked by bpf_get_stack() */
+	CNT_UW_FP_WALKS,	/* user stacks walked by frame pointer only: the
+				 * kernel's walk, or the unwinder's before a sync */
 	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */
 	CNT_UW_FP_FRAMES,	/* frames stepped by frame pointer in a walk */
 	CNT_UW_END,		/* NR_UW_ENDS counters: how walks ended */

@@ -59,6 +59,7 @@ struct {
 
 /* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
 #define REG_BP 4
+#define REG_AX 10
 #define REG_IP 16
 #define REG_CS 17
 #define REG_SP 19
@@ -66,6 +67,7 @@ struct {
 
 struct uw_state {
 	__u64 pc, sp, bp;
+	__u64 ax;		/* the leaf's rax: 0 in a thread just cloned */
 	__u32 bp_lost;		/* a frame saved rbp where no rule could follow */
 	__u32 adjust;		/* 1: pc is a return address, look up pc - 1 */
 	__u32 last_map;		/* the mapping of the previous frame */
@@ -122,6 +124,23 @@ static __always_inline __u32 uw_le_mask(__u64 a, __u64 b)
 	return -(__u32)((d >> 63) ^ 1);
 }
 
+/*
+ * The same for operands anywhere in 64 bits.  uw_le_mask() needs them
+ * less than 2^63 apart (true of 32-bit row addresses), which a mapping's
+ * start is not: the vsyscall page lies at 0xffffffffff600000, and was
+ * taken for "below" every PC, so the search missed the highest mapping
+ * (ld.so, most often).  a <= b is "no borrow out of b - a", and the
+ * borrow is bit 63 of (~b & a) | (~(b ^ a) & (b - a)).
+ */
+static __always_inline __u32 uw_le_mask64(__u64 a, __u64 b)
+{
+	__u64 d = b - a;
+
+	asm volatile("" : "+r"(d));
+	d = (~b & a) | (~(b ^ a) & d);
+	return -(__u32)((d >> 63) ^ 1);
+}
+
 /* The mapping that holds pc: the previous frame's first, then a search. */
 static __always_inline const struct uw_map *uw_find_map(const struct uw_proc *p,
 							struct uw_state *s, __u64 pc)
@@ -139,7 +158,7 @@ static __always_inline const struct uw_map *uw_find_map(const struct uw_proc *p,
 	for (int k = 0; k < UW_MAP_SEARCH_STEPS; k++) {
 		__u32 half = len >> 1;
 
-		lo += half & uw_le_mask(p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start, pc);
+		lo += half & uw_le_mask64(p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start, pc);
 		len -= half;
 	}
 	lo &= UW_MAX_MAPS - 1;
@@ -313,6 +332,11 @@ static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 
 		return uw_sigreturn(s);
 	case UW_OP_STOP:
 		return uw_end(s, UW_END_ROOT);
+	case UW_OP_CLONE:
+		/* The child's registers are the parent's but for rsp and rax. */
+		if (s->st.nr == 1 && !s->ax)
+			return uw_end(s, UW_END_ROOT);
+		return uw_cfa_step(s, (rule & ~0xfu) | UW_OP_CFA_SP);
 	case UW_OP_UNSUPPORTED:
 		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_UNSUPPORTED);
 	default:
@@ -404,6 +428,7 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
 		s->pc = r[REG_IP];
 		s->sp = r[REG_SP];
 		s->bp = r[REG_BP];
+		s->ax = r[REG_AX];
 		return true;
 	}
 	task_regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -414,6 +439,7 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
 	s->pc = regs[REG_IP];
 	s->sp = regs[REG_SP];
 	s->bp = regs[REG_BP];
+	s->ax = regs[REG_AX];
 	return true;
 }
 

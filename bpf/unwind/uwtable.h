@@ -32,6 +32,11 @@ enum uw_op {
 				 * registers are in the ucontext at rsp */
 	UW_OP_STOP = 5,		/* outermost frame: return address undefined */
 	UW_OP_UNSUPPORTED = 6,	/* a rule the walker cannot follow */
+	UW_OP_CLONE = 7,	/* the few bytes between a thread-creating
+				 * syscall and its child's outermost-frame
+				 * CFI (glibc's clone, clone3): a new thread
+				 * there (rax 0 at the leaf) is at its root;
+				 * its parent's caller is CFA = rsp + cfa_off */
 	NR_UW_OPS,
 };
 

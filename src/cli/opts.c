@@ -48,6 +48,7 @@ enum {
 	OPT_UNWIND_DEBUG,
 	OPT_PYTHON,
 	OPT_PY_LINES,
+	OPT_INLINE,
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_WAIT,
 	OPT_UNKNOWN,
@@ -92,7 +93,9 @@ static const struct option long_opts[] = {
 	{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
 	{ "unwind-debug", no_argument, NULL, OPT_UNWIND_DEBUG },
 	{ "python", required_argument, NULL, OPT_PYTHON },
+	{ "lines", no_argument, NULL, OPT_PY_LINES },
 	{ "py-lines", no_argument, NULL, OPT_PY_LINES },
+	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "debuginfod-wait", required_argument, NULL, OPT_DEBUGINFOD_WAIT },
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
@@ -160,7 +163,9 @@ void options__usage(FILE *out)
 "      --unwind-mem MIB        kernel memory for unwind tables (default %llu)\n"
 "      --unwind-debug          end incomplete user stacks with [unwind: REASON]\n"
 "      --python MODE           CPython's frames in user stacks: auto (default), off\n"
-"      --py-lines              name Python frames with their line: FUNC (FILE:LINE)\n"
+"      --lines                 name frames with their source line: FUNC (FILE:LINE),\n"
+"                              native ones from DWARF too (--py-lines: the same)\n"
+"      --inline                frames for inlined functions, where DWARF has them\n"
 "      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
 "      --mntnsmap PATH         profile mount namespaces in this pinned map\n"
@@ -576,6 +581,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_PYTHON:
 		return parse_choice("--python", arg, "auto", "off", &o->interp);
 	case OPT_PY_LINES: o->interp_lines = true; break;
+	case OPT_INLINE: o->inline_frames = true; break;
 	case OPT_DEBUGINFOD:
 		return parse_choice("--debuginfod", arg, "auto", "off", &o->debuginfod);
 	case OPT_DEBUGINFOD_WAIT:

@@ -110,6 +110,12 @@ extern const size_t interp_registry_len;
  */
 const char *interp__name(__u8 kind);
 
+/*
+ * A mark every runtime's mark_name() names: the symbolizer could not tell
+ * which native frames its frames belong above (src/trace/symbolize.c).
+ */
+#define INTERP_MARK_UNALIGNED 0xffffu
+
 struct interps;
 
 /* Before a report, each runtime waits this long at most for its reads. */

@@ -55,6 +55,7 @@ struct output_config {
 	bool verbose;		/* -v: addresses, offsets and modules */
 	bool per_cpu, per_thread;
 	bool module_labels;	/* --unknown=module */
+	bool lines;		/* --lines: native frames named with their source line */
 	enum output_names names;
 	const char *title;	/* SVG: --title, or NULL */
 	bool inverted;		/* SVG: an icicle graph */

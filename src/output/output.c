@@ -334,6 +334,7 @@ static int render_all(const struct records *p, const struct output_opts *o,
 		return -ENOMEM;
 	/* The names are copied into text: they need not outlive the loop. */
 	frame_names__init(&fn, o->short_names);
+	fn.lines = o->lines;
 	for (size_t i = 0; i < p->nr; i++) {
 		rs[i].off = text->len;
 		if (o->folded)

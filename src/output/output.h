@@ -25,6 +25,12 @@ struct output_opts {
 	 * --top by default; plain and folded output keep bcc's full names.
 	 */
 	bool short_names;
+	/*
+	 * --lines: a native frame whose DWARF names its source line is shown
+	 * as "NAME (FILE:LINE)", FILE's base name, as Python frames are
+	 * (trace.h's frame__name()); not in pprof, which has fields for them.
+	 */
+	bool lines;
 };
 
 /*

@@ -43,6 +43,9 @@ enum {
 	MAPPING_FILENAME = 5,
 	MAPPING_BUILD_ID = 6,
 	MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8,
+	MAPPING_HAS_LINE_NUMBERS = 9,
+	MAPPING_HAS_INLINE_FRAMES = 10,
 };
 enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
 enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
@@ -61,17 +64,36 @@ struct pp_mapping {
 	bool synthetic;
 	bool kernel;
 	bool main;		/* named like the comm of the first process using it */
-	bool named, unnamed;	/* has locations with, without a function */
+	bool named;		/* has locations with a function */
+	/* ... with a source file, a line, inlined functions (several lines) */
+	bool files, lines, inlines;
+};
+
+/* One Line of a Location: a function and its source line (0: unknown). */
+struct pp_line {
+	__u32 function, line;
 };
 
 struct pp_location {
 	__u64 addr;
 	__u32 mapping, function;	/* ids; 0: none */
-	__u32 line;			/* interpreter frames: the source line */
+	__u32 line;			/* the function's source line */
+	/*
+	 * Functions inlined at addr, innermost first, in pp->lines: Lines
+	 * before the function's own, as profile.proto orders them.
+	 */
+	__u32 first_inl, nr_inl;
 };
 
 struct pp_function {
 	__u32 name, file;		/* string table indices; file 0: none */
+	/*
+	 * system_name is written as name when set.  An interpreter's names
+	 * ("<module>") go without: pprof takes a name equal to its system
+	 * name for one it may simplify, and a name with "<...>" for a C++
+	 * template, whose arguments it removes.
+	 */
+	bool system;
 };
 
 struct pp {
@@ -98,6 +120,9 @@ struct pp {
 	struct pp_location *locs;
 	size_t nr_locs, cap_locs;
 	struct htab loc_ht;
+
+	struct pp_line *lines;		/* the locations' inlined functions */
+	size_t nr_lines, cap_lines;
 
 	__u64 *ids;			/* one sample's location ids */
 	size_t nr_ids, cap_ids;
@@ -151,11 +176,12 @@ static __u32 intern_string(struct pp *pp, const char *s)
 }
 
 /*
- * Functions are told apart by name and source file: native ones have no
- * file (pprof merges same-named functions in its reports anyway), an
- * interpreter's are named by their file too.
+ * Functions are told apart by name and source file: native ones have the
+ * file DWARF names (none without), an interpreter's are named by their
+ * file too.  system: see struct pp_function.
  */
-static __u32 intern_function(struct pp *pp, const char *name, const char *file)
+static __u32 intern_function_as(struct pp *pp, const char *name, const char *file,
+				bool system)
 {
 	__u32 idx = intern_string(pp, name), fidx = file ? intern_string(pp, file) : 0;
 	struct hent *e;
@@ -169,9 +195,15 @@ static __u32 intern_function(struct pp *pp, const char *name, const char *file)
 		return fail(pp, -ENOMEM);
 	if (e->val)
 		return htab__val_id(e->val);
-	pp->funcs[pp->nr_funcs++] = (struct pp_function){ .name = idx, .file = fidx };
+	pp->funcs[pp->nr_funcs++] = (struct pp_function){ .name = idx, .file = fidx,
+							  .system = system };
 	htab__fill(&pp->func_ht, e, idx, fidx, htab__id_val(pp->nr_funcs));
 	return pp->nr_funcs;
+}
+
+static __u32 intern_function(struct pp *pp, const char *name, const char *file)
+{
+	return intern_function_as(pp, name, file, true);
 }
 
 static bool map_eq(const void *val, const void *ctx)
@@ -278,12 +310,31 @@ static __u32 user_mapping(struct pp *pp, const struct frame *f, __u64 pc)
 	return intern_mapping(pp, &key, &added);
 }
 
+/* The functions inlined where native frame f is, as Lines of loc. */
+static int add_inlined(struct pp *pp, const struct frame *f, struct pp_location *loc)
+{
+	loc->first_inl = pp->nr_lines;
+	for (__u8 i = 0; i < f->nr_inl; i++) {
+		const struct frame *in = f->inl[i];
+		__u32 fn = intern_function(pp, frame__name(in, &pp->names), in->file);
+
+		if (pp->err)
+			return pp->err;
+		if (util__grow_array((void **)&pp->lines, &pp->cap_lines, pp->nr_lines + 1,
+				     sizeof(*pp->lines)))
+			return fail(pp, -ENOMEM), -ENOMEM;
+		pp->lines[pp->nr_lines++] = (struct pp_line){ .function = fn, .line = in->line };
+	}
+	loc->nr_inl = pp->nr_lines - loc->first_inl;
+	return 0;
+}
+
 /*
  * One location per (mapping, address); the function is part of the key only
  * so that two processes' different JIT code at one address stays apart.
  */
 static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 function,
-			     __u32 line)
+			     __u32 line, const struct frame *f)
 {
 	struct pp_location key = { .addr = addr, .mapping = mapping, .function = function,
 				   .line = line };
@@ -302,13 +353,17 @@ static __u32 intern_location(struct pp *pp, __u32 mapping, __u64 addr, __u32 fun
 		return fail(pp, -ENOMEM);
 	if (e->val)
 		return htab__val_id(e->val);
+	if (f && add_inlined(pp, f, &key))
+		return 0;
 	pp->locs[pp->nr_locs++] = key;
 	htab__fill(&pp->loc_ht, e, addr, k2, htab__id_val(pp->nr_locs));
-	if (mapping) {
-		if (function)
-			pp->maps[mapping - 1].named = true;
-		else
-			pp->maps[mapping - 1].unnamed = true;
+	if (mapping && function) {
+		struct pp_mapping *m = &pp->maps[mapping - 1];
+
+		m->named = true;
+		m->files |= f && f->file;
+		m->lines |= line != 0;
+		m->inlines |= key.nr_inl != 0;
 	}
 	return pp->nr_locs;
 }
@@ -320,19 +375,25 @@ static __u32 frame_location(struct pp *pp, const struct frame *f)
 	__u32 mapping, function;
 
 	if (f->flags & FRAME_MISSED)
-		return intern_location(pp, 0, 0, intern_function(pp, f->name, NULL), 0);
+		return intern_location(pp, 0, 0, intern_function(pp, f->name, NULL), 0, NULL);
 	/* An interpreter's function, file and line; no mapping, no address. */
 	if (f->kind == FRAME_INTERP && f->func)
-		return intern_location(pp, 0, 0, intern_function(pp, f->func, f->module), f->line);
-	if (f->kind == FRAME_INTERP || (f->flags & FRAME_INTERP_MARK))
+		return intern_location(pp, 0, 0, intern_function_as(pp, f->func, f->module, false),
+				       f->line, NULL);
+	if (f->kind == FRAME_INTERP)
+		return intern_location(pp, 0, 0, intern_function_as(pp, f->name ? f->name :
+								     "[unknown]", NULL, false),
+				       0, NULL);
+	if (f->flags & FRAME_INTERP_MARK)
 		return intern_location(pp, 0, 0, intern_function(pp, f->name ? f->name : "[unknown]",
-								  NULL), 0);
+								  NULL), 0, NULL);
 	if (f->kind == FRAME_KERNEL)
 		mapping = synthetic_mapping(pp, KERNEL_MAPPING, pc, true);
 	else
 		mapping = user_mapping(pp, f, pc);
-	function = f->name ? intern_function(pp, frame__name(f, &pp->names), NULL) : 0;
-	return intern_location(pp, mapping, pc, function, 0);
+	function = f->name ? intern_function(pp, frame__name(f, &pp->names), f->file) : 0;
+	return intern_location(pp, mapping, pc, function, function ? f->line : 0,
+			       function ? f : NULL);
 }
 
 static void add_id(struct pp *pp, __u32 id)
@@ -384,8 +445,13 @@ static void write_sample(struct pp *pp, const struct record *r)
 	pp->nr_ids = 0;
 	pp->comm = r->comm;
 	trace_iter__init(&it, r, &pp->view);
-	for (__u32 i = 0; i < it.len; i++)
-		add_id(pp, frame_location(pp, trace_iter__frame(&it, i)));
+	for (__u32 i = 0; i < it.len; i++) {
+		const struct frame *f = trace_iter__frame(&it, i);
+
+		/* Lines of the location of the frame they are inlined in. */
+		if (!f->inlined)
+			add_id(pp, frame_location(pp, f));
+	}
 	reverse_ids(pp);
 	mark = pb__open(&pp->out, PROFILE_SAMPLE);
 	pb__packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
@@ -446,8 +512,12 @@ static __u32 *mapping_order(struct pp *pp)
 }
 
 /*
- * has_functions tells pprof not to symbolize the mapping again; as Go's own
- * writer does, claim it only when every location in it has a name.
+ * has_functions (or has_filenames, has_line_numbers) tells pprof not to
+ * symbolize the mapping again: claimed when we named any of its
+ * locations, since pprof's own try would replace our names with what it
+ * finds in the file as it is now (the .dynsym of a stripped library, with
+ * no debug file) for every location in it.  One we could not name stays
+ * unnamed.  A mapping none of whose locations we named is left to pprof.
  */
 static void write_mapping(struct pp *pp, const struct pp_mapping *m, __u32 id)
 {
@@ -460,8 +530,14 @@ static void write_mapping(struct pp *pp, const struct pp_mapping *m, __u32 id)
 	pb__int64(&pp->out, MAPPING_FILENAME, m->file);
 	if (m->build_id)
 		pb__int64(&pp->out, MAPPING_BUILD_ID, m->build_id);
-	if (m->named && !m->unnamed)
+	if (m->named)
 		pb__bool(&pp->out, MAPPING_HAS_FUNCTIONS, true);
+	if (m->files)
+		pb__bool(&pp->out, MAPPING_HAS_FILENAMES, true);
+	if (m->lines)
+		pb__bool(&pp->out, MAPPING_HAS_LINE_NUMBERS, true);
+	if (m->inlines)
+		pb__bool(&pp->out, MAPPING_HAS_INLINE_FRAMES, true);
 	pb__close(&pp->out, mark);
 }
 
@@ -484,6 +560,15 @@ static void write_locations(struct pp *pp, const __u32 *map_ids)
 		if (l->mapping)
 			pb__uint64(&pp->out, LOCATION_MAPPING_ID, map_ids[l->mapping]);
 		pb__uint64(&pp->out, LOCATION_ADDRESS, l->addr);
+		for (__u32 j = 0; j < l->nr_inl; j++) {
+			const struct pp_line *in = &pp->lines[l->first_inl + j];
+
+			line = pb__open(&pp->out, LOCATION_LINE);
+			pb__uint64(&pp->out, LINE_FUNCTION_ID, in->function);
+			if (in->line)
+				pb__int64(&pp->out, LINE_LINE, in->line);
+			pb__close(&pp->out, line);
+		}
 		if (l->function) {
 			line = pb__open(&pp->out, LOCATION_LINE);
 			pb__uint64(&pp->out, LINE_FUNCTION_ID, l->function);
@@ -502,7 +587,8 @@ static void write_functions(struct pp *pp)
 
 		pb__uint64(&pp->out, FUNCTION_ID, i + 1);
 		pb__int64(&pp->out, FUNCTION_NAME, pp->funcs[i].name);
-		pb__int64(&pp->out, FUNCTION_SYSTEM_NAME, pp->funcs[i].name);
+		if (pp->funcs[i].system)
+			pb__int64(&pp->out, FUNCTION_SYSTEM_NAME, pp->funcs[i].name);
 		if (pp->funcs[i].file)
 			pb__int64(&pp->out, FUNCTION_FILENAME, pp->funcs[i].file);
 		pb__close(&pp->out, mark);
@@ -567,6 +653,7 @@ static void pp_free(struct pp *pp)
 	htab__free(&pp->map_ht);
 	free(pp->locs);
 	htab__free(&pp->loc_ht);
+	free(pp->lines);
 	free(pp->ids);
 	frame_names__free(&pp->names);
 }

@@ -645,6 +645,7 @@ int svg__write(FILE *out, const struct records *p, const struct output_opts *oo,
 	if (!so)
 		so = &defaults;
 	frame_names__init(&fl.names, oo->short_names);
+	fl.names.lines = oo->lines;
 	err = build_flame(&fl, p, oo, so->min_width);
 	if (!err) {
 		render(&sb, &fl, so);

@@ -139,6 +139,7 @@ int writer__open(struct writer *w, const struct output_config *o,
 		.per_cpu = o->per_cpu, .per_thread = o->per_thread,
 		.module_labels = o->module_labels,
 		.short_names = short_names(o, w->format),
+		.lines = o->lines,
 	};
 	w->per_interval = w->path && o->interval && strchr(w->path, '%');
 	if (w->per_interval)

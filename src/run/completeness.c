@@ -8,17 +8,33 @@
 #include "trace/trace.h"
 #include "lib/log.h"
 
+/*
+ * Go's own roots: a goroutine's first frame (goexit), the first thread's
+ * (rt0_go) and the others' (mstart), and the functions that switch to a
+ * thread's system stack (mcall, morestack), where its chain of frames
+ * starts.  ucontext's coroutines start in __start_context.
+ */
 static const char *const root_names[] = {
 	"_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
-	"clone3", "__clone3", "__clone", "clone", "runtime.goexit",
+	"clone3", "__clone3", "__clone", "clone", "__start_context",
+	"runtime.goexit", "runtime.rt0_go", "runtime.mstart", "runtime.mcall",
+	"runtime.morestack",
 };
+
+/* Go names its assembly functions NAME.abi0 (since Go 1.17). */
+#define GO_ABI0 ".abi0"
 
 bool completeness__is_root(const char *name)
 {
+	size_t len;
+
 	if (!name)
 		return false;
+	len = strlen(name);
+	if (len > strlen(GO_ABI0) && !strcmp(name + len - strlen(GO_ABI0), GO_ABI0))
+		len -= strlen(GO_ABI0);
 	for (size_t i = 0; i < sizeof(root_names) / sizeof(root_names[0]); i++)
-		if (!strcmp(name, root_names[i]))
+		if (strlen(root_names[i]) == len && !strncmp(name, root_names[i], len))
 			return true;
 	return false;
 }

@@ -3,8 +3,9 @@
  * Stack completeness: the share of sampled user stacks that reach the
  * root frame of their thread, and where the others stop.  A stack is
  * complete when one of its three outermost frames is a thread's first
- * function (_start, __libc_start_main, start_thread, clone3, ...): a
- * stripped _start has no name, but the libc frames above it do.
+ * function (_start, __libc_start_main, start_thread, clone3, Go's
+ * runtime.goexit, ...): a stripped _start has no name, but the libc
+ * frames above it do.
  */
 #ifndef COMPLETENESS_H
 #define COMPLETENESS_H

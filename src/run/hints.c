@@ -65,6 +65,20 @@ static struct hint_proc *get_proc(struct hints *h, const struct record *r)
 	return p;
 }
 
+static bool unnamed_jit(const struct frame *f)
+{
+	return !f->name && !frame__is_marker(f) && is_anon_module(f->module);
+}
+
+/* Samples through unnamed JIT code, not only with it at the leaf. */
+static bool has_unnamed_jit(const struct stack *st)
+{
+	for (__u32 i = 0; i < st->nr; i++)
+		if (unnamed_jit(st->frames[i]))
+			return true;
+	return false;
+}
+
 /* The runtime, from the comm or a module on the stack, if the exe did not say. */
 static void note_runtime(struct hint_proc *p, const struct record *r,
 			 const struct stack *st)
@@ -96,15 +110,32 @@ void hints__add(struct hints *h, const struct records *rs)
 		}
 		leaf = u->stack->frames[0];
 		p->user += r->count;
-		if (!leaf->name && !frame__is_marker(leaf) && is_anon_module(leaf->module))
+		if (unnamed_jit(leaf))
 			p->anon += r->count;
+		if (has_unnamed_jit(u->stack))
+			p->jit += r->count;
 		note_runtime(p, r, u->stack);
 	}
 }
 
+/* Most samples with an unnamed JIT leaf: any process. */
+static bool mostly_jit(const struct hint_proc *p)
+{
+	return p->anon * 2 >= p->user;
+}
+
+/* A java or node process whose stacks often pass through unnamed JIT code. */
+static bool runtime_jit(const struct hint_proc *p)
+{
+	return (p->runtime == HINT_RT_JAVA || p->runtime == HINT_RT_NODE) &&
+	       p->jit * 100 >= p->user * HINTS_RUNTIME_PCT;
+}
+
 const char *hints__line(const struct hint_proc *p, char *buf, size_t size)
 {
-	unsigned int pct = p->user ? (unsigned int)(p->anon * 100 / p->user) : 0;
+	bool leaf = mostly_jit(p);
+	__u64 part = leaf ? p->anon : p->jit;
+	unsigned int pct = p->user ? (unsigned int)(part * 100 / p->user) : 0;
 	char comm[TASK_COMM_LEN];
 	int n;
 
@@ -114,8 +145,8 @@ const char *hints__line(const struct hint_proc *p, char *buf, size_t size)
 	for (char *c = comm; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
-	n = snprintf(buf, size, "%s (PID %u): %u%% of its user-space samples are in unnamed JIT code (anonymous memory); ",
-		     comm, p->pid, pct);
+	n = snprintf(buf, size, "%s (PID %u): %u%% of its user-space samples %s unnamed JIT code (anonymous memory); ",
+		     comm, p->pid, pct, leaf ? "are in" : "pass through");
 	if (n < 0 || (size_t)n >= size)
 		return buf;
 	switch (p->runtime) {
@@ -139,7 +170,7 @@ const char *hints__line(const struct hint_proc *p, char *buf, size_t size)
 
 static bool qualifies(const struct hint_proc *p)
 {
-	return p->user >= HINTS_MIN_SAMPLES && p->anon * 2 >= p->user;
+	return p->user >= HINTS_MIN_SAMPLES && (mostly_jit(p) || runtime_jit(p));
 }
 
 static int by_anon(const void *pa, const void *pb)
@@ -149,6 +180,8 @@ static int by_anon(const void *pa, const void *pb)
 
 	if (a->anon != b->anon)
 		return a->anon > b->anon ? -1 : 1;
+	if (a->jit != b->jit)
+		return a->jit > b->jit ? -1 : 1;
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 

@@ -8,7 +8,11 @@
  * /tmp/perf-PID.map written by the runtime itself.
  *
  * A process qualifies with at least HINTS_MIN_SAMPLES samples that have a
- * user leaf frame, at least half of them unnamed in anonymous memory.
+ * user leaf frame, at least half of them unnamed in anonymous memory; a
+ * java or node process also with HINTS_RUNTIME_PCT% of them that have
+ * such a frame anywhere on the stack (a JVM without frame pointers stops
+ * its stacks at the first JIT frame, leaving others in libjvm; node's
+ * leaves are often its named builtins, under unnamed JavaScript).
  */
 #ifndef HINTS_H
 #define HINTS_H
@@ -19,6 +23,7 @@
 
 #define HINTS_MIN_SAMPLES	100
 #define HINTS_MAX_LINES		3
+#define HINTS_RUNTIME_PCT	25
 
 enum hint_runtime {
 	HINT_RT_OTHER,
@@ -33,6 +38,7 @@ struct hint_proc {
 	__u8 runtime;		/* enum hint_runtime */
 	__u64 user;		/* samples with a user leaf frame */
 	__u64 anon;		/* ... unnamed, in anonymous memory */
+	__u64 jit;		/* ... with such a frame anywhere on the stack */
 };
 
 struct hints {

@@ -48,6 +48,8 @@ struct run {
 	bool finishing;		/* the reports after sampling ended */
 	bool flip_interrupted;	/* a stop request came while a flip waited */
 	struct targets targets;	/* -p/-L: which have exited */
+	bool targets_gone;	/* every -p process has exited: the run ends */
+	struct timespec tick;	/* monotonic: next look at the targets and prefetch */
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
 	size_t prefetch_keys;	/* keys the last prefetch read */
 	unsigned int prefetches;
@@ -121,6 +123,7 @@ static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 	session__trace_source(r->m.s, &src);
 	symbolizer__init(sym, &src, r->m.kn, r->m.us, r->cache);
 	symbolizer__set_interps(sym, r->m.ints);
+	symbolizer__set_inlines(sym, r->o->inline_frames);
 }
 
 /*
@@ -332,34 +335,40 @@ static void poll_top(struct run *r, const struct timespec *now, struct timespec 
 		*step = soon;
 }
 
-/* A stop request, or the command has exited. */
+/* A stop request, the command has exited, or every -p process has. */
 static bool run_over(struct run *r)
 {
-	return *r->stop || (r->cmd && command__exited(r->cmd));
+	return *r->stop || r->targets_gone || (r->cmd && command__exited(r->cmd));
 }
 
 /*
  * Sleep until deadline (monotonic) or a stop request.  Process records wake
  * us as they come; the targets and the prefetch are looked at once a
  * second, not on every wake-up (on a busy host that is many times a second).
+ * The tick outlives a call: with -i 1 every call ends at its deadline
+ * before a tick of its own would come.
  */
 static void wait_until(struct run *r, const struct timespec *deadline)
 {
-	struct timespec now, step, tick;
+	struct timespec now, step;
 
-	clock_gettime(CLOCK_MONOTONIC, &tick);
-	tick.tv_sec += 1;
+	if (!r->tick.tv_sec) {
+		clock_gettime(CLOCK_MONOTONIC, &r->tick);
+		r->tick.tv_sec += 1;
+	}
 	while (!run_over(r)) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!ts_before(&now, deadline))
 			return;
-		if (!ts_before(&now, &tick)) {
-			targets__check(&r->targets);
+		if (!ts_before(&now, &r->tick)) {
+			r->targets_gone = targets__check(&r->targets);
+			if (r->targets_gone)
+				return;
 			prefetch(r);
-			tick = now;
-			tick.tv_sec += 1;
+			r->tick = now;
+			r->tick.tv_sec += 1;
 		}
-		step = ts_before(deadline, &tick) ? *deadline : tick;
+		step = ts_before(deadline, &r->tick) ? *deadline : r->tick;
 		poll_top(r, &now, &step);
 		if (*r->stop)
 			return;
@@ -448,6 +457,9 @@ static int finish(struct run *r)
 		pr_err("cannot read the counters: %s", strerror(-err));
 		return err;
 	}
+	/* What the walks ended on may name a better --unwind. */
+	if (unwind__hint(r->m.uw, counters))
+		r->complete.advice = unwind__hint(r->m.uw, counters);
 	report_counters(r, counters);
 	hints__warn(&r->hints);
 	summary__print(&r->sum, r->o, counters, r->m.tracker, &r->out);

@@ -21,7 +21,7 @@ int targets__init(struct targets *t, const struct options *o)
 	return 0;
 }
 
-void targets__check(struct targets *t)
+bool targets__check(struct targets *t)
 {
 	char path[32];
 
@@ -32,9 +32,16 @@ void targets__check(struct targets *t)
 		if (access(path, F_OK) == 0)
 			continue;
 		t->gone[i] = true;
-		pr_warn("%s %u has exited; profiling continues until the end",
-			t->pids ? "PID" : "TID", t->ids[i]);
+		t->nr_gone++;
+		if (!t->pids)
+			pr_warn("TID %u has exited; profiling continues until the end", t->ids[i]);
+		else if (t->nr_gone < t->nr)
+			pr_warn("PID %u has exited; profiling the other processes goes on", t->ids[i]);
+		else
+			pr_warn("PID %u has exited, the last of the -p processes: the profile ends",
+				t->ids[i]);
 	}
+	return t->pids && t->nr && t->nr_gone == t->nr;
 }
 
 void targets__free(struct targets *t)

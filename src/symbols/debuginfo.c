@@ -120,9 +120,10 @@ static bool build_ids_clash(const struct elf_file *a, const struct elf_file *b)
 }
 
 static void found(struct debuginfo_file *out, struct elf_file *dbg,
-		  const struct stat *st)
+		  const struct stat *st, int fd)
 {
 	out->elf = dbg;
+	out->fd = fd;
 	out->dev = st->st_dev;
 	out->ino = st->st_ino;
 }
@@ -147,12 +148,12 @@ static int try_build_id(const struct elf_file *ef, int rootfd,
 	dbg = open_candidate(rootfd, path, o, &fd, &st);
 	if (!dbg)
 		return -ENOENT;
-	close(fd);
 	if (build_ids_clash(ef, dbg) || !elf_file__build_id(dbg)) {
 		elf_file__free(dbg);
+		close(fd);
 		return -ENOENT;
 	}
-	found(out, dbg, &st);
+	found(out, dbg, &st, fd);
 	return 0;
 }
 
@@ -188,12 +189,12 @@ static int try_link_path(const struct elf_file *ef, int rootfd,
 	if (!dbg)
 		return -ENOENT;
 	ok = link_matches(ef, dbg, fd, want, o);
-	close(fd);
 	if (!ok) {
 		elf_file__free(dbg);
+		close(fd);
 		return -ENOENT;
 	}
-	found(out, dbg, &st);
+	found(out, dbg, &st, fd);
 	return 0;
 }
 
@@ -279,5 +280,6 @@ int debuginfo__load(struct elf_file *ef, const char *path, size_t path_len,
 		return -ENOENT;
 	err = elf_file__merge_symbols(ef, dbg.elf, ELF_SYMS_DEBUGFILE);
 	elf_file__free(dbg.elf);
+	close(dbg.fd);
 	return err;
 }

@@ -44,10 +44,14 @@ struct debuginfo_opts {
 #define DEBUGINFO_DEBUG_DIR	(1u << 0)	/* DEBUG_DIR/.build-id, DEBUG_DIR + the file's directory */
 #define DEBUGINFO_BESIDE	(1u << 1)	/* the file's own directory and its .debug/ */
 
-/* A debug file found: parsed, and which file it is (its device and inode). */
+/*
+ * A debug file found: parsed, which file it is (its device and inode), and
+ * the file itself, open, for its DWARF (dwlines.h): the caller closes fd.
+ */
 struct debuginfo_file {
 	struct elf_file *elf;
 	__u64 dev, ino;
+	int fd;
 };
 
 /*
@@ -57,7 +61,7 @@ struct debuginfo_file {
  * the debuglink directories.  By build-id first (the debug file must carry
  * ef's), then by debuglink, taken on its build-id when both files have
  * one, else on its CRC, read only up to CAP_CRC_BYTES.  Returns 0 with out
- * filled (the caller frees out->elf), or -ENOENT.
+ * filled (the caller frees out->elf and closes out->fd), or -ENOENT.
  */
 int debuginfo__find(const struct elf_file *ef, const char *path,
 		    size_t path_len, int rootfd, unsigned int where,

@@ -13,6 +13,7 @@
 
 #include "symbols/caps.h"
 #include "symbols/debuginfo.h"
+#include "symbols/dwlines.h"
 #include "symbols/debuginfod.h"
 #include "symbols/elf_file.h"
 #include "lib/htab.h"
@@ -64,6 +65,7 @@ struct ufiles {
 	struct debuginfod *debuginfod;	/* NULL: no servers */
 	const volatile sig_atomic_t *stop;
 	struct caps *caps;
+	size_t dw_fds;		/* ufiles holding a DWARF descriptor */
 	struct ufiles_stats stats;
 };
 
@@ -75,11 +77,16 @@ static struct ufile *new_ufile(struct elf_file *elf)
 		return NULL;
 	f->elf = elf;
 	f->asker = UFILE_NOT_ASKED;
+	f->dw_fd = -1;
 	return f;
 }
 
 static void free_ufile(struct ufile *f)
 {
+	if (f->dw)
+		dwlines__free(f->dw);
+	else if (f->dw_fd >= 0)
+		close(f->dw_fd);
 	elf_file__free(f->elf);
 	free(f->image);
 	free(f);
@@ -111,6 +118,19 @@ static void ask_debuginfod(struct ufiles *u, const struct elf_file *elf,
 }
 
 /*
+ * Keep a descriptor of fd in *dw_fd for its DWARF lines, if it has some,
+ * none is kept yet, and the cap on descriptors allows.
+ */
+static void keep_dwarf(struct ufiles *u, int fd, int *dw_fd)
+{
+	if (*dw_fd >= 0 || u->dw_fds >= UFILES_MAX_DWARF_FILES || !dwlines__probe(fd))
+		return;
+	*dw_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (*dw_fd >= 0)
+		u->dw_fds++;
+}
+
+/*
  * A stripped file: look for its debug file where only root writes, the
  * profiler's DEBUG_DIR, so that it names the file for every process.  No
  * user placed anything there: root reads it as root, whoever's process
@@ -118,7 +138,7 @@ static void ask_debuginfod(struct ufiles *u, const struct elf_file *elf,
  */
 static unsigned int load_shared_debuginfo(struct ufiles *u,
 					  struct elf_file *elf,
-					  const struct vma *vma)
+					  const struct vma *vma, int *dw_fd)
 {
 	struct debuginfo_opts o = {
 		.debug_dir = u->debug_dir, .stop = u->stop, .reader = 0,
@@ -135,6 +155,8 @@ static unsigned int load_shared_debuginfo(struct ufiles *u,
 	if (!elf_file__merge_symbols(elf, dbg.elf, ELF_SYMS_DEBUGFILE))
 		u->stats.debug_files++;
 	elf_file__free(dbg.elf);
+	keep_dwarf(u, dbg.fd, dw_fd);
+	close(dbg.fd);
 	return o.capped;
 }
 
@@ -177,7 +199,7 @@ static struct ufile *get_shared(struct ufiles *u, int dirfd,
 	struct elf_file *elf = NULL;
 	unsigned int capped = 0;
 	struct ufile *f;
-	int fd;
+	int fd, dw_fd = -1;
 
 	if (!vma->inode)
 		return NULL;
@@ -191,10 +213,12 @@ static struct ufile *get_shared(struct ufiles *u, int dirfd,
 		elf = elf_file__open_fd(fd);
 		if (!elf && errno == EFBIG)
 			capped |= CAP_BIT(CAP_SECTION);
+		if (elf)
+			keep_dwarf(u, fd, &dw_fd);
 		close(fd);
 	}
 	if (elf)
-		capped |= load_shared_debuginfo(u, elf, vma) |
+		capped |= load_shared_debuginfo(u, elf, vma, &dw_fd) |
 			  elf_file__capped(elf);
 	if (capped)
 		caps__hit(u->caps, capped, vma->path, vma->path_len);
@@ -203,8 +227,13 @@ static struct ufile *get_shared(struct ufiles *u, int dirfd,
 	if (!f || htab__put(&u->files, dev, vma->inode, f)) {
 		elf_file__free(elf);
 		free(f);
+		if (dw_fd >= 0) {
+			close(dw_fd);
+			u->dw_fds--;
+		}
 		return NULL;
 	}
+	f->dw_fd = dw_fd;
 	u->stats.files++;
 	if (elf)
 		u->stats.files_parsed++;
@@ -315,6 +344,9 @@ static struct ufile *get_scoped(struct ufiles *u, struct ufile *shared,
 		goto fail;
 	*sc = key;
 	sc->f.elf = elf;
+	sc->f.asker = UFILE_NOT_ASKED;
+	sc->f.dw_fd = -1;
+	keep_dwarf(u, dbg->fd, &sc->f.dw_fd);
 	htab__fill(&u->scoped, e, h, 0, sc);
 	u->stats.debug_files++;
 	return &sc->f;
@@ -350,6 +382,7 @@ static struct ufile *find_in_view(struct ufiles *u, struct ufile *shared,
 	} else {
 		f = get_scoped(u, shared, dirfd, vma, &dbg);
 		elf_file__free(dbg.elf);
+		close(dbg.fd);
 	}
 	if (o.capped)
 		caps__hit(u->caps, o.capped, vma->path, vma->path_len);
@@ -576,7 +609,7 @@ void ufiles__keep(struct ufile *f)
 }
 
 /* Free the entries of h not marked since the last sweep; unmark the others. */
-static size_t sweep(struct htab *h)
+static size_t sweep(struct ufiles *u, struct htab *h)
 {
 	struct ufile *f;
 	struct hent *e;
@@ -589,6 +622,8 @@ static size_t sweep(struct htab *h)
 			continue;
 		}
 		htab__del(h, e);
+		if (f->dw_fd >= 0)
+			u->dw_fds--;
 		free_ufile(f);
 		n++;
 	}
@@ -676,12 +711,25 @@ size_t ufiles__sweep(struct ufiles *u)
 	size_t n;
 
 	sweep_views(u);
-	n = sweep(&u->files);
-	sweep(&u->scoped);
+	n = sweep(u, &u->files);
+	sweep(u, &u->scoped);
 
 	u->stats.files_pruned += n;
-	u->stats.vdsos_pruned += sweep(&u->vdsos);
+	u->stats.vdsos_pruned += sweep(u, &u->vdsos);
 	return n;
+}
+
+struct dwlines *ufiles__dwlines(struct ufiles *u, struct ufile *f)
+{
+	if (f->dw || f->dw_fd < 0)
+		return f->dw;
+	/* The descriptor goes with it, and stays counted until swept. */
+	f->dw = dwlines__open(f->dw_fd);
+	if (!f->dw) {
+		f->dw_fd = -1;	/* closed by dwlines__open() */
+		u->dw_fds--;
+	}
+	return f->dw;
 }
 
 void ufiles__stats(const struct ufiles *u, struct ufiles_stats *st)

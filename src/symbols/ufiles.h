@@ -28,6 +28,7 @@ struct vma;
 struct elf_file;
 struct caps;
 struct debuginfod;
+struct dwlines;
 
 struct ufiles;
 
@@ -38,7 +39,18 @@ struct ufile {
 	bool keep;		/* marked by ufiles__keep() for the next sweep */
 	bool sampled;		/* a sample was named from it: worth a fetched debug file */
 	__s64 asker;		/* the user its debuginfod lookup was last asked for */
+	/*
+	 * Where its DWARF lines are (dwlines.h): the file itself or its debug
+	 * file, open, -1 if neither has any (or libdw refused it); dw once a
+	 * sampled address asked (ufiles__dwlines()), which then owns the
+	 * descriptor.
+	 */
+	int dw_fd;
+	struct dwlines *dw;
 };
+
+/* Files whose DWARF is kept open at once, at most: one descriptor each. */
+#define UFILES_MAX_DWARF_FILES	256
 
 /* ufile.asker before any lookup (a user is >= 0, or -1: unknown). */
 #define UFILE_NOT_ASKED INT64_MIN
@@ -97,5 +109,11 @@ void ufiles__keep(struct ufile *f);
 size_t ufiles__sweep(struct ufiles *uf);
 
 void ufiles__stats(const struct ufiles *uf, struct ufiles_stats *st);
+
+/*
+ * f's DWARF lines, opened on first use (lazily: only files a sampled
+ * address asks about); NULL when it has none or they were refused.
+ */
+struct dwlines *ufiles__dwlines(struct ufiles *uf, struct ufile *f);
 
 #endif /* UFILES_H */

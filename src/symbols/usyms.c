@@ -29,6 +29,7 @@
 #include "symbols/procmaps.h"
 #include "symbols/ufiles.h"
 #include "symbols/usyms.h"
+#include "symbols/dwlines.h"
 #include "lib/util.h"
 #include "lib/log.h"
 
@@ -1153,6 +1154,37 @@ int usyms__resolve_start(struct usyms *u, __u32 pid, __u32 start, __u64 addr,
 		sym->demangled = sym->name != raw;
 	}
 	return 0;
+}
+
+int usyms__lines(struct usyms *u, __u32 pid, __u32 start, __u64 addr,
+		 struct dwline *out, int max)
+{
+	const struct umap *m;
+	struct dwlines *dw;
+	struct uproc *p;
+	__u64 off, vaddr;
+	int n;
+
+	if (get_process(u, pid, start, &p) || p->err)
+		return 0;
+	m = find_map(p, addr);
+	if (!m || !m->file || !m->file->elf || m->file->image)
+		return 0;
+	off = addr - m->start + m->pgoff;
+	if (elf_file__offset_to_vaddr(m->file->elf, off, &vaddr))
+		return 0;
+	dw = ufiles__dwlines(u->files, m->file);
+	if (!dw)
+		return 0;
+	n = dwlines__find(dw, vaddr, out, max);
+	for (int i = 0; i < n; i++) {
+		const char *raw = out[i].name;
+
+		if (raw)
+			out[i].name = demangled(u, raw);
+		out[i].demangled = raw && out[i].name != raw;
+	}
+	return n;
 }
 
 struct usyms *usyms__new_opts(const struct usyms_opts *opts)

@@ -237,6 +237,18 @@ size_t usyms__recover(struct usyms *u);
  */
 size_t usyms__take_fetched(struct usyms *u);
 
+/*
+ * The source lines at addr, as usyms__resolve_start() finds it: the
+ * functions there from its file's DWARF (dwlines.h), innermost first,
+ * the inlined ones included, names demangled unless told not to; read
+ * lazily, the first time an address of the file asks.  Returns how many
+ * (at most max), 0 when the file has no DWARF for addr.  Strings live as
+ * long as a resolve's names.
+ */
+struct dwline;
+int usyms__lines(struct usyms *u, __u32 pid, __u32 start, __u64 addr,
+		 struct dwline *out, int max);
+
 /* Whether pid is known here, alive or exited (not yet forgotten). */
 bool usyms__knows(const struct usyms *u, __u32 pid);
 

@@ -10,6 +10,7 @@
 #include "interp/interp.h"
 #include "symbols/knames.h"
 #include "symbols/usyms.h"
+#include "symbols/dwlines.h"
 #include "lib/htab.h"
 #include "lib/text.h"
 
@@ -122,6 +123,13 @@ void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 			.resolve = native_resolve, .ctx = us };
 		sym->resolvers[FRAME_JIT] = sym->resolvers[FRAME_NATIVE];
 	}
+	sym->lines = us;
+	sym->inlines = false;
+}
+
+void symbolizer__set_inlines(struct symbolizer *sym, bool inlines)
+{
+	sym->inlines = inlines;
 }
 
 /* ---- stacks and frames, cached ---- */
@@ -214,6 +222,55 @@ static __u64 proc_id(struct sym_cache *c, __u32 pid, __u32 start)
 	return htab__val_id(s->val);
 }
 
+/*
+ * A named native frame's source line, and with inlines the functions
+ * inlined where it is, as frames of their own: from DWARF, once per
+ * frame.  0 or -ENOMEM.
+ */
+static int add_lines(struct sym_cache *c, const struct symbolizer *sym,
+		     const struct owner *o, struct frame *f)
+{
+	struct dwline dl[DWLINES_MAX_DEPTH];
+	const struct frame **inl;
+	struct frame *v;
+	int n, nr = 0;
+
+	if (!sym->lines || f->kind != FRAME_NATIVE || !f->name ||
+	    (f->flags & (FRAME_UNWIND_END | FRAME_INTERP_MARK | FRAME_MISSED)))
+		return 0;
+	n = usyms__lines(sym->lines, o->pid, o->start, frame__pc(f), dl, DWLINES_MAX_DEPTH);
+	if (n <= 0)
+		return 0;
+	/* The last is the function the code is in: named by its symbol. */
+	f->file = dl[n - 1].file;
+	f->line = dl[n - 1].line;
+	if (n == 1)
+		return 0;
+	v = arena__alloc(&c->mem, (n - 1) * sizeof(*v), _Alignof(struct frame));
+	inl = arena__alloc(&c->mem, (n - 1) * sizeof(*inl), _Alignof(struct frame *));
+	if (!v || !inl)
+		return -ENOMEM;
+	for (int i = 0; i < n - 1; i++) {
+		if (!dl[i].name)
+			continue;
+		v[nr] = *f;
+		v[nr].name = dl[i].name;
+		v[nr].file = dl[i].file;
+		v[nr].line = dl[i].line;
+		v[nr].offset = 0;
+		v[nr].flags = (f->flags & ~FRAME_DEMANGLED) |
+			      (dl[i].demangled ? FRAME_DEMANGLED : 0);
+		v[nr].inl = NULL;
+		v[nr].nr_inl = 0;
+		v[nr].inlined = true;
+		inl[nr] = &v[nr];
+		nr++;
+	}
+	f->inl = inl;
+	f->nr_inl = nr;
+	return 0;
+}
+
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
 				     const struct owner *o, const struct trace_frame *tf)
 {
@@ -252,6 +309,8 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 		if (!f->mapping)
 			return NULL;
 	}
+	if (add_lines(c, sym, o, f))
+		return NULL;
 	htab__fill(h, s, tf->addr, k2, f);
 	return f;
 }
@@ -278,18 +337,30 @@ static void prepare_stack(const struct symbolizer *sym, const struct trace_frame
 static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolizer *sym,
 				     const struct owner *o, const struct trace_frame *tfs, int n)
 {
+	const struct frame *fs[MAX_STACK_DEPTH];
 	struct stack *st;
+	__u32 nr = 0;
 
-	st = arena__alloc(&c->mem, sizeof(*st) + n * sizeof(st->frames[0]),
+	prepare_stack(sym, tfs, n);
+	for (int i = 0; i < n; i++) {
+		fs[i] = get_frame(c, sym, o, &tfs[i]);
+		if (!fs[i])
+			return NULL;
+		nr += 1 + fs[i]->nr_inl;
+	}
+	st = arena__alloc(&c->mem, sizeof(*st) + nr * sizeof(st->frames[0]),
 			  _Alignof(struct stack));
 	if (!st)
 		return NULL;
-	st->nr = n;
-	prepare_stack(sym, tfs, n);
+	/*
+	 * Leaf first: with inlines, a frame's inlined functions, innermost
+	 * first, then it.  Without, they stay with the frame (pprof's lines).
+	 */
+	st->nr = 0;
 	for (int i = 0; i < n; i++) {
-		st->frames[i] = get_frame(c, sym, o, &tfs[i]);
-		if (!st->frames[i])
-			return NULL;
+		for (__u8 j = 0; sym->inlines && j < fs[i]->nr_inl; j++)
+			st->frames[st->nr++] = fs[i]->inl[j];
+		st->frames[st->nr++] = fs[i];
 	}
 	return st;
 }
@@ -382,26 +453,89 @@ static bool ends_call(const struct stack *in, __u32 i)
 }
 
 /*
+ * The interpreter stack's evaluation-loop calls: how many (*calls), and
+ * whether they are all there, down to the thread's first frame (the last
+ * frame ends a call and no mark says frames were left out).
+ */
+static bool interp_calls(const struct stack *in, __u32 *calls)
+{
+	__u32 last = 0, n = 0;
+	bool cut = false;
+
+	for (__u32 i = 0; i < in->nr; i++) {
+		if (in->frames[i]->kind != FRAME_INTERP) {
+			cut |= i > 0;	/* a mark after the frames: cut there */
+			continue;
+		}
+		n += ends_call(in, i);
+		last = i;
+	}
+	*calls = n;
+	return n && ends_call(in, last) && !cut;
+}
+
+/* The mark that says a stack's interpreter frames could not be placed. */
+static const struct frame *unaligned_mark(struct sym_cache *c, const struct interps *ints,
+					  __u8 kind)
+{
+	struct frame *f = arena__alloc(&c->mem, sizeof(*f), _Alignof(struct frame));
+
+	if (!f)
+		return NULL;
+	*f = (struct frame){ .addr = INTERP_MARK_UNALIGNED, .kind = FRAME_NONE,
+			     .flags = FRAME_INTERP_MARK, .interp = kind,
+			     .name = interps__mark_name(ints, kind, INTERP_MARK_UNALIGNED) };
+	return f;
+}
+
+/*
  * The user stack with each native frame of the interpreter's evaluation
  * loop replaced by the interpreter frames it ran, innermost first on both
- * sides.  Interpreter frames left over (the native walk stopped early) go
- * on the outer end.
+ * sides.
+ *
+ * Only the innermost native call of the loop changes the interpreter's
+ * frame chain, and it does so after its native frame is made and before
+ * it is gone: at any moment the interpreter's calls are those of every
+ * native evaluation frame but perhaps the innermost, which may be entering
+ * or leaving (its frames not linked yet, or unlinked already).  So with
+ * the whole interpreter stack, N native evaluation frames face N calls, or
+ * N - 1 and the innermost native one stays as it is.  Any other count
+ * means a walk stopped early where it cannot be told which: the stack
+ * keeps its native frames and gets the interpreter's above a mark, rather
+ * than a guess.  A cut interpreter stack (too deep, or a walk ended
+ * early) is placed from the innermost call, as it is all there is.
  */
 static struct stack *merge_interp(struct sym_cache *c, const struct interps *ints,
 				  const struct stack *user, const struct stack *in)
 {
-	__u32 nu = user ? user->nr : 0, n = 0, j = 0;
+	__u32 nu = user ? user->nr : 0, n = 0, j = 0, evals = 0, calls, skip = 0;
 	__u8 kind = in->nr ? in->frames[0]->interp : 0;
+	bool whole = interp_calls(in, &calls);
+	const struct frame *mark = NULL;
 	struct stack *st;
 
-	st = arena__alloc(&c->mem, sizeof(*st) + (nu + in->nr) * sizeof(st->frames[0]),
+	for (__u32 i = 0; i < nu; i++)
+		evals += interps__is_eval_frame(ints, kind, user->frames[i]);
+	if (whole && evals == calls + 1)
+		skip = 1;
+	else if (whole && evals && evals != calls) {
+		mark = unaligned_mark(c, ints, kind);
+		if (!mark)
+			return NULL;
+	}
+	st = arena__alloc(&c->mem, sizeof(*st) + (nu + in->nr + 1) * sizeof(st->frames[0]),
 			  _Alignof(struct stack));
 	if (!st)
 		return NULL;
 	for (__u32 i = 0; i < nu; i++) {
 		if (interps__is_shim_frame(ints, kind, user->frames[i]))
 			continue;
-		if (j == in->nr || !interps__is_eval_frame(ints, kind, user->frames[i])) {
+		if (mark || j == in->nr || !interps__is_eval_frame(ints, kind, user->frames[i])) {
+			st->frames[n++] = user->frames[i];
+			continue;
+		}
+		if (skip) {
+			skip = 0;
 			st->frames[n++] = user->frames[i];
 			continue;
 		}
@@ -409,6 +543,9 @@ static struct stack *merge_interp(struct sym_cache *c, const struct interps *int
 			st->frames[n++] = in->frames[j];
 		while (!ends_call(in, j++) && j < in->nr);
 	}
+	/* Interpreter frames left over (the native walk stopped early) go outermost. */
+	if (mark && j < in->nr)
+		st->frames[n++] = mark;
 	while (j < in->nr)
 		st->frames[n++] = in->frames[j++];
 	st->nr = n;

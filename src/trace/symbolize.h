@@ -62,11 +62,25 @@ struct symbolizer {
 	 * loop's native frame; NULL: none.
 	 */
 	const struct interps *interps;
+	/*
+	 * Native frames' source lines and inlined functions from DWARF
+	 * (usyms__lines()); NULL: none.  A frame always keeps its inlined
+	 * functions (struct frame.inl: pprof's lines); inlines: they are
+	 * frames of their own in the stack too.
+	 */
+	struct usyms *lines;
+	bool inlines;
 };
 
 /* Kernel frames named by kn, native and JIT frames by us (either may be NULL). */
 void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
+
+/*
+ * Whether inlined functions get frames of their own in stacks (--inline;
+ * by default they do not: folded lines stay those of bcc and perf script).
+ */
+void symbolizer__set_inlines(struct symbolizer *sym, bool inlines);
 
 /* Name FRAME_INTERP frames through ints (NULL: they stay unnamed). */
 void symbolizer__set_interps(struct symbolizer *sym, const struct interps *ints);

@@ -2,6 +2,7 @@
 /* The root-first view of a record's trace that every writer reads. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "trace/trace.h"
@@ -165,10 +166,47 @@ static const char *short_name(struct frame_names *fn, const char *name)
 	return s;
 }
 
-const char *frame__name(const struct frame *f, struct frame_names *fn)
+static const char *plain_name(const struct frame *f, struct frame_names *fn)
 {
 	if (!f->name || !fn || !fn->short_names || !(f->flags & FRAME_DEMANGLED) ||
 	    frame__is_marker(f))
 		return f->name;
 	return short_name(fn, f->name);
+}
+
+/* "NAME (FILE:LINE)", FILE's base name, kept in fn once per frame. */
+static const char *with_line(const struct frame *f, struct frame_names *fn,
+			     const char *name)
+{
+	__u64 key = (__u64)(uintptr_t)f;
+	const char *base, *s;
+	struct hent *e;
+	char buf[1024];
+	int n;
+
+	e = htab__slot(&fn->cache, key, 1, NULL, NULL);
+	if (!e)
+		return name;
+	if (e->val)
+		return e->val;
+	base = strrchr(f->file, '/');
+	base = base ? base + 1 : f->file;
+	n = snprintf(buf, sizeof(buf), "%s (%s:%u)", name, base, f->line);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return name;
+	s = strpool__intern(&fn->pool, buf, (size_t)n);
+	if (!s)
+		return name;
+	htab__fill(&fn->cache, e, key, 1, (void *)s);
+	return s;
+}
+
+const char *frame__name(const struct frame *f, struct frame_names *fn)
+{
+	const char *name = plain_name(f, fn);
+
+	if (!name || !fn || !fn->lines || f->kind != FRAME_NATIVE || !f->file ||
+	    !f->line || frame__is_marker(f))
+		return name;
+	return with_line(f, fn, name);
 }

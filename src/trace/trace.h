@@ -63,7 +63,20 @@ struct frame {
 	__u64 offset;
 	const char *func;	/* FRAME_INTERP: the function, without its file */
 	__u32 aux;		/* FRAME_INTERP: the instruction, as recorded */
-	__u32 line;		/* FRAME_INTERP: its source line, 0 if unknown */
+	/*
+	 * Its source line, 0 if unknown: FRAME_INTERP's, or a native frame's
+	 * from DWARF (symbols/dwlines.h), in file (NULL if unknown).
+	 */
+	__u32 line;
+	const char *file;
+	/*
+	 * A native frame whose address is in code inlined into it: those
+	 * functions, innermost first, as frames of their own (inlined set,
+	 * same address and mapping).  Stacks hold them before this frame.
+	 */
+	const struct frame *const *inl;
+	__u8 nr_inl;
+	bool inlined;
 	__u8 kind;		/* enum frame_kind; FRAME_NONE for a delimiter */
 	__u8 flags;		/* enum frame_flags, FRAME_DELIMITER */
 	__u8 interp;		/* FRAME_INTERP, FRAME_INTERP_MARK: the
@@ -121,6 +134,7 @@ const char *frame__label_kept(const struct frame *f, struct strpool *pool);
  */
 struct frame_names {
 	bool short_names;
+	bool lines;		/* native frames as "NAME (FILE:LINE)" */
 	struct htab cache;	/* name pointer -> its short name */
 	struct strpool pool;	/* the short names */
 };
@@ -130,7 +144,8 @@ void frame_names__free(struct frame_names *fn);
 
 /*
  * A frame's name as a writer shows it: f->name, shortened when fn asks
- * for short names and the name came from the demangler; NULL for an
+ * for short names and the name came from the demangler, with its source
+ * line when fn asks for lines and DWARF named it ("NAME (FILE:LINE)"); NULL for an
  * unnamed frame (frame__label() names it).  fn may be NULL: full names.
  * Out of memory, the full name.
  */

@@ -1054,18 +1054,49 @@ static int emit_fde(struct eh_ctx *c, const struct fde *f, __u64 end)
 }
 
 /*
+ * glibc's clone and clone3 end their FDE before the syscall and start
+ * another, whose return address is undefined, where the child goes on:
+ * between the two, the parent's frame is that of the FDE before, the
+ * child's the outermost.  A row of UW_OP_CLONE, with the rule in force,
+ * lets the walker tell them apart (by rax); first is the index of the
+ * next FDE's first row, gap the address the previous one ended at.
+ */
+static int mark_clone_gap(struct eh_ctx *c, size_t first, __u64 gap)
+{
+	__u32 before;
+
+	if (!first || first >= c->n_rows || c->rows[first].rule != RULE_STOP ||
+	    c->rows[first - 1].addr >= (__u32)(gap - c->base))
+		return 0;
+	before = c->rows[first - 1].rule;
+	if (uw_rule_op(before) != UW_OP_CFA_SP)
+		return 0;
+	if (util__grow_array((void **)&c->rows, &c->cap_rows, c->n_rows + 1,
+			     sizeof(*c->rows)))
+		return -ENOMEM;
+	memmove(&c->rows[first + 1], &c->rows[first], (c->n_rows - first) * sizeof(*c->rows));
+	c->rows[first].addr = (__u32)(gap - c->base);
+	c->rows[first].rule = (before & ~0xfu) | UW_OP_CLONE;
+	c->n_rows++;
+	return 0;
+}
+
+/*
  * Each FDE in address order, cut where the next one starts (the later
  * start wins), then a GAP row at its end unless the next one starts
- * within GAP_SLACK bytes (alignment padding between functions).
+ * within GAP_SLACK bytes (alignment padding between functions, or
+ * mark_clone_gap()'s few bytes).
  */
 static int emit_rows(struct eh_ctx *c)
 {
+	__u64 prev_end = 0;
 	size_t i;
 	int err;
 
 	for (i = 0; i < c->n_fdes; i++) {
 		const struct fde *f = &c->fdes[i];
 		__u64 end = f->end, next = UINT64_MAX;
+		size_t first = c->n_rows;
 
 		if (i + 1 < c->n_fdes)
 			next = c->fdes[i + 1].start;
@@ -1076,7 +1107,10 @@ static int emit_rows(struct eh_ctx *c)
 		if (end <= f->start)
 			continue;	/* hidden by one at the same start */
 		err = emit_fde(c, f, end);
-		if (!err && next - end > GAP_SLACK)
+		if (!err && prev_end && prev_end < f->start && !(f->flags & FDE_ENTRY))
+			err = mark_clone_gap(c, first, prev_end);
+		prev_end = next - end > GAP_SLACK ? 0 : end;
+		if (!err && !prev_end)
 			err = push_row(c, end, RULE_GAP);
 		if (err)
 			return err;
@@ -1084,7 +1118,11 @@ static int emit_rows(struct eh_ctx *c)
 	return 0;
 }
 
-/* The classifier: FP-built if >= 90% of non-trivial FDEs are FP frames. */
+/*
+ * The classifier: FP-built when every non-trivial FDE is an FP frame.
+ * Only then may the whole object be walked by frame pointer (auto): one
+ * function that uses rbp for something else breaks every walk through it.
+ */
 static void classify(struct uw_table *t)
 {
 	/*
@@ -1093,12 +1131,14 @@ static void classify(struct uw_table *t)
 	 * their non-trivial FDEs FP-style (burn 5/5, cxxburn 4/4), the
 	 * -fomit-frame-pointer build 0% (burn-nofp 0/2); Debian's libc
 	 * 4.2% (94/2253), ld.so 9.0% (18/201), libstdc++ 3.8% (126/3346),
-	 * an interpreter binary 0.01% (1/8451): the hand-written assembly and the few
-	 * functions that need a frame pointer (alloca, VLAs).  Nothing
-	 * measured falls between 10% and 90%.
+	 * an interpreter binary 0.01% (1/8451): the hand-written assembly and
+	 * the few functions that need a frame pointer (alloca, VLAs).  A Rust
+	 * release build mixes both in one object: its standard library has
+	 * frame pointers and its own code not (rustburn 417/445, 94%).  Such
+	 * an object gets its table, whose rows walk each function by its own
+	 * rule: FP frames by rbp, the others by rsp.
 	 */
-	t->fp_built = t->n_nontrivial_fdes &&
-		      (__u64)t->n_fp_fdes * 10 >= (__u64)t->n_nontrivial_fdes * 9;
+	t->fp_built = t->n_nontrivial_fdes && t->n_fp_fdes == t->n_nontrivial_fdes;
 }
 
 static void count_unsupported(struct uw_table *t)

@@ -36,7 +36,7 @@ struct uw_table {
 	__u32 n_nontrivial_fdes;
 	__u32 n_overlaps;	/* FDEs cut short by one starting inside */
 	__u32 n_bad_fdes;	/* FDEs left out: bad CIE pointer or address */
-	/* >= 90% of the non-trivial FDEs are frame-pointer style */
+	/* every non-trivial FDE is frame-pointer style (none mixed in) */
 	bool fp_built;
 };
 

@@ -544,6 +544,8 @@ static void build_object(struct unwind *u, struct object *o, int fd, struct uw_t
 	if (!err)
 		err = compile(u, fd, t);
 	settle_object(u, o, err, t);
+	if (fd >= 0 && o->state == OBJ_FP)
+		stats_add(u, &u->stats.fp_files, 1);
 	pthread_mutex_lock(&u->lock);
 	u->stats.built++;
 	u->stats.build_ns += now_ns() - t0;
@@ -1545,6 +1547,27 @@ static void warn_budget(struct unwind *u)
 	share__report(&u->mem_share, advice, REPORT_WARN);
 	share__report(&u->queue_share, advice, REPORT_WARN);
 	pthread_mutex_unlock(&u->lock);
+}
+
+const char *unwind__advice(enum unwind_mode mode, __u64 fp_files, const __u64 *c)
+{
+	__u64 walks = c[CNT_UW_WALKS], early, fp_ends;
+
+	early = walks - c[CNT_UW_END + UW_END_ROOT] - c[CNT_UW_END + UW_END_ROOT_FP];
+	fp_ends = c[CNT_UW_END + UW_END_FP_BAD] + c[CNT_UW_END + UW_END_BP_LOST];
+	if (mode != UNWIND_AUTO || !fp_files || early > walks || !fp_ends || fp_ends * 2 < early)
+		return NULL;
+	return "--unwind=dwarf walks code built with frame pointers from its tables too; -v says why walks ended, --unwind-debug marks each stack";
+}
+
+const char *unwind__hint(struct unwind *u, const __u64 *c)
+{
+	struct unwind_stats st;
+
+	if (!u)
+		return NULL;
+	unwind__stats(u, &st);
+	return unwind__advice(u->opts.mode, st.fp_files, c);
 }
 
 void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)

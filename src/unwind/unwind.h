@@ -59,6 +59,7 @@ struct unwind_stats {
 	__u64 built;		/* objects whose .eh_frame was compiled */
 	__u64 build_ns;		/* ... and the time it took */
 	__u64 fp_objects;	/* objects walked by FP as built with them */
+	__u64 fp_files;		/* ... of them files (the vdso is one too) */
 	__u64 no_table;		/* objects without a usable .eh_frame */
 	__u64 over_budget;	/* objects with no room under --unwind-mem */
 	__u64 evicted;		/* tables unloaded to make room */
@@ -114,6 +115,17 @@ void unwind__stats(struct unwind *u, struct unwind_stats *st);
  */
 void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass);
 void unwind__report_tables(struct unwind *u);
+
+/*
+ * What the warning for an incomplete profile should say about the walk,
+ * from the sampler's counters c: "--unwind=dwarf" when most walks that
+ * stopped early stopped on a frame-pointer step and --unwind=auto walked
+ * files built with frame pointers (fp_files) by them; NULL when it has
+ * nothing to add.  unwind__hint() asks it of a running unwinder (u may be
+ * NULL).
+ */
+const char *unwind__advice(enum unwind_mode mode, __u64 fp_files, const __u64 *c);
+const char *unwind__hint(struct unwind *u, const __u64 *c);
 
 const char *unwind__mode_name(enum unwind_mode mode);
 

@@ -100,6 +100,8 @@ prereq_missing() {
 			unshare -Ur chroot / true >/dev/null 2>&1 ||
 			echo "unprivileged user namespaces (unshare -Ur as nobody: user.max_user_namespaces, kernel.unprivileged_userns_clone)" ;;
 	GO) command -v go >/dev/null || echo "go (golang-go)" ;;
+	# tests/workloads/rustburn.rs, built by make workloads when it finds rustc.
+	RUSTC) [ -x "$WORKLOADS/rustburn" ] || echo "rustc (rustup: ~/.cargo/bin), then make workloads" ;;
 	# perf that can sample with DWARF call graphs (no PMU needed: cpu-clock).
 	PERF_DWARF)
 		perf record -q -e cpu-clock --call-graph dwarf -o /dev/null -- true \

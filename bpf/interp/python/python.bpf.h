@@ -342,6 +342,26 @@ __noinline long py_ident(__u64 code)
 			     py_cwin_u32(s, c->line), py_name(s, name));
 }
 
+/*
+ * 3.11+: a generator's frame that links to no caller is not running: the
+ * chain was read while a yield unlinked it (the caller's frame stored as
+ * current after the link was cleared), or through a C-level call's record
+ * not filled in yet.  Where it was called from cannot be known, so the
+ * walk keeps no frame rather than show a path the program never took.
+ */
+#define PY_OWNER_GENERATOR 1	/* FRAME_OWNED_BY_GENERATOR, 3.11 to 3.13 */
+
+static __always_inline bool py_gen_unlinked(struct py_state *s, __u64 prev)
+{
+	const struct py_offsets *o = &s->proc.off;
+
+	if (prev || o->fr_owner == PY_NO_OFF ||
+	    py_win_u8(s, o->fr_owner) != PY_OWNER_GENERATOR)
+		return false;
+	s->nr = 0;
+	return true;
+}
+
 /* One frame of the chain. */
 static long py_frame_step(__u64 i, void *data)
 {
@@ -363,6 +383,8 @@ static long py_frame_step(__u64 i, void *data)
 	if (prev == frame)
 		return py_end(s, PY_END_BAD_FRAME);
 	s->frame = prev;
+	if (py_gen_unlinked(s, prev))
+		return py_end(s, PY_END_BAD_FRAME);
 	/* 3.12+: the evaluation loop's own frame on the C stack, not Python's. */
 	if (o->fr_owner != PY_NO_OFF && py_win_u8(s, o->fr_owner) == o->owner_cstack) {
 		if (n)

@@ -122,6 +122,8 @@ static const char *py_mark_name(__u64 mark)
 		return "[GIL released]";
 	case PY_MARK_CUT:
 		return "[python: more frames]";
+	case INTERP_MARK_UNALIGNED:
+		return "[python: unaligned]";
 	default:
 		return NULL;
 	}

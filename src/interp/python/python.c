@@ -34,8 +34,13 @@
 #include "lib/worker.h"
 #include "trace/trace.h"
 
-/* Notes waiting for the thread, at most: more are dropped and counted. */
+/*
+ * Notes waiting for the thread, at most, shared max-min fair between users:
+ * more are dropped and counted.
+ */
 #define QUEUE_MAX 4096
+/* Notes of processes not looked at yet wait under this uid (no user has it). */
+#define UID_UNSEEN ((__u32)-1)
 /* First-sampled processes waiting to be looked at before the queue, at most. */
 #define URGENT_MAX 256
 /* Symbols looked at in one table, at most: a hostile file has millions. */
@@ -82,6 +87,10 @@ struct pyuser {
 	__u32 uid;
 	struct pycode_ent *oldest, *newest;
 	__u64 report_bytes;		/* in py->report_names */
+	/* Its notes waiting for the reader, oldest first (py->note_share). */
+	struct request *notes, *notes_last;
+	struct pyuser *next_turn;	/* in py's ring of users with notes */
+	bool has_turn;
 };
 
 struct pyproc {
@@ -107,6 +116,7 @@ enum req_op {
 
 /* Queued by its address: notes are of any length. */
 struct request {
+	struct request *next;		/* REQ_NOTE: its user's next note */
 	enum req_op op;
 	__u32 pid;
 	__u64 seq;			/* python->seq when it was made */
@@ -124,7 +134,11 @@ struct urgent {
 struct python {
 	struct python_maps maps;
 	bool lines;			/* --py-lines */
-	struct worker *worker;		/* its queue of struct request *, its thread */
+	/*
+	 * Its queue of struct request *, its thread.  A note is queued as
+	 * NULL: serve the next user's turn (py->turn_first).
+	 */
+	struct worker *worker;
 	__u64 seq;			/* requests made: by the tracker's thread only */
 	pthread_mutex_t lock;		/* everything below */
 	bool stop;			/* python__free() is under way */
@@ -147,7 +161,14 @@ struct python {
 	struct share proc_share;	/* interp_procs, between users */
 	struct urgent urgent[URGENT_MAX];	/* a ring of them */
 	unsigned int urgent_head, urgent_nr;
-	unsigned int notes_queued;	/* REQ_NOTE requests queued */
+	/*
+	 * Notes wait in their user's list (the process's, or UID_UNSEEN's)
+	 * and are read one user at a time, in turn: one user's thousands of
+	 * new stacks must not keep another's waiting until its process has
+	 * exited and can no longer be read.
+	 */
+	struct share note_share;
+	struct pyuser *turn_first, *turn_last;
 	bool fsbase_known;
 	struct python_stats stats;
 };
@@ -1110,20 +1131,106 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 
 /* ---- the thread and its queue ---- */
 
-/* One more note queued (1), or one less (-1): false when none may be. */
-static bool note_slot(struct python *py, int n)
+/* Called locked: u's oldest note leaves its list (u has one); the caller gives its unit back. */
+static struct request *note_pop(struct pyuser *u)
 {
-	bool ok = true;
+	struct request *r = u->notes;
+
+	u->notes = r->next;
+	if (!u->notes)
+		u->notes_last = NULL;
+	return r;
+}
+
+/* Called locked: u waits for a turn, the last. */
+static void turn_join(struct python *py, struct pyuser *u)
+{
+	u->has_turn = true;
+	u->next_turn = NULL;
+	if (py->turn_last)
+		py->turn_last->next_turn = u;
+	else
+		py->turn_first = u;
+	py->turn_last = u;
+}
+
+/* Called locked: the oldest note of the user whose turn it is, or NULL. */
+static struct request *note_next(struct python *py)
+{
+	struct pyuser *u;
+
+	/* A user whose notes were all taken back keeps its place: skip it. */
+	while ((u = py->turn_first)) {
+		py->turn_first = u->next_turn;
+		if (!py->turn_first)
+			py->turn_last = NULL;
+		u->has_turn = false;
+		if (u->notes) {
+			struct request *r = note_pop(u);
+
+			share__give(&py->note_share, u->uid, 1);
+			if (u->notes)
+				turn_join(py, u);
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Called locked: r waits in its user's list, if the user's share of
+ * QUEUE_MAX has room (taking back the oldest notes of a user past its own
+ * share); false when it is dropped (counted).
+ */
+static bool note_queue(struct python *py, struct request *r)
+{
+	const struct pyproc *p = htab__get(&py->procs, r->pid, 0);
+	struct pyuser *u = p ? p->user : get_user(py, UID_UNSEEN);
+	__u32 heavy;
+
+	for (;;) {
+		enum share_verdict v = u ? share__take(&py->note_share, u->uid, 1, &heavy)
+					 : SHARE_REFUSED;
+		struct pyuser *h;
+
+		if (v == SHARE_REFUSED) {
+			py->stats.dropped++;
+			return false;
+		}
+		if (v == SHARE_TAKEN)
+			break;
+		h = htab__get(&py->users, heavy, 0);
+		if (!h || !h->notes) {
+			share__refuse(&py->note_share, u->uid);
+			py->stats.dropped++;
+			return false;
+		}
+		free(note_pop(h));
+		share__evicted(&py->note_share, heavy, 1);
+		py->stats.dropped++;
+	}
+	r->next = NULL;
+	if (u->notes_last)
+		u->notes_last->next = r;
+	else
+		u->notes = r;
+	u->notes_last = r;
+	if (!u->has_turn)
+		turn_join(py, u);
+	return true;
+}
+
+/* The reader's turn for notes: read the next one, of the next user. */
+static void serve_note(struct python *py)
+{
+	struct request *r;
 
 	pthread_mutex_lock(&py->lock);
-	if (n > 0 && py->notes_queued >= QUEUE_MAX) {
-		py->stats.dropped++;
-		ok = false;
-	} else {
-		py->notes_queued += n;
-	}
+	r = note_next(py);
 	pthread_mutex_unlock(&py->lock);
-	return ok;
+	if (r)
+		read_note(py, r);
+	free(r);
 }
 
 /* pid exited: forget it, unless it was found after (a new process, looked at first). */
@@ -1164,6 +1271,10 @@ static void serve(void *ctx, unsigned int thread, void *req)
 
 	(void)thread;
 	detect_urgent(py);
+	if (!r) {
+		serve_note(py);
+		return;
+	}
 	switch (r->op) {
 	case REQ_DETECT:
 	case REQ_EXEC:
@@ -1173,8 +1284,6 @@ static void serve(void *ctx, unsigned int thread, void *req)
 		forget(py, r->pid, r->seq);
 		break;
 	case REQ_NOTE:
-		note_slot(py, -1);
-		read_note(py, r);
 		break;
 	}
 	free(r);
@@ -1191,6 +1300,7 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 		    const void *words, __u32 nr)
 {
 	struct request *r;
+	bool queued;
 
 	if (!py)
 		return;
@@ -1209,17 +1319,24 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 	 * others are as many as processes come and go, and a lost one would
 	 * leave a process unwalked, or walked after its pid went to another.
 	 * Notes are counted apart: one user's thousands of processes to look
-	 * at must not cost another user's stacks their names.
+	 * at must not cost another user's stacks their names.  A note waits
+	 * in its user's list; the queue gets a turn (NULL) for it, and a turn
+	 * left over when the note was taken back finds nothing to do.
 	 */
-	if (op == REQ_NOTE && !note_slot(py, 1)) {
-		free(r);
+	if (op == REQ_NOTE) {
+		pthread_mutex_lock(&py->lock);
+		queued = note_queue(py, r);
+		pthread_mutex_unlock(&py->lock);
+		if (!queued)
+			free(r);
+		r = NULL;
+		if (!queued || !worker__push_always(py->worker, &r))
+			return;
+	} else if (!worker__push_always(py->worker, &r)) {
 		return;
 	}
-	if (worker__push_always(py->worker, &r)) {
-		if (op == REQ_NOTE)
-			note_slot(py, -1);
-		free(r);
-	}
+	/* Stopping: the note stays in its list, freed with its user. */
+	free(r);
 }
 
 /*
@@ -1347,6 +1464,8 @@ void python__report(struct python *py, enum report_pass pass)
 	pthread_mutex_lock(&py->lock);
 	share__report(&py->names, "its code objects past it are left unnamed",
 		      pass);
+	share__report(&py->note_share, "its new stacks past it are left unnamed",
+		      pass);
 	pthread_mutex_unlock(&py->lock);
 }
 
@@ -1380,6 +1499,7 @@ struct python *python__new(const struct python_maps *maps, bool lines)
 	share__init(&py->names, "Python names", "bytes", PYTHON_MEM_MAX);
 	pthread_mutex_init(&py->lock, NULL);
 	share__init(&py->proc_share, "Python process table", "processes", MAX_INTERP_PROCS);
+	share__init(&py->note_share, "Python reader's queue", "stacks", QUEUE_MAX);
 	py->worker = worker__new(&wo);
 	if (!py->worker) {
 		int err = errno;
@@ -1416,14 +1536,20 @@ void python__free(struct python *py)
 	}
 	for (size_t pos = 0; (e = htab__next(&py->objects, &pos));)
 		free(e->val);
-	for (size_t pos = 0; (e = htab__next(&py->users, &pos));)
-		free(e->val);
+	for (size_t pos = 0; (e = htab__next(&py->users, &pos));) {
+		struct pyuser *u = e->val;
+
+		while (u->notes)
+			free(note_pop(u));
+		free(u);
+	}
 	htab__free(&py->users);
 	htab__free(&py->procs);
 	htab__free(&py->objects);
 	strpool__free(&py->report_names);
 	share__exit(&py->names);
 	share__exit(&py->proc_share);
+	share__exit(&py->note_share);
 	pthread_mutex_destroy(&py->lock);
 	free(py);
 }

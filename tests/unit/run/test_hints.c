@@ -9,6 +9,9 @@ static STACK(anon_leaf, 2);	/* unnamed in [anon], under main */
 static STACK(named_leaf, 2);	/* a named leaf */
 static STACK(jvm_anon, 2);	/* unnamed in [anon], under libjvm.so */
 static STACK(memfd_leaf, 1);
+static STACK(jvm_only, 2);	/* libjvm.so's own code, named */
+static STACK(node_js, 3);	/* a named builtin of node over unnamed JS */
+static STACK(node_named, 2);	/* JS named by --perf-basic-prof's map */
 
 static void setup(void)
 {
@@ -21,6 +24,15 @@ static void setup(void)
 	jvm_anon.frames[1] = (struct frame){ .name = "JavaCalls::call_helper",
 					     .module = "/usr/lib/jvm/lib/server/libjvm.so" };
 	memfd_leaf.frames[0] = (struct frame){ .addr = 0x7f0000002000, .module = "/memfd:jit" };
+	jvm_only.frames[0] = (struct frame){ .name = "G1ParScanThreadState::trim_queue",
+					     .module = "/usr/lib/jvm/lib/server/libjvm.so" };
+	jvm_only.frames[1] = jvm_anon.frames[1];
+	node_js.frames[0] = (struct frame){ .name = "Builtins_JsonStringify", .module = "/usr/bin/node" };
+	node_js.frames[1] = anon_leaf.frames[0];
+	node_js.frames[2] = (struct frame){ .name = "main", .module = "/usr/bin/node" };
+	node_named.frames[0] = (struct frame){ .name = "LazyCompile:*work /tmp/a.js:2",
+					       .module = "[anon]", .addr = 0x7f0000003000 };
+	node_named.frames[1] = node_js.frames[2];
 }
 
 static struct record rec_tid(const char *comm, __u32 pid, __u32 tid, __u64 count,
@@ -121,11 +133,49 @@ TEST(lines)
 	hints__free(&h);
 }
 
+/*
+ * java and node: stacks through unnamed JIT code count, not only leaves
+ * (a JVM without frame pointers: java;[unknown] in 43% of the samples, the
+ * rest in libjvm; node: named builtins over unnamed JS), from
+ * HINTS_RUNTIME_PCT% of the samples.  Not another program; not below the
+ * share; not once the JIT code has names.
+ */
+TEST(runtimes)
+{
+	struct hints h = { .proc_root = "/nonexistent" };
+	struct record r[] = {
+		rec_tid("java", 100, 100, 43, &jvm_anon),
+		rec_tid("GC Thread#0", 100, 101, 57, &jvm_only),
+		rec_tid("node", 200, 200, 474, &node_js),
+		rec_tid("node", 200, 200, 2, &named_leaf),
+		rec_tid("app", 300, 300, 43, &anon_leaf),
+		rec_tid("app", 300, 300, 57, &named_leaf),
+		rec_tid("java", 400, 400, 20, &jvm_anon),
+		rec_tid("java", 400, 400, 80, &jvm_only),
+		rec_tid("node", 500, 500, 300, &node_named),
+	};
+	const struct hint_proc *top[4];
+	char buf[512];
+
+	add(&h, r, sizeof(r) / sizeof(*r));
+	/* The most samples with an unnamed leaf first, then through one. */
+	CHECK_INT(hints__pick(&h, top, 4), 2);
+	CHECK_STR(hints__line(top[1], buf, sizeof(buf)),
+		  "node (PID 200): 99% of its user-space samples pass through unnamed JIT code (anonymous memory); "
+		  "start node with --perf-basic-prof (and --interpreted-frames-native-stack) and profile again");
+	CHECK_STR(hints__line(top[0], buf, sizeof(buf)),
+		  "java (PID 100): 43% of its user-space samples pass through unnamed JIT code (anonymous memory); "
+		  "run jcmd 100 Compiler.perfmap while it runs and profile again, and start java with "
+		  "-XX:+PreserveFramePointer for whole stacks");
+	hints__free(&h);
+}
+
 int main(void)
 {
 	setup();
 	RUN(threshold);
 	RUN(order_and_intervals);
 	RUN(lines);
+	RUN(runtimes);
 	return unit_summary();
 }

@@ -428,6 +428,7 @@ TEST(debug_dir_first)
 				  DEBUGINFO_DEBUG_DIR, &o, &found), 0);
 	CHECK_STR(elf_file__find(found.elf, addr + 1, NULL), "FORGED_fixlib_helper");
 	elf_file__free(found.elf);
+	close(found.fd);
 	/* Root's own DEBUG_DIR first: the real names. */
 	CHECK_INT(debuginfo__load(ef, path, strlen(path), rootfd, &o), 0);
 	check_named(ef, lib, "fixlib_helper");

@@ -558,14 +558,16 @@ static struct sample py_sample(__u64 user, __u8 user_src, __u64 py)
 
 /*
  * Each _PyEval_EvalFrameDefault frame gives way to the Python frames it ran,
- * up to and with the one flagged as its entry; natives between stay.
+ * up to and with the one flagged as its entry; natives between stay.  One
+ * loop frame more than calls: the innermost is entering or leaving and
+ * stays; fewer: [python: unaligned], no guess.
  */
 TEST(python_frames_in_place_of_the_loop)
 {
 	struct sample s[] = {
 		py_sample(1, STACK_HASHED, 2),	/* as many loops as calls */
-		py_sample(3, STACK_HASHED, 2),	/* fewer loops: the rest go on the root side */
-		py_sample(1, STACK_HASHED, 4),	/* more loops; no GIL */
+		py_sample(3, STACK_HASHED, 2),	/* fewer loops: not aligned, marked */
+		py_sample(1, STACK_HASHED, 4),	/* one loop more: the innermost enters; no GIL */
 		py_sample(1, STACK_HASHED, 0),	/* no Python frames: native as is */
 		py_sample(1, STACK_MISSED, 2),	/* a lost user stack stays lost */
 		py_sample(1, STACK_HASHED, 2),	/* the first pair again */
@@ -581,9 +583,10 @@ TEST(python_frames_in_place_of_the_loop)
 	path(&rs.recs[0], &user, buf, sizeof(buf));
 	CHECK_STR(buf, "u7_104f;py_c (main.py);u7_102f;py_b (main.py);py_a (main.py);u7_1010");
 	path(&rs.recs[1], &user, buf, sizeof(buf));
-	CHECK_STR(buf, "py_c (main.py);py_b (main.py);py_a (main.py);u7_1010");
+	CHECK_STR(buf, "py_c (main.py);py_b (main.py);py_a (main.py);[python: unaligned];"
+		       "_PyEval_EvalFrameDefault;u7_1010");
 	path(&rs.recs[2], &user, buf, sizeof(buf));
-	CHECK_STR(buf, "u7_104f;_PyEval_EvalFrameDefault;u7_102f;py_a (main.py);[GIL released];u7_1010");
+	CHECK_STR(buf, "u7_104f;py_a (main.py);[GIL released];u7_102f;_PyEval_EvalFrameDefault;u7_1010");
 	path(&rs.recs[3], &user, buf, sizeof(buf));
 	CHECK_STR(buf, "u7_104f;_PyEval_EvalFrameDefault;u7_102f;_PyEval_EvalFrameDefault;u7_1010");
 	CHECK_INT(rs.recs[4].parts[PART_USER].state, PART_MISSED);
@@ -697,7 +700,7 @@ TEST(python_words_folded)
 {
 	struct sample s[] = {
 		py_sample(1, STACK_HASHED, 10),	/* two loops, three frames, both marks */
-		py_sample(1, STACK_HASHED, 11),	/* two loops, one frame */
+		py_sample(1, STACK_HASHED, 11),	/* two loops, one call: the innermost enters */
 	};
 	struct py_words_source pws;
 	struct trace_source ts = { .read = py_words_read, .ctx = &pws };
@@ -712,7 +715,7 @@ TEST(python_words_folded)
 	CHECK_INT(records__build(&rs, &fx.sym, s, 2), 0);
 	out = folded(&rs, &both);
 	CHECK_STR(out, "python3;[python: more frames];u7_104f;py_c0 (main.py);u7_102f;py_b0 (main.py);py_a0 (main.py);[GIL released];u7_1010 1\n"
-		       "python3;u7_104f;_PyEval_EvalFrameDefault;u7_102f;py_a0 (main.py);u7_1010 1\n");
+		       "python3;u7_104f;py_a0 (main.py);u7_102f;_PyEval_EvalFrameDefault;u7_1010 1\n");
 	free(out);
 	records__free(&rs);
 	interps__free(ints);

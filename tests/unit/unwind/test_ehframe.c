@@ -612,6 +612,32 @@ TEST(workloads)
 	CHECK_INT(fp_built(nofp), 0);
 }
 
+/*
+ * A Rust release build mixes frame-pointer code (its standard library)
+ * with code without (its own): not FP-built, so auto gives it a table.
+ */
+TEST(classifier_mixed)
+{
+	char rust[PATH_MAX];
+	struct uw_table t;
+	int fd;
+
+	workload("rustburn", rust, sizeof(rust));
+	SKIP_UNLESS(!access(rust, R_OK), "no rustburn: rustc, then make workloads");
+	check_object(rust, "rustburn");
+	fd = open(rust, O_RDONLY);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_INT(ehframe__build_fd(fd, &t), 0);
+	close(fd);
+	/* Both kinds, the frame-pointer kind the most of them. */
+	CHECK(t.n_fp_fdes * 2 > t.n_nontrivial_fdes);
+	CHECK(t.n_fp_fdes < t.n_nontrivial_fdes);
+	CHECK_INT(t.fp_built, 0);
+	ehframe__free(&t);
+}
+
 /* The system's objects are built without frame pointers (Debian 12). */
 TEST(classifier_system)
 {
@@ -1142,6 +1168,7 @@ int main(void)
 	RUN_S(python3_11);
 	RUN_S(workloads);
 	RUN_S(classifier_system);
+	RUN_S(classifier_mixed);
 	RUN_S(vdso);
 	RUN_S(no_section_headers);
 	RUN_S(plt_without_fde);
