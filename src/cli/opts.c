@@ -47,6 +47,7 @@ enum {
 	OPT_UNWIND_MEM,
 	OPT_UNWIND_DEBUG,
 	OPT_PYTHON,
+	OPT_LINES,
 	OPT_PY_LINES,
 	OPT_INLINE,
 	OPT_DEBUGINFOD,
@@ -93,7 +94,7 @@ static const struct option long_opts[] = {
 	{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
 	{ "unwind-debug", no_argument, NULL, OPT_UNWIND_DEBUG },
 	{ "python", required_argument, NULL, OPT_PYTHON },
-	{ "lines", no_argument, NULL, OPT_PY_LINES },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "py-lines", no_argument, NULL, OPT_PY_LINES },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
@@ -164,7 +165,8 @@ void options__usage(FILE *out)
 "      --unwind-debug          end incomplete user stacks with [unwind: REASON]\n"
 "      --python MODE           CPython's frames in user stacks: auto (default), off\n"
 "      --lines                 name frames with their source line: FUNC (FILE:LINE),\n"
-"                              native ones from DWARF too (--py-lines: the same)\n"
+"                              native ones from DWARF too\n"
+"      --py-lines              lines for Python frames only\n"
 "      --inline                frames for inlined functions, where DWARF has them\n"
 "      --cgroup PATH           profile tasks in this cgroup v2 directory and below\n"
 "      --cgroupmap PATH        profile cgroups whose ids are in this pinned map\n"
@@ -580,6 +582,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_UNWIND_DEBUG: o->unwind_debug = true; break;
 	case OPT_PYTHON:
 		return parse_choice("--python", arg, "auto", "off", &o->interp);
+	case OPT_LINES: o->native_lines = o->interp_lines = true; break;
 	case OPT_PY_LINES: o->interp_lines = true; break;
 	case OPT_INLINE: o->inline_frames = true; break;
 	case OPT_DEBUGINFOD:

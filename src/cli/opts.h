@@ -80,7 +80,8 @@ struct options {
 	__u64 unwind_mem;		/* --unwind-mem, bytes */
 	bool unwind_debug;		/* --unwind-debug */
 	bool interp;			/* walk interpreters' frames: auto (true) or off */
-	bool interp_lines;		/* --lines: frames named with their source line */
+	bool interp_lines;		/* --lines, --py-lines: interpreter frames with their line */
+	bool native_lines;		/* --lines: native frames with their DWARF line */
 	bool inline_frames;		/* --inline: frames for inlined functions */
 	bool debuginfod;		/* --debuginfod: auto (true) or off */
 	__u64 debuginfod_wait;		/* --debuginfod-wait, seconds */

@@ -28,7 +28,7 @@ void options__output_config(const struct options *o, struct output_config *oc)
 	oc->per_cpu = o->per_cpu;
 	oc->per_thread = o->per_thread;
 	oc->module_labels = o->unknown_module;
-	oc->lines = o->interp_lines;
+	oc->lines = o->native_lines;
 	oc->names = names(o);
 	oc->title = o->title;
 	oc->inverted = o->inverted;

@@ -48,8 +48,11 @@ test_expect_success ROOT_BPF '--inline: inlined functions are frames: outer;midd
 		fail "only $inl of $all samples show the inlined frames"; }
 '
 
-test_expect_success ROOT_BPF '--lines: FUNC (FILE:LINE) for native frames, at the call lines; --py-lines the same' '
-	for opt in --lines --py-lines; do
+test_expect_success ROOT_BPF '--lines: FUNC (FILE:LINE) for native frames, at the call lines; --py-lines: Python frames only' '
+	"$PROFILE" -F 199 --py-lines -f -o p.folded -- ./inl 1 2>err &&
+	{ ! grep -q "inl\.c:" p.folded || fail "--py-lines named native lines"; } &&
+	[ "$(fsum p.folded ";outer [0-9]+\$")" -gt 0 ] &&
+	for opt in --lines; do
 		"$PROFILE" -F 199 --inline $opt -f -o l.folded -- ./inl 1 2>err &&
 		all=$(fsum l.folded "^inl;") &&
 		n=$(fsum l.folded ";outer \\(inl.c:$OUTER\\);middle \\(inl.c:$CALL\\);inner \\(inl.c:$HOT\\)") &&
