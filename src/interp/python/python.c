@@ -39,8 +39,6 @@
  * more are dropped and counted.
  */
 #define QUEUE_MAX 4096
-/* Notes of processes not looked at yet wait under this uid (no user has it). */
-#define UID_UNSEEN ((__u32)-1)
 /* First-sampled processes waiting to be looked at before the queue, at most. */
 #define URGENT_MAX 256
 /* Symbols looked at in one table, at most: a hostile file has millions. */
@@ -162,13 +160,15 @@ struct python {
 	struct urgent urgent[URGENT_MAX];	/* a ring of them */
 	unsigned int urgent_head, urgent_nr;
 	/*
-	 * Notes wait in their user's list (the process's, or UID_UNSEEN's)
-	 * and are read one user at a time, in turn: one user's thousands of
-	 * new stacks must not keep another's waiting until its process has
-	 * exited and can no longer be read.
+	 * Notes wait in their user's list (their process's) and are read one
+	 * user at a time, in turn: one user's thousands of new stacks must
+	 * not keep another's waiting until its process has exited and can
+	 * no longer be read.  The worker's queue holds a turn (NULL) for
+	 * each note at most: a note that took another's place takes its turn.
 	 */
 	struct share note_share;
 	struct pyuser *turn_first, *turn_last;
+	__u64 turns;			/* turns in the worker's queue */
 	bool fsbase_known;
 	struct python_stats stats;
 };
@@ -1185,9 +1185,13 @@ static struct request *note_next(struct python *py)
 static bool note_queue(struct python *py, struct request *r)
 {
 	const struct pyproc *p = htab__get(&py->procs, r->pid, 0);
-	struct pyuser *u = p ? p->user : get_user(py, UID_UNSEEN);
+	struct pyuser *u = p ? p->user : NULL;
 	__u32 heavy;
 
+	/*
+	 * The walker sends notes of processes in interp_procs only, which
+	 * are known: one that is not any more has exited or is going.
+	 */
 	for (;;) {
 		enum share_verdict v = u ? share__take(&py->note_share, u->uid, 1, &heavy)
 					 : SHARE_REFUSED;
@@ -1272,6 +1276,9 @@ static void serve(void *ctx, unsigned int thread, void *req)
 	(void)thread;
 	detect_urgent(py);
 	if (!r) {
+		pthread_mutex_lock(&py->lock);
+		py->turns--;
+		pthread_mutex_unlock(&py->lock);
 		serve_note(py);
 		return;
 	}
@@ -1300,7 +1307,7 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 		    const void *words, __u32 nr)
 {
 	struct request *r;
-	bool queued;
+	bool queued, turn;
 
 	if (!py)
 		return;
@@ -1326,16 +1333,23 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 	if (op == REQ_NOTE) {
 		pthread_mutex_lock(&py->lock);
 		queued = note_queue(py, r);
+		turn = queued && py->turns < py->note_share.total;
+		py->turns += turn;
 		pthread_mutex_unlock(&py->lock);
 		if (!queued)
 			free(r);
 		r = NULL;
-		if (!queued || !worker__push_always(py->worker, &r))
+		if (!turn || !worker__push_always(py->worker, &r))
 			return;
+		/* Stopping: the note stays in its list, freed with its user. */
+		pthread_mutex_lock(&py->lock);
+		py->turns--;
+		pthread_mutex_unlock(&py->lock);
+		return;
 	} else if (!worker__push_always(py->worker, &r)) {
 		return;
 	}
-	/* Stopping: the note stays in its list, freed with its user. */
+	/* Stopping. */
 	free(r);
 }
 
