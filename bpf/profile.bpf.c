@@ -735,9 +735,10 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 
 /*
  * Fill in the reference to the user stack: walked once, from tables when
- * the loader has synced the process (bpf/unwind/unwind.bpf.h), else by the
- * kernel's frame-pointer walk, and stored by content either way.  Returns
- * true when the stack was stored just now.
+ * the loader has synced the process (bpf/unwind/unwind.bpf.h), else by
+ * frame pointer alone (the unwinder's with no mappings, the kernel's
+ * under --unwind=fp), and stored by content either way.  Returns true
+ * when the stack was stored just now.
  */
 /*
  * A process not synced yet, walked by the unwinder all the same: with no
@@ -762,12 +763,7 @@ static __always_inline bool get_user_stack(struct bpf_perf_event_data *ctx,
 			proc = &uw_unsynced;
 	}
 	if (proc) {
-		st = uw_walk(ctx, proc, ref, cnt);
-		/* uw_walk() counted it as a walk from tables. */
-		if (st && proc == &uw_unsynced) {
-			cnt[CNT_UW_WALKS]--;
-			cnt[CNT_UW_FP_WALKS]++;
-		}
+		st = uw_walk(ctx, proc, proc != &uw_unsynced, ref, cnt);
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;

@@ -446,9 +446,12 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
 /*
  * Walk the user stack of the current task from the tables of proc, into
  * the per-CPU scratch stack; NULL with ref->err set when there is none.
+ * A walk of a process not synced yet (!synced: frame pointer alone)
+ * counts in CNT_UW_FP_WALKS and not in the ends, which describe the walks
+ * from tables only (CNT_UW_WALKS; unwind__advice() compares the two).
  */
 static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *ctx,
-						    struct uw_proc *proc,
+						    struct uw_proc *proc, bool synced,
 						    struct stack_ref *ref, __u64 *cnt)
 {
 	struct uw_walk w = { .proc = proc };
@@ -468,7 +471,8 @@ static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *
 	s->table_frames = 0;
 	s->fp_frames = 0;
 	if (!uw_regs(ctx, s)) {
-		cnt[CNT_UW_END + UW_END_NO_REGS]++;
+		if (synced)
+			cnt[CNT_UW_END + UW_END_NO_REGS]++;
 		ref->err = -EFAULT;
 		return NULL;
 	}
@@ -484,9 +488,9 @@ static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *
 		s->st.nr = s->st.nr ? 1 : 0;
 		s->end = UW_END_CHANGED;
 	}
-	if (s->end < NR_UW_ENDS)
+	if (synced && s->end < NR_UW_ENDS)
 		cnt[CNT_UW_END + s->end]++;
-	cnt[CNT_UW_WALKS]++;
+	cnt[synced ? CNT_UW_WALKS : CNT_UW_FP_WALKS]++;
 	cnt[CNT_UW_TABLE_FRAMES] += s->table_frames;
 	cnt[CNT_UW_FP_FRAMES] += s->fp_frames;
 	s->st.end = s->end + 1;

@@ -111,8 +111,8 @@ static struct tracker *new_tracker(struct session *s, struct usyms *us,
 #define TARGETS_SYNC_POLL_MS 2
 
 /*
- * Until its first sync a process is walked by the kernel's frame-pointer
- * walk, which stops at the first frame without one: a -p run of burn kept
+ * Until its first sync a process is walked by frame pointer alone, which
+ * stops at the first frame without one: a -p run of burn kept
  * 1-2% of its samples cut at __libc_start_call_main or start_thread, from
  * the first 40-60 ms.  The targets are known: sample them only once their
  * tables are in, or after TARGETS_SYNC_WAIT_MS (a process with hundreds

@@ -1551,11 +1551,19 @@ static void warn_budget(struct unwind *u)
 
 const char *unwind__advice(enum unwind_mode mode, __u64 fp_files, const __u64 *c)
 {
-	__u64 walks = c[CNT_UW_WALKS], early, fp_ends;
+	__u64 walks = c[CNT_UW_WALKS], roots, early, fp_ends;
 
-	early = walks - c[CNT_UW_END + UW_END_ROOT] - c[CNT_UW_END + UW_END_ROOT_FP];
+	/*
+	 * The ends count the walks from tables only, but the per-CPU counters
+	 * are read while walks go on: more ends than walks say nothing, and
+	 * must not wrap the difference.
+	 */
+	roots = c[CNT_UW_END + UW_END_ROOT] + c[CNT_UW_END + UW_END_ROOT_FP];
+	if (roots >= walks)
+		return NULL;
+	early = walks - roots;
 	fp_ends = c[CNT_UW_END + UW_END_FP_BAD] + c[CNT_UW_END + UW_END_BP_LOST];
-	if (mode != UNWIND_AUTO || !fp_files || early > walks || !fp_ends || fp_ends * 2 < early)
+	if (mode != UNWIND_AUTO || !fp_files || !fp_ends || fp_ends * 2 < early)
 		return NULL;
 	return "--unwind=dwarf walks code built with frame pointers from its tables too; -v says why walks ended, --unwind-debug marks each stack";
 }
@@ -1580,7 +1588,7 @@ void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)
 			warn_budget(u);
 		return;
 	}
-	pr_info("unwind: %s; walks %llu from tables, %llu by the kernel's frame-pointer walk; frames %llu by table, %llu by frame pointer",
+	pr_info("unwind: %s; walks %llu from tables, %llu by frame pointer alone; frames %llu by table, %llu by frame pointer",
 		u ? unwind__mode_name(u->opts.mode) : "fp",
 		(unsigned long long)c[CNT_UW_WALKS], (unsigned long long)c[CNT_UW_FP_WALKS],
 		(unsigned long long)c[CNT_UW_TABLE_FRAMES], (unsigned long long)c[CNT_UW_FP_FRAMES]);

@@ -14,6 +14,7 @@
 #               json.dumps, hashing with the GIL released
 #   churn.py    frames and code objects made and freed under the walk
 #   exiting.py  gone before the profile ends
+#   cgen.py     a generator run by list() in a thread with no Python frame
 #   fakepy      _PyRuntime and nothing behind it; fakepy-v also says 3.11.2
 #               and fills _PyRuntime with traps (tests/workloads/fakepy.c)
 #
@@ -310,6 +311,21 @@ t_exiting() {
 	at_least $burn 800 "samples in burn_until_exit (1.5 s)"
 	at_least $final 200 "samples in final_burst (its last 0.5 s)"
 	at_least $named 95 "samples with a Python frame (%)"
+}
+
+# A generator driven from C with no Python caller links to none on 3.11
+# (previous NULL while it runs): its frames are all the thread's Python
+# frames, kept, not dropped as a 3.12+ generator's caught mid-yield is.
+t_cgen() {
+	local pid
+	bg $PY "$PYWL/cgen.py" 3 >cgen.out
+	pid=$!
+	wait_for cgen.out "^cgen: running" 10
+	profiled cgen.folded -F 999 -f -p $pid 2
+	pystats --count gen="thread_run[^;]*;([^;()]+;)*list_extend[^;]*;([^;()]+;)*gen_spin \(cgen\.py\)" \
+		--count lost="thread_run[^;]*;([^;()]+;)*list_extend[^()]*$" cgen.folded
+	at_least $gen 500 "samples in gen_spin under list()"
+	at_most "$(ratio $lost $gen)" 0.01 "samples under list() with no Python frame, per gen_spin's"
 }
 
 # A container's Python: its thread states name its threads by their ids in
@@ -630,6 +646,7 @@ test_expect_success PY311,ROOT_BPF 'GIL released (hashing): [GIL released] with 
 test_expect_success PY311,ROOT_BPF,unshare 'Python in a private mount namespace, hot.py on a tmpfs: named' t_mntns
 test_expect_success PY311,ROOT_BPF,unshare 'python3.11 itself on the private tmpfs too: named' t_mntns_binary
 test_expect_success PY311,ROOT_BPF 'a Python that exits before the profile ends: named, its last function too' t_exiting
+test_expect_success PY311,ROOT_BPF 'a generator driven by C with no Python caller (3.11): its frames kept' t_cgen
 test_expect_success PY311,ROOT_BPF,unshare 'Python in its own pid namespace: named' t_pidns
 test_expect_success PY311,ROOT_BPF 'forked children, one forked after the first stored every stack: each named' t_forked
 test_expect_success PY311,ROOT_BPF 'deeper than 63 frames (100): every frame, <module> at the root, no marker' t_depth

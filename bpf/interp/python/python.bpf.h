@@ -343,11 +343,14 @@ __noinline long py_ident(__u64 code)
 }
 
 /*
- * 3.11+: a generator's frame that links to no caller is not running: the
+ * 3.12+: a generator's frame that links to no caller is not running: the
  * chain was read while a yield unlinked it (the caller's frame stored as
  * current after the link was cleared), or through a C-level call's record
  * not filled in yet.  Where it was called from cannot be known, so the
  * walk keeps no frame rather than show a path the program never took.
+ * 3.12 links a running generator's frame to the entry (C-stack) frame
+ * always; 3.11 (the layout with is_entry) does not when C code with no
+ * Python caller drives the generator, and its frames are all there is.
  */
 #define PY_OWNER_GENERATOR 1	/* FRAME_OWNED_BY_GENERATOR, 3.11 to 3.13 */
 
@@ -355,7 +358,7 @@ static __always_inline bool py_gen_unlinked(struct py_state *s, __u64 prev)
 {
 	const struct py_offsets *o = &s->proc.off;
 
-	if (prev || o->fr_owner == PY_NO_OFF ||
+	if (prev || o->fr_entry != PY_NO_OFF || o->fr_owner == PY_NO_OFF ||
 	    py_win_u8(s, o->fr_owner) != PY_OWNER_GENERATOR)
 		return false;
 	s->nr = 0;

@@ -53,9 +53,28 @@ TEST(nothing_to_add)
 	CHECK(!unwind__advice(UNWIND_AUTO, 1, c));
 }
 
+TEST(ends_past_walks)
+{
+	/*
+	 * More roots than walks (counters read while walks go on, or ends
+	 * counted for walks that are not): the difference must not wrap into
+	 * early ends that frame-pointer steps could then claim.
+	 */
+	walks(1000, 100, UW_END_FP_BAD);
+	c[CNT_UW_END + UW_END_ROOT] = 1200;
+	CHECK(!unwind__advice(UNWIND_AUTO, 1, c));
+	c[CNT_UW_END + UW_END_ROOT] = 600;
+	c[CNT_UW_END + UW_END_ROOT_FP] = 600;
+	CHECK(!unwind__advice(UNWIND_AUTO, 1, c));
+	/* Roots equal to the walks: none ended early. */
+	c[CNT_UW_END + UW_END_ROOT_FP] = 400;
+	CHECK(!unwind__advice(UNWIND_AUTO, 1, c));
+}
+
 int main(void)
 {
 	RUN(fp_steps_stopped_them);
 	RUN(nothing_to_add);
+	RUN(ends_past_walks);
 	return unit_summary();
 }
