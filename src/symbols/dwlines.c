@@ -191,6 +191,21 @@ static bool make_room(struct dwlines_budget *b, __u64 charge)
 }
 
 /*
+ * Whether a unit is a skeleton, whose split unit libdw would look for in
+ * a .dwo file at a path the DWARF names (as .gnu_debugaltlink does).
+ */
+static bool has_skeleton(Dwarf *d)
+{
+	Dwarf_CU *cu = NULL;
+	__u8 type;
+
+	while (dwarf_get_units(d, cu, &cu, NULL, &type, NULL, NULL) == 0)
+		if (type == DW_UT_skeleton)
+			return true;
+	return false;
+}
+
+/*
  * Open (again) dw's libdw state, looking at the file anew: it is read
  * whole now, so the caps apply to what it is now.  0 or -errno.
  */
@@ -224,6 +239,12 @@ static int attach(struct dwlines *dw)
 	dw->dw = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
 	if (!dw->dw)
 		goto fail;
+	if (has_skeleton(dw->dw)) {
+		dwarf_end(dw->dw);
+		dw->dw = NULL;
+		err = -ENOTSUP;
+		goto fail;
+	}
 	dw->charge = charge;
 	dw->budget->charged += charge;
 	dw->budget->opened++;

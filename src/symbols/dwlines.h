@@ -12,7 +12,8 @@
  *
  * The file may be crafted by another user.  dwlines__open() refuses a
  * file with a .gnu_debugaltlink or .debug_sup section (dwz): libdw would
- * open whatever path it names (a FIFO, a device) and mmap() it.  Each
+ * open whatever path it names (a FIFO, a device) and mmap() it; so is
+ * one with skeleton units (split DWARF: the .dwo path they name).  Each
  * file is charged what libdw reads at open: its debug sections' sizes
  * once read (compressed ones by the size they claim), .debug_line x100
  * (libdw's line table is that much bigger than one-byte opcodes).  A file
@@ -82,7 +83,8 @@ bool dwlines__probe(int fd);
  * Take fd (closed by dwlines__free(), or here on failure) and open its
  * DWARF, charged to b.  NULL + errno: ENOENT no DWARF, EFBIG over the
  * caps, ENOTSUP a form not read (.zdebug sections, .gnu_debugaltlink,
- * .debug_sup).  b outlives the dwlines.
+ * .debug_sup, skeleton units of split DWARF: libdw would open the .dwo
+ * they name).  b outlives the dwlines.
  */
 struct dwlines *dwlines__open(int fd, struct dwlines_budget *b);
 void dwlines__free(struct dwlines *dw);
