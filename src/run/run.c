@@ -116,6 +116,19 @@ static void give_back_memory(void)
 #endif
 }
 
+/* Whether an output shows DWARF's lines or inlined functions: pprof always. */
+static bool wants_dwarf(const struct options *o)
+{
+	if (o->native_lines || o->inline_frames)
+		return true;
+	if (!o->nr_outputs)
+		return o->format == FMT_PPROF;
+	for (size_t i = 0; i < o->nr_outputs; i++)
+		if (o->outputs[i].format == FMT_PPROF)
+			return true;
+	return false;
+}
+
 static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 {
 	struct trace_source src;
@@ -124,6 +137,7 @@ static void init_symbolizer(const struct run *r, struct symbolizer *sym)
 	symbolizer__init(sym, &src, r->m.kn, r->m.us, r->cache);
 	symbolizer__set_interps(sym, r->m.ints);
 	symbolizer__set_inlines(sym, r->o->inline_frames);
+	symbolizer__set_lines(sym, wants_dwarf(r->o) ? r->m.us : NULL);
 }
 
 /*

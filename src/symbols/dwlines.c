@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 
@@ -13,6 +14,8 @@
 
 /* Nesting of DIEs walked down to an address: real code nests a few dozen. */
 #define MAX_NEST	64
+/* DIEs a lookup visits, at most: a unit of real code is far below. */
+#define MAX_VISIT	(1u << 18)
 /* Unit address ranges indexed for files without .debug_aranges. */
 #define MAX_RANGES	(1u << 20)
 
@@ -24,8 +27,11 @@ struct cu_range {
 
 struct dwlines {
 	int fd;
-	Elf *elf;
+	Elf *elf;		/* with dw: NULL while closed */
 	Dwarf *dw;
+	struct dwlines_budget *budget;
+	struct dwlines *prev, *next;	/* in budget->mru while open */
+	__u64 charge;		/* what it is charged while open */
 	struct strpool strs;	/* names and files, made safe */
 	bool capped;
 	bool ranges_read;	/* ranges built (only if aranges miss) */
@@ -33,17 +39,32 @@ struct dwlines {
 	size_t nr_ranges;
 };
 
-static bool is_debug_section(const char *name)
+/* The name a debug section goes by, LTO's prefix stripped; NULL if not one. */
+static const char *debug_name(const char *name)
 {
-	return !strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8);
+	if (!strncmp(name, ".gnu.debuglto_", 14))
+		name += 14;
+	if (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8))
+		return name;
+	return NULL;
+}
+
+/* Sections through which libdw opens another file by a path in this one. */
+static bool names_other_file(const char *name)
+{
+	return !strcmp(name, ".gnu_debugaltlink") || !strcmp(name, ".debug_sup");
 }
 
 /*
- * The bytes the debug sections take once read, or -1 for a form we do not
- * read (.zdebug); has_lines: .debug_info and .debug_line hold something.
+ * What libdw's open costs: the debug sections' bytes once read, with
+ * .debug_line's DWLINES_LINE_FACTOR times (saturated past
+ * DWLINES_MAX_DEBUG_BYTES); or -1 for a file refused as it is (.zdebug,
+ * another file named).  has_lines: .debug_info and .debug_line hold
+ * something.
  */
-static long long debug_bytes(Elf *elf, bool *has_lines)
+static long long debug_charge(Elf *elf, bool *has_lines)
 {
+	const unsigned long long over = DWLINES_MAX_DEBUG_BYTES + 1;
 	bool info = false, line = false;
 	unsigned long long sum = 0;
 	Elf_Scn *scn = NULL;
@@ -56,10 +77,15 @@ static long long debug_bytes(Elf *elf, bool *has_lines)
 		const char *name;
 		__u64 size;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || !is_debug_section(name))
+		if (!name)
+			continue;
+		if (names_other_file(name))
+			return -1;
+		name = debug_name(name);
+		if (!name || sh.sh_type == SHT_NOBITS)
 			continue;
 		if (name[1] == 'z')
 			return -1;
@@ -72,14 +98,17 @@ static long long debug_bytes(Elf *elf, bool *has_lines)
 			size = ch.ch_size;
 		}
 		if (size > DWLINES_MAX_DEBUG_BYTES)
-			return (long long)DWLINES_MAX_DEBUG_BYTES + 1;
-		sum += size;
+			return over;
 		info |= !strcmp(name, ".debug_info") && size;
 		line |= !strcmp(name, ".debug_line") && size;
+		if (!strcmp(name, ".debug_line"))
+			size *= DWLINES_LINE_FACTOR;
+		sum += size;
+		if (sum > DWLINES_MAX_DEBUG_BYTES)
+			return over;
 	}
 	*has_lines = info && line;
-	return sum > DWLINES_MAX_DEBUG_BYTES ? (long long)DWLINES_MAX_DEBUG_BYTES + 1
-					     : (long long)sum;
+	return (long long)sum;
 }
 
 bool dwlines__probe(int fd)
@@ -89,17 +118,148 @@ bool dwlines__probe(int fd)
 
 	if (!elf)
 		return false;
-	debug_bytes(elf, &has);
+	debug_charge(elf, &has);
 	elf_end(elf);
 	return has;
 }
 
-struct dwlines *dwlines__open(int fd)
+void dwlines_budget__init(struct dwlines_budget *b, __u64 max)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max;
+}
+
+static void unlink_mru(struct dwlines *dw)
+{
+	struct dwlines_budget *b = dw->budget;
+
+	if (dw->prev)
+		dw->prev->next = dw->next;
+	else
+		b->mru = dw->next;
+	if (dw->next)
+		dw->next->prev = dw->prev;
+	dw->prev = dw->next = NULL;
+}
+
+static void push_mru(struct dwlines *dw)
+{
+	struct dwlines_budget *b = dw->budget;
+
+	dw->prev = NULL;
+	dw->next = b->mru;
+	if (b->mru)
+		b->mru->prev = dw;
+	b->mru = dw;
+}
+
+/*
+ * Close dw's libdw state, keeping its descriptor and names: the unit
+ * ranges go too, as the file may differ when it is read again.
+ */
+static void detach(struct dwlines *dw)
+{
+	if (!dw->elf)
+		return;
+	if (dw->dw)
+		dwarf_end(dw->dw);
+	elf_end(dw->elf);
+	dw->dw = NULL;
+	dw->elf = NULL;
+	unlink_mru(dw);
+	dw->budget->charged -= dw->charge;
+	free(dw->ranges);
+	dw->ranges = NULL;
+	dw->nr_ranges = 0;
+	dw->ranges_read = false;
+}
+
+/* Make room in b for charge, closing the least recently used: whether it fits. */
+static bool make_room(struct dwlines_budget *b, __u64 charge)
+{
+	if (charge > b->max)
+		return false;
+	while (b->charged + charge > b->max && b->mru) {
+		struct dwlines *lru = b->mru;
+
+		while (lru->next)
+			lru = lru->next;
+		detach(lru);
+		b->closed++;
+	}
+	return true;
+}
+
+/*
+ * Whether a unit is a skeleton, whose split unit libdw would look for in
+ * a .dwo file at a path the DWARF names (as .gnu_debugaltlink does).
+ */
+static bool has_skeleton(Dwarf *d)
+{
+	Dwarf_CU *cu = NULL;
+	__u8 type;
+
+	while (dwarf_get_units(d, cu, &cu, NULL, &type, NULL, NULL) == 0)
+		if (type == DW_UT_skeleton)
+			return true;
+	return false;
+}
+
+/*
+ * Open (again) dw's libdw state, looking at the file anew: it is read
+ * whole now, so the caps apply to what it is now.  0 or -errno.
+ */
+static int attach(struct dwlines *dw)
+{
+	__u64 cap = DWLINES_MAX_DEBUG_BYTES;
+	struct stat st;
+	bool has = false;
+	long long charge;
+	int err = -ENOENT;
+
+	if (fstat(dw->fd, &st))
+		return -errno;
+	if (st.st_uid != 0)
+		cap = DWLINES_MAX_USER_BYTES;
+	dw->elf = elf_file__begin(dw->fd, NULL, 0);
+	if (!dw->elf)
+		return -errno;
+	charge = debug_charge(dw->elf, &has);
+	if (charge < 0 || (__u64)charge > cap) {
+		err = charge < 0 ? -ENOTSUP : -EFBIG;
+		goto fail;
+	}
+	if (!has)
+		goto fail;
+	if (!make_room(dw->budget, charge)) {
+		dw->budget->refused++;
+		err = -EFBIG;
+		goto fail;
+	}
+	dw->dw = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
+	if (!dw->dw)
+		goto fail;
+	if (has_skeleton(dw->dw)) {
+		dwarf_end(dw->dw);
+		dw->dw = NULL;
+		err = -ENOTSUP;
+		goto fail;
+	}
+	dw->charge = charge;
+	dw->budget->charged += charge;
+	dw->budget->opened++;
+	push_mru(dw);
+	return 0;
+fail:
+	elf_end(dw->elf);
+	dw->elf = NULL;
+	return err;
+}
+
+struct dwlines *dwlines__open(int fd, struct dwlines_budget *b)
 {
 	struct dwlines *dw = calloc(1, sizeof(*dw));
-	bool has = false;
-	long long bytes;
-	int err = ENOENT;
+	int err;
 
 	if (!dw) {
 		close(fd);
@@ -107,36 +267,21 @@ struct dwlines *dwlines__open(int fd)
 		return NULL;
 	}
 	dw->fd = fd;
-	dw->elf = elf_file__begin(fd, NULL, 0);
-	if (!dw->elf) {
-		err = errno;
-		goto fail;
+	dw->budget = b;
+	err = attach(dw);
+	if (err) {
+		dwlines__free(dw);
+		errno = -err;
+		return NULL;
 	}
-	bytes = debug_bytes(dw->elf, &has);
-	if (bytes < 0 || bytes > (long long)DWLINES_MAX_DEBUG_BYTES) {
-		err = bytes < 0 ? ENOTSUP : EFBIG;
-		goto fail;
-	}
-	if (!has)
-		goto fail;
-	dw->dw = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
-	if (!dw->dw)
-		goto fail;
 	return dw;
-fail:
-	dwlines__free(dw);
-	errno = err;
-	return NULL;
 }
 
 void dwlines__free(struct dwlines *dw)
 {
 	if (!dw)
 		return;
-	if (dw->dw)
-		dwarf_end(dw->dw);
-	if (dw->elf)
-		elf_end(dw->elf);
+	detach(dw);
 	close(dw->fd);
 	strpool__free(&dw->strs);
 	free(dw->ranges);
@@ -255,46 +400,65 @@ static bool unit_of(struct dwlines *dw, Dwarf_Addr a, Dwarf_Die *cudie)
 }
 
 /*
- * The function DIEs (subprograms, inlined instances) holding pc under
- * parent, outermost first, into chain[n..max).  Namespaces and types are
- * looked into, since some compilers nest functions there.  Returns n.
+ * A lookup's walk down a unit: the function DIEs found, and the DIEs
+ * visited, capped (a crafted unit would make each address cost its size).
  */
-static int walk(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int n,
-		int max, int depth)
+struct walk {
+	Dwarf_Addr pc;
+	Dwarf_Die *chain;
+	int n, max;
+	unsigned int visited;
+};
+
+/*
+ * The function DIEs (subprograms, inlined instances) holding pc under
+ * parent, outermost first, into w->chain.  Namespaces and types are
+ * looked into, since some compilers nest functions there.  Returns
+ * whether a function was found, or -1 when the nesting is deeper than
+ * w->max or the DIEs visited pass MAX_VISIT: then there is no answer,
+ * rather than one missing its innermost functions.
+ */
+static int walk(struct walk *w, Dwarf_Die *parent, int depth)
 {
 	Dwarf_Die child;
+	int err;
 
-	if (depth > MAX_NEST || dwarf_child(parent, &child) != 0)
-		return n;
+	if (depth > MAX_NEST)
+		return -1;
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
 	do {
-		int tag = dwarf_tag(&child), m;
+		int tag = dwarf_tag(&child);
 
+		if (++w->visited > MAX_VISIT)
+			return -1;
 		switch (tag) {
 		case DW_TAG_subprogram:
 		case DW_TAG_inlined_subroutine:
 		case DW_TAG_lexical_block:
 		case DW_TAG_try_block:
 		case DW_TAG_catch_block:
-			if (dwarf_haspc(&child, pc) <= 0)
+			if (dwarf_haspc(&child, w->pc) <= 0)
 				break;
 			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-				if (n == max)
-					return n;
-				chain[n++] = child;
+				if (w->n == w->max)
+					return -1;
+				w->chain[w->n++] = child;
 			}
-			return walk(&child, pc, chain, n, max, depth + 1);
+			err = walk(w, &child, depth + 1);
+			return err < 0 ? err : 1;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
 		case DW_TAG_structure_type:
 		case DW_TAG_class_type:
 		case DW_TAG_union_type:
-			m = walk(&child, pc, chain, n, max, depth + 1);
-			if (m > n)
-				return m;
+			err = walk(w, &child, depth + 1);
+			if (err)
+				return err;
 			break;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
-	return n;
+	return 0;
 }
 
 static const char *die_name(struct dwlines *dw, Dwarf_Die *die)
@@ -333,9 +497,18 @@ int dwlines__find(struct dwlines *dw, __u64 vaddr, struct dwline *out, int max)
 	size_t nr_files = 0;
 	Dwarf_Line *line;
 	struct dwline inner = {};
+	struct walk w = { .pc = vaddr, .chain = chain };
 	int n, lineno, i;
 
-	if (max <= 0 || !unit_of(dw, vaddr, &cudie))
+	if (max <= 0)
+		return 0;
+	if (!dw->elf && attach(dw))
+		return 0;
+	if (dw->prev) {		/* to the front: the most recently used */
+		unlink_mru(dw);
+		push_mru(dw);
+	}
+	if (!unit_of(dw, vaddr, &cudie))
 		return 0;
 	if (max > DWLINES_MAX_DEPTH)
 		max = DWLINES_MAX_DEPTH;
@@ -345,7 +518,10 @@ int dwlines__find(struct dwlines *dw, __u64 vaddr, struct dwline *out, int max)
 		if (!dwarf_lineno(line, &lineno) && lineno > 0)
 			inner.line = (__u32)lineno;
 	}
-	n = walk(&cudie, vaddr, chain, 0, max, 0);
+	w.max = max;
+	if (walk(&w, &cudie, 0) < 0)
+		return 0;
+	n = w.n;
 	if (!n) {
 		out[0] = inner;
 		return inner.file || inner.line ? 1 : 0;

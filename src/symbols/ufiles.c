@@ -66,6 +66,7 @@ struct ufiles {
 	const volatile sig_atomic_t *stop;
 	struct caps *caps;
 	size_t dw_fds;		/* ufiles holding a DWARF descriptor */
+	struct dwlines_budget dw_budget;	/* every file's open DWARF */
 	struct ufiles_stats stats;
 };
 
@@ -571,6 +572,7 @@ struct ufiles *ufiles__new(const char *debug_dir, struct debuginfod *debuginfod,
 	u->debuginfod = debuginfod;
 	u->stop = stop;
 	u->caps = caps;
+	dwlines_budget__init(&u->dw_budget, DWLINES_BUDGET_BYTES);
 	if (debug_dir) {
 		u->debug_dir = strdup(debug_dir);
 		if (!u->debug_dir) {
@@ -724,7 +726,7 @@ struct dwlines *ufiles__dwlines(struct ufiles *u, struct ufile *f)
 	if (f->dw || f->dw_fd < 0)
 		return f->dw;
 	/* The descriptor goes with it, and stays counted until swept. */
-	f->dw = dwlines__open(f->dw_fd);
+	f->dw = dwlines__open(f->dw_fd, &u->dw_budget);
 	if (!f->dw) {
 		f->dw_fd = -1;	/* closed by dwlines__open() */
 		u->dw_fds--;
@@ -735,4 +737,7 @@ struct dwlines *ufiles__dwlines(struct ufiles *u, struct ufile *f)
 void ufiles__stats(const struct ufiles *u, struct ufiles_stats *st)
 {
 	*st = u->stats;
+	st->dwarf_opened = u->dw_budget.opened;
+	st->dwarf_closed = u->dw_budget.closed;
+	st->dwarf_refused = u->dw_budget.refused;
 }

@@ -64,6 +64,9 @@ struct ufiles_stats {
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
 	__u64 debuginfod_files;	/* ... through a debuginfod server */
+	__u64 dwarf_opened;	/* DWARF opened for lines (dwlines.h), again if closed */
+	__u64 dwarf_closed;	/* ... closed for the budget's sake */
+	__u64 dwarf_refused;	/* ... refused: past the budget alone */
 };
 
 /*

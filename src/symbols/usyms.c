@@ -1241,6 +1241,9 @@ void usyms__stats(const struct usyms *u, struct usyms_stats *st)
 	st->debug_files = fs.debug_files;
 	st->minidebug = fs.minidebug;
 	st->debuginfod_files = fs.debuginfod_files;
+	st->dwarf_opened = fs.dwarf_opened;
+	st->dwarf_closed = fs.dwarf_closed;
+	st->dwarf_refused = fs.dwarf_refused;
 	st->str_bytes = strpool__bytes(&u->strs);
 	st->names = u->names.nr;
 	st->vdsos_pruned = fs.vdsos_pruned;
@@ -1265,6 +1268,9 @@ void usyms__report(const struct usyms *u, enum report_pass pass)
 		(unsigned long long)st.debuginfod_files,
 		(unsigned long long)st.perfmaps, (unsigned long long)st.perfmaps_refused,
 		(unsigned long long)st.vdsos, (unsigned long long)st.vdsos_pruned);
+	pr_info("DWARF lines: %llu opened, %llu closed for the budget, %llu refused",
+		(unsigned long long)st.dwarf_opened, (unsigned long long)st.dwarf_closed,
+		(unsigned long long)st.dwarf_refused);
 	if (u)
 		caps__report(&u->caps, REPORT_STATS);
 }

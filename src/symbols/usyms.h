@@ -71,6 +71,9 @@ struct usyms_stats {
 	__u64 debug_files;	/* files named through a separate debug file */
 	__u64 minidebug;	/* ... through their .gnu_debugdata */
 	__u64 debuginfod_files;	/* ... through a debuginfod server */
+	__u64 dwarf_opened;	/* DWARF opened for lines, again if closed */
+	__u64 dwarf_closed;	/* ... closed for the budget's sake */
+	__u64 dwarf_refused;	/* ... refused: past the budget alone */
 	__u64 mappings;		/* usyms__add_mapping() calls that added one */
 	__u64 perfmaps;		/* perf map files read */
 	__u64 perfmaps_refused;	/* ... refused: owner, age or file type */

@@ -123,8 +123,13 @@ void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 			.resolve = native_resolve, .ctx = us };
 		sym->resolvers[FRAME_JIT] = sym->resolvers[FRAME_NATIVE];
 	}
-	sym->lines = us;
+	sym->lines = NULL;
 	sym->inlines = false;
+}
+
+void symbolizer__set_lines(struct symbolizer *sym, struct usyms *us)
+{
+	sym->lines = us;
 }
 
 void symbolizer__set_inlines(struct symbolizer *sym, bool inlines)

@@ -64,7 +64,7 @@ struct symbolizer {
 	const struct interps *interps;
 	/*
 	 * Native frames' source lines and inlined functions from DWARF
-	 * (usyms__lines()); NULL: none.  A frame always keeps its inlined
+	 * (usyms__lines()); NULL (by default): none, no DWARF opened.  A frame always keeps its inlined
 	 * functions (struct frame.inl: pprof's lines); inlines: they are
 	 * frames of their own in the stack too.
 	 */
@@ -75,6 +75,13 @@ struct symbolizer {
 /* Kernel frames named by kn, native and JIT frames by us (either may be NULL). */
 void symbolizer__init(struct symbolizer *sym, const struct trace_source *source,
 		      struct knames *kn, struct usyms *us, struct sym_cache *cache);
+
+/*
+ * Name native frames' lines and inlined functions from us's DWARF (NULL:
+ * not, the default): only when an output shows them, as a file's DWARF is
+ * costly to read and may be crafted.
+ */
+void symbolizer__set_lines(struct symbolizer *sym, struct usyms *us);
 
 /*
  * Whether inlined functions get frames of their own in stacks (--inline;

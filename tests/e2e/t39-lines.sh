@@ -61,16 +61,19 @@ test_expect_success ROOT_BPF '--lines: FUNC (FILE:LINE) for native frames, at th
 	done
 '
 
-test_expect_success ROOT_BPF 'without --inline: outer is the leaf, as in bcc and perf script' '
-	"$PROFILE" -F 199 -f -o n.folded -- ./inl 1 2>err &&
+test_expect_success ROOT_BPF 'without --inline: outer is the leaf, as in bcc and perf script; no DWARF opened' '
+	"$PROFILE" -v -F 199 -f -o n.folded -- ./inl 1 2>err &&
 	all=$(fsum n.folded "^inl;") &&
 	n=$(fsum n.folded ";outer [0-9]+\$") && m=$(fsum n.folded ";middle") &&
 	echo "$n of $all samples with outer as the leaf, $m with middle" &&
-	[ "$m" = 0 ] && [ $((n * 100)) -ge $((all * 85)) ]
+	[ "$m" = 0 ] && [ $((n * 100)) -ge $((all * 85)) ] &&
+	grep "DWARF lines:" err &&
+	grep -q "DWARF lines: 0 opened" err
 '
 
 test_expect_success ROOT_BPF,GO 'pprof: go tool pprof -top -lines and -traces show names, lines and inlined frames as written' '
-	"$PROFILE" -F 199 -o x.pb.gz -- ./inl 1 2>err &&
+	"$PROFILE" -v -F 199 -o x.pb.gz -- ./inl 1 2>err &&
+	grep "DWARF lines:" err && ! grep -q "DWARF lines: 0 opened" err &&
 	go tool pprof -sample_index=samples -top -lines x.pb.gz >top 2>gerr && cat top &&
 	grep -qE " inner .*inl\\.c:$HOT \\(inline\\)\$" top &&
 	! grep -q "\\[inl\\]" top &&
