@@ -106,7 +106,7 @@ test_expect_success ROOT_BPF,PY311,GO 'pprof of Python: <module> survives go too
 	m=$(awk "\$NF == \"<module>\" { sub(/%/, \"\", \$5); print int(\$5) }" ptop) &&
 	echo "<module>: ${m:-0}% of the samples" &&
 	{ [ "${m:-0}" -ge 50 ] || fail "<module> lost"; } &&
-	# Named again by pprof, the mapping's frames get its name: before,
+	# Named again by pprof, the frames of the mapping get its name: before,
 	# [libpython3.11.so.1.0] had half the flat time.  A frame we could
 	# not name (a return address in no symbol) may show so, rarely.
 	again=$(awk "\$NF ~ /^\\[(libpython3\\.11\\.so\\.1\\.0|python3\\.11)\\]\$/ { sub(/%/, \"\", \$2); n += \$2 } END { print int(n) }" ptop) &&
