@@ -7,6 +7,7 @@
 #include <elfutils/libdw.h>
 #include <dwarf.h>
 
+#include "symbols/caps.h"
 #include "symbols/dwlines.h"
 #include "symbols/elf_file.h"
 #include "lib/htab.h"
@@ -62,6 +63,19 @@ static bool names_other_file(const char *name)
  * another file named).  has_lines: .debug_info and .debug_line hold
  * something.
  */
+/*
+ * Whether the section-name table may be read: elf_strptr() reads it
+ * whole, and a crafted file makes it 1 GiB (sparse).  The ELF reader's
+ * cap on one section holds here too.
+ */
+static bool names_readable(Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, shstrndx);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_size <= CAP_SECTION_BYTES;
+}
+
 static long long debug_charge(Elf *elf, bool *has_lines)
 {
 	const unsigned long long over = DWLINES_MAX_DEBUG_BYTES + 1;
@@ -70,7 +84,7 @@ static long long debug_charge(Elf *elf, bool *has_lines)
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (elf_getshdrstrndx(elf, &shstrndx) || !names_readable(elf, shstrndx))
 		return -1;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
