@@ -116,6 +116,9 @@ prereq_missing() {
 		elif [ ! -d "$PROFILE_TOP/tests/browser/node_modules/playwright-core" ]; then
 			echo "playwright-core in tests/browser/node_modules (scripts/install-deps)"
 		fi ;;
+	NOT_ASAN)
+		! grep -a -q "__asan_init" "$PROFILE" 2>/dev/null ||
+			echo "a build without AddressSanitizer (its slower drains change the timing the test measures)" ;;
 	# memcheck cannot run a sanitizer build (make check-asan).
 	VALGRIND)
 		if ! command -v valgrind >/dev/null; then

@@ -84,7 +84,7 @@ t_share() {
 		fail "the counters do not add up"
 }
 
-test_expect_success USERS,ROOT_BPF \
+test_expect_success USERS,ROOT_BPF,NOT_ASAN \
 	"nobody's distinct stacks leave the count and spill maps room for another user" t_share
 
 test_done

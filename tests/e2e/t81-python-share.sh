@@ -148,7 +148,13 @@ t_share() {
 	[ "$alone" -ge 800 ] || fail "only $alone per mille named without the attacker"
 	[ $((flooded * 10)) -ge $((alone * 9)) ] ||
 		fail "$flooded per mille named with the attacker, $alone without"
-	grep -q "Python process table: user nobody (uid [0-9]*) filled its share" flood.folded.err ||
+	# The warning, whenever nobody's processes filled the table: an
+	# AddressSanitizer build looks at them more slowly, and may not have
+	# seen 4096 of them when the victim runs (then none was refused).
+	seen=$(sed -n "s/^profile: python: \([0-9]*\) processes.*/\1/p" flood.folded.err)
+	echo "the profile looked at ${seen:-?} processes"
+	[ "${seen:-0}" -lt 4096 ] ||
+		grep -q "Python process table: user nobody (uid [0-9]*) filled its share" flood.folded.err ||
 		fail "no warning naming nobody"
 }
 
