@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* -p and -L targets that exit: see targets.h. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -28,8 +29,14 @@ bool targets__check(struct targets *t)
 	for (size_t i = 0; i < t->nr && t->gone; i++) {
 		if (t->gone[i])
 			continue;
+		/*
+		 * A process: kill(0) asks the kernel in our own pid namespace,
+		 * which /proc may not show (mounted for another); a zombie
+		 * still counts.  A thread: only /proc/TID tells.
+		 */
 		snprintf(path, sizeof(path), "/proc/%u", t->ids[i]);
-		if (access(path, F_OK) == 0)
+		if (t->pids ? kill((pid_t)t->ids[i], 0) == 0 || errno != ESRCH
+			    : access(path, F_OK) == 0)
 			continue;
 		t->gone[i] = true;
 		t->nr_gone++;
