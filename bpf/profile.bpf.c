@@ -656,18 +656,18 @@ static __always_inline bool get_kernel_stack(void *ctx, const struct map_set *ms
  * value per CPU in every drain.)
  */
 static __always_inline bool count(const struct map_set *ms, struct count_key *key,
-				  bool fresh, __u64 *cnt)
+				  bool fresh, __u64 weight, __u64 *cnt)
 {
 	void *counts = ms->counts;
 	struct share_held *u;
-	__u64 one = 1, *val;
+	__u64 *val;
 	long err;
 
 	/* A stack stored just now is in no key yet: skip the lookup. */
 	if (!fresh) {
 		val = bpf_map_lookup_elem(counts, key);
 		if (val) {
-			__sync_fetch_and_add(val, 1);
+			__sync_fetch_and_add(val, weight);
 			return false;
 		}
 	}
@@ -678,7 +678,7 @@ static __always_inline bool count(const struct map_set *ms, struct count_key *ke
 		cnt[CNT_SHARE_KEYS]++;
 		goto full;
 	}
-	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
+	err = bpf_map_update_elem(counts, key, &weight, BPF_NOEXIST);
 	if (!err) {
 		share_add(ms, u, SHARE_KEYS);
 		return true;
@@ -687,7 +687,7 @@ static __always_inline bool count(const struct map_set *ms, struct count_key *ke
 		/* Another CPU inserted the same key first. */
 		val = bpf_map_lookup_elem(counts, key);
 		if (val) {
-			__sync_fetch_and_add(val, 1);
+			__sync_fetch_and_add(val, weight);
 			return false;
 		}
 	}
@@ -725,10 +725,25 @@ static __always_inline void select_set(struct map_set *ms, __u32 set)
  * in x86's struct pt_regs, cs is the 18th 8-byte word; CPL 3 is user.
  * (The Makefile builds for x86 only.)
  */
-static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
+static __always_inline bool in_user_mode(void *ctx)
 {
 	return (((__u64 *)ctx)[17] & 3) == 3;
 }
+
+/*
+ * How one run of a program counts (sample()): each kind of program fills
+ * it in with constants, so that the verifier prunes what it does not use.
+ */
+struct sample_how {
+	__u64 weight;		/* added to the key's count */
+	__u32 what;		/* enum count_what */
+	/*
+	 * ctx is the interrupted pt_regs (perf_event and kprobe programs);
+	 * else (a tracepoint's record) the user registers are the task's
+	 * saved ones and the kernel stack is always asked for.
+	 */
+	bool regs_in_ctx;
+};
 
 #include "unwind/unwind.bpf.h"
 #include "interp/interp.bpf.h"
@@ -749,7 +764,7 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
  */
 struct uw_proc uw_unsynced = { .flags = UWP_MAPS_CUT };
 
-static __always_inline bool get_user_stack(struct bpf_perf_event_data *ctx,
+static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 					   const struct map_set *ms, struct stack_ref *ref,
 					   __u32 pid, __u64 *cnt)
 {
@@ -763,7 +778,7 @@ static __always_inline bool get_user_stack(struct bpf_perf_event_data *ctx,
 			proc = &uw_unsynced;
 	}
 	if (proc) {
-		st = uw_walk(ctx, proc, proc != &uw_unsynced, ref, cnt);
+		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt);
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;
@@ -781,9 +796,10 @@ static __always_inline bool get_user_stack(struct bpf_perf_event_data *ctx,
 	return false;
 }
 
-static __always_inline void sample(struct bpf_perf_event_data *ctx,
-				   const struct map_set *ms, __u64 *cnt)
+static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *cnt,
+				   const struct sample_how *how)
 {
+	bool in_user = how->regs_in_ctx && in_user_mode(ctx);
 	struct count_key key = {};
 	bool fresh = false;
 	__u32 pid, tid;
@@ -796,16 +812,17 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 	start = process_start();
 	key.pid = pid;
 	key.start = start;
+	key.what = how->what;
 	if (per_thread)
 		key.tid = tid;
 	if (per_cpu)
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user) {
-		fresh = get_user_stack(ctx, ms, &key.parts[PART_USER], pid, cnt);
+		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt);
 		fresh |= get_interp_stack(ctx, ms, &key.parts[PART_INTERP], pid, cnt);
 	}
-	if (want_kernel && !in_user_mode(ctx)) {
+	if (want_kernel && !in_user) {
 		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], cnt);
 	} else if (want_kernel) {
 		/*
@@ -817,7 +834,7 @@ static __always_inline void sample(struct bpf_perf_event_data *ctx,
 		cnt[CNT_USER_MODE]++;
 	}
 	/* A process's first sample always makes a new key. */
-	if (count(ms, &key, fresh, cnt)) {
+	if (count(ms, &key, fresh, how->weight, cnt)) {
 		cnt[CNT_NEW_KEYS]++;
 		note_process(ctx, key.pid, start, cnt);
 	}
@@ -860,6 +877,7 @@ static __always_inline void leave(__u64 *busy)
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
+	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true };
 	struct counters *stat;
 	struct map_set ms;
 	__u32 zero = 0, set;
@@ -873,7 +891,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	set = enter(busy);
 	*busy = INFLIGHT_SET(set);
 	select_set(&ms, set);
-	sample(ctx, &ms, stat->c);
+	sample(ctx, &ms, stat->c, &how);
 	leave(busy);
 	return 0;
 }

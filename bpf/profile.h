@@ -117,6 +117,17 @@ enum trace_part {
 };
 
 /*
+ * What a count map value measures, by its key's what: the samples of the
+ * event, or the time a task was blocked, in nanoseconds.  A profile of
+ * both (wall-clock) keeps them apart, even for the same stacks.
+ */
+enum count_what {
+	COUNT_ON_CPU = 0,	/* samples (events) */
+	COUNT_OFF_CPU = 1,	/* blocked time, ns */
+	NR_COUNT_WHATS,
+};
+
+/*
  * What the count map is keyed by.  tid and cpu are only filled in when a
  * breakdown asks for them; otherwise they are zero so that samples merge.
  */
@@ -131,6 +142,8 @@ struct count_key {
 	 * one pid in turn, so that each is named from its own mappings.
 	 */
 	__u32 start;
+	__u32 what;		/* enum count_what */
+	__u32 pad;
 	struct stack_ref parts[NR_PARTS];
 	char comm[TASK_COMM_LEN];
 };

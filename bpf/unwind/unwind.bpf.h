@@ -411,10 +411,11 @@ static long uw_step(__u64 i, void *data)
 
 /*
  * The user registers at the sample: the interrupted ones when the CPU was
- * in user mode, else those the task entered the kernel with.  False for
- * a task with no user side (a kernel thread).
+ * in user mode (regs_in_ctx: ctx is the interrupted pt_regs), else those
+ * the task entered the kernel with.  False for a task with no user side
+ * (a kernel thread).
  */
-static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_state *s)
+static __always_inline bool uw_regs(void *ctx, bool regs_in_ctx, struct uw_state *s)
 {
 	volatile __u64 *r = (volatile __u64 *)ctx;
 	__u64 *regs = s->regs;
@@ -424,7 +425,7 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
 	 * Context fields are loaded one by one at fixed offsets: the
 	 * verifier rewrites each load, and refuses a moved context pointer.
 	 */
-	if (in_user_mode(ctx)) {
+	if (regs_in_ctx && in_user_mode(ctx)) {
 		s->pc = r[REG_IP];
 		s->sp = r[REG_SP];
 		s->bp = r[REG_BP];
@@ -450,7 +451,7 @@ static __always_inline bool uw_regs(struct bpf_perf_event_data *ctx, struct uw_s
  * counts in CNT_UW_FP_WALKS and not in the ends, which describe the walks
  * from tables only (CNT_UW_WALKS; unwind__advice() compares the two).
  */
-static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *ctx,
+static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 						    struct uw_proc *proc, bool synced,
 						    struct stack_ref *ref, __u64 *cnt)
 {
@@ -470,7 +471,7 @@ static __always_inline struct hashed_stack *uw_walk(struct bpf_perf_event_data *
 	s->end = UW_END_DEPTH;
 	s->table_frames = 0;
 	s->fp_frames = 0;
-	if (!uw_regs(ctx, s)) {
+	if (!uw_regs(ctx, regs_in_ctx, s)) {
 		if (synced)
 			cnt[CNT_UW_END + UW_END_NO_REGS]++;
 		ref->err = -EFAULT;
