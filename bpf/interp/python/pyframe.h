@@ -46,6 +46,9 @@
 /* ... read with the str's header, at most. */
 #define PY_STR_WINDOW 64
 
+/* Bytes of a GIL (struct _gil_runtime_state, 3.12+) read in one go. */
+#define PY_GIL_WINDOW 24
+
 #define PY_NO_OFF 0xffff	/* the field does not exist in this version */
 
 /* How a frame says which instruction it runs. */
@@ -61,7 +64,7 @@ enum py_instr {
  */
 struct py_offsets {
 	__u16 rt_tstate_current;	/* _PyRuntimeState: the GIL holder's
-					 * PyThreadState *, or PY_NO_OFF */
+					 * PyThreadState * (<= 3.11), or PY_NO_OFF */
 	__u16 rt_interp_head;		/* _PyRuntimeState.interpreters.head */
 	__u16 interp_threads_head;	/* PyInterpreterState.threads.head */
 	__u16 ts_next;			/* PyThreadState.next */
@@ -80,9 +83,18 @@ struct py_offsets {
 	__u16 fr_owner;			/* owner (3.11+), or PY_NO_OFF */
 	__u16 co_code;			/* first instruction, from the code
 					 * object (3.11+), or PY_NO_OFF */
+	__u16 interp_gil;		/* PyInterpreterState.ceval.gil: the
+					 * interpreter's GIL (3.12+), or PY_NO_OFF */
 	__u8 instr_kind;		/* enum py_instr */
 	__u8 owner_cstack;		/* owner of a C-stack shim frame (3.12+),
 					 * or 0xff */
+	/*
+	 * In the GIL's first PY_GIL_WINDOW bytes (3.12+; else 0xff): the
+	 * thread state that holds it or held it last, and the int that says
+	 * whether it is held (1), free (0) or not made yet (-1).
+	 */
+	__u8 gil_holder;		/* last_holder */
+	__u8 gil_locked;		/* locked */
 };
 
 /*

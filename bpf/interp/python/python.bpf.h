@@ -33,12 +33,19 @@ __u32 py_fsbase_off = 0;
  * The thread state each thread was found with last, by thread id (global):
  * a thread that does not hold the GIL would otherwise search the list on
  * every sample.  Checked on every use (its thread_id must still be the
- * thread's fs base); the exit program drops a thread's entry.
+ * thread's fs base); the exit program drops a thread's entry.  With it the
+ * GIL of the interpreter it was found in (3.12+), which is the
+ * interpreter's for its life.
  */
+struct py_thread {
+	__u64 tstate;
+	__u64 gil;		/* struct _gil_runtime_state *, or 0 */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct py_thread);
 	__uint(max_entries, PY_MAX_THREAD_CACHE);
 } py_threads SEC(".maps");
 
@@ -46,6 +53,7 @@ struct py_state {
 	__u64 runtime;
 	__u64 me;		/* the thread, as its thread state names it */
 	__u64 tstate;		/* the thread state being looked at */
+	__u64 gil;		/* its interpreter's GIL (3.12+), or 0 */
 	__u64 frame;		/* the next frame to step */
 	__u32 nr;		/* frames recorded */
 	__u32 end;		/* enum py_end */
@@ -145,46 +153,6 @@ static long py_find_step(__u64 i, void *data)
 	return 0;
 }
 
-/*
- * The sampled thread's PyThreadState into s->tstate; s->end says how it
- * went (PY_END_ROOT: found).  *no_gil: found, but another thread holds
- * the GIL.
- */
-static __always_inline void py_find_thread(struct py_state *s, __u32 tid, bool *no_gil)
-{
-	const struct py_offsets *o = &s->proc.off;
-	__u64 holder = 0, id = 0, interp = 0, *cached;
-	bool has_holder = o->rt_tstate_current != PY_NO_OFF;
-	struct py_loop l = { s };
-
-	*no_gil = false;
-	if (has_holder && py_read_ptr(&holder, s->runtime, o->rt_tstate_current))
-		holder = 0;
-	/* Found before: one read to check it is still this thread's. */
-	cached = bpf_map_lookup_elem(&py_threads, &tid);
-	if (cached && *cached && !py_read_ptr(&id, *cached, s->id_off) &&
-	    id == s->me) {
-		s->tstate = *cached;
-		s->end = PY_END_ROOT;
-		*no_gil = has_holder && holder != s->tstate;
-		return;
-	}
-	if (holder && !py_read_ptr(&id, holder, s->id_off) && id == s->me) {
-		s->tstate = holder;
-		s->end = PY_END_ROOT;
-	} else if (py_read_ptr(&interp, s->runtime, o->rt_interp_head) || !interp ||
-		   py_read_ptr(&s->tstate, interp, o->interp_threads_head)) {
-		s->end = PY_END_NO_THREAD;
-		return;
-	} else {
-		s->end = PY_END_THREADS;
-		bpf_loop(PY_MAX_THREADS, py_find_step, &l, 0);
-		*no_gil = s->end == PY_END_ROOT && has_holder;
-	}
-	if (s->end == PY_END_ROOT)
-		bpf_map_update_elem(&py_threads, &tid, &s->tstate, BPF_ANY);
-}
-
 /* A field of the frame window: a pointer, an int or a byte. */
 static __always_inline __u64 py_win_u64(const struct py_state *s, __u32 off)
 {
@@ -205,6 +173,77 @@ static __always_inline __u8 py_win_u8(const struct py_state *s, __u32 off)
 	if (off > PY_FRAME_WINDOW - 1)
 		return 0;
 	return s->win[off];
+}
+
+/*
+ * Whether the thread state s->tstate does not hold the GIL.  Until 3.11 the
+ * runtime's current thread state is the holder (read by the caller; 0 when
+ * nobody holds it).  From 3.12 each interpreter points at its GIL
+ * (s->gil), which names its last holder and whether it is held now; when
+ * that cannot be read, or the GIL is not made yet, the answer is no.
+ */
+static __always_inline bool py_gil_released(struct py_state *s, __u64 holder)
+{
+	const struct py_offsets *o = &s->proc.off;
+	__s32 locked;
+
+	if (o->rt_tstate_current != PY_NO_OFF)
+		return holder != s->tstate;
+	/* The frame window is free until the first frame is read. */
+	if (!s->gil || py_read(s->win, PY_GIL_WINDOW, s->gil))
+		return false;
+	locked = py_win_s32(s, o->gil_locked);
+	if (locked < 0)
+		return false;
+	return !locked || py_win_u64(s, o->gil_holder) != s->tstate;
+}
+
+/*
+ * The sampled thread's PyThreadState into s->tstate, and its interpreter's
+ * GIL into s->gil; s->end says how it went (PY_END_ROOT: found).
+ * *no_gil: found, and another thread or none holds the GIL.
+ */
+static __always_inline void py_find_thread(struct py_state *s, __u32 tid, bool *no_gil)
+{
+	const struct py_offsets *o = &s->proc.off;
+	__u64 holder = 0, id = 0, interp = 0;
+	bool has_holder = o->rt_tstate_current != PY_NO_OFF;
+	struct py_thread *cached, t;
+	struct py_loop l = { s };
+
+	*no_gil = false;
+	if (has_holder && py_read_ptr(&holder, s->runtime, o->rt_tstate_current))
+		holder = 0;
+	/* Found before: one read to check it is still this thread's. */
+	cached = bpf_map_lookup_elem(&py_threads, &tid);
+	if (cached && cached->tstate && !py_read_ptr(&id, cached->tstate, s->id_off) &&
+	    id == s->me) {
+		s->tstate = cached->tstate;
+		s->gil = cached->gil;
+		s->end = PY_END_ROOT;
+		goto found;
+	}
+	s->gil = 0;
+	if (holder && !py_read_ptr(&id, holder, s->id_off) && id == s->me) {
+		s->tstate = holder;
+		s->end = PY_END_ROOT;
+	} else if (py_read_ptr(&interp, s->runtime, o->rt_interp_head) || !interp ||
+		   py_read_ptr(&s->tstate, interp, o->interp_threads_head)) {
+		s->end = PY_END_NO_THREAD;
+		return;
+	} else {
+		s->end = PY_END_THREADS;
+		bpf_loop(PY_MAX_THREADS, py_find_step, &l, 0);
+		/* A thread of this interpreter waits for its GIL (3.12+). */
+		if (py_read_ptr(&s->gil, interp, o->interp_gil))
+			s->gil = 0;
+	}
+	if (s->end != PY_END_ROOT)
+		return;
+	t = (struct py_thread){ .tstate = s->tstate, .gil = s->gil };
+	bpf_map_update_elem(&py_threads, &tid, &t, BPF_ANY);
+found:
+	*no_gil = py_gil_released(s, holder);
 }
 
 /* The instruction a frame runs, in 2-byte code units from the first. */

@@ -24,6 +24,23 @@
 
 #include "interp/python/pyversions.h"
 
+/* Until 3.11 the GIL is the runtime's: rt_tstate_current names its holder. */
+#define RUNTIME_GIL							\
+	.interp_gil = PY_NO_OFF,					\
+	.gil_holder = 0xff,						\
+	.gil_locked = 0xff
+
+/*
+ * From 3.12 each interpreter points at its GIL (ceval.gil), a struct
+ * _gil_runtime_state: unsigned long interval, then the last holder, then
+ * the int locked; 3.13 puts an int enabled first in free-threaded builds
+ * only, which are not read.
+ */
+#define INTERP_GIL(gil)							\
+	.interp_gil = (gil),						\
+	.gil_holder = 8,		/* last_holder */		\
+	.gil_locked = 16		/* locked */
+
 /* The walker's offsets of a version that keeps the frame chain in
  * PyFrameObjects, f_lasti an int (3.8 to 3.10). */
 #define FRAME_OBJECT_WALK(tstate_current, interp_head, lasti, kind)	\
@@ -42,7 +59,8 @@
 	.fr_owner = PY_NO_OFF,						\
 	.co_code = PY_NO_OFF,						\
 	.instr_kind = (kind),						\
-	.owner_cstack = 0xff
+	.owner_cstack = 0xff,						\
+	RUNTIME_GIL
 
 /* Objects every version here lays out alike. */
 #define OBJECTS								\
@@ -142,6 +160,7 @@ static const struct py_layout layouts[] = {
 			.co_code = 184,			/* co_code_adaptive */
 			.instr_kind = PY_INSTR_PTR,
 			.owner_cstack = 0xff,
+			RUNTIME_GIL,
 		},
 		OBJECTS,
 		.co_filename = 112,
@@ -183,6 +202,7 @@ static const struct py_layout layouts[] = {
 			.co_code = 192,			/* co_code_adaptive */
 			.instr_kind = PY_INSTR_PTR,
 			.owner_cstack = 3,		/* FRAME_OWNED_BY_CSTACK */
+			INTERP_GIL(384),		/* ceval.gil */
 		},
 		OBJECTS,
 		.co_filename = 112,
@@ -223,6 +243,7 @@ static const struct py_layout layouts[] = {
 			.co_code = 200,			/* co_code_adaptive */
 			.instr_kind = PY_INSTR_PTR,
 			.owner_cstack = 3,		/* FRAME_OWNED_BY_CSTACK */
+			INTERP_GIL(16),			/* ceval.gil */
 		},
 		OBJECTS,
 		.co_filename = 112,
@@ -474,6 +495,29 @@ static int debug_offsets__check(const struct py313_debug_offsets *d)
 	return 0;
 }
 
+/*
+ * The GIL's fields, which 3.13 gives as offsets into PyInterpreterState
+ * (of its own _gil's last_holder and locked): inside the GIL's first
+ * PY_GIL_WINDOW bytes, else the walker leaves the GIL unread (no mark).
+ */
+static void debug_offsets__gil(const struct py313_debug_offsets *d, struct py_offsets *o)
+{
+	__u64 size = d->interpreter_state.size, gil = d->interpreter_state.gil_runtime_state;
+	__u64 holder = d->interpreter_state.gil_runtime_state_holder;
+	__u64 locked = d->interpreter_state.gil_runtime_state_locked;
+
+	o->interp_gil = PY_NO_OFF;
+	o->gil_holder = o->gil_locked = 0xff;
+	if (!field_ok(size, d->interpreter_state.ceval_gil, 8) ||
+	    !field_ok(size, holder, 8) || !field_ok(size, locked, 4) ||
+	    holder < gil || holder - gil > PY_GIL_WINDOW - 8 ||
+	    locked < gil || locked - gil > PY_GIL_WINDOW - 4)
+		return;
+	o->interp_gil = (__u16)d->interpreter_state.ceval_gil;
+	o->gil_holder = (__u8)(holder - gil);
+	o->gil_locked = (__u8)(locked - gil);
+}
+
 int pyversions__from_debug_offsets(const void *buf, size_t len, struct py_layout *out)
 {
 	struct py313_debug_offsets d;
@@ -505,6 +549,7 @@ int pyversions__from_debug_offsets(const void *buf, size_t len, struct py_layout
 	l.bpf.fr_entry = PY_NO_OFF;
 	l.bpf.fr_owner = (__u16)d.interpreter_frame.owner;
 	l.bpf.co_code = (__u16)d.code_object.co_code_adaptive;
+	debug_offsets__gil(&d, &l.bpf);
 
 	l.ob_type = (__u16)d.pyobject.ob_type;
 	l.co_filename = (__u16)d.code_object.filename;

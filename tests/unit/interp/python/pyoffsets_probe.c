@@ -50,6 +50,17 @@ int main(void)
 #endif
 	put("rt_interp_head", offsetof(_PyRuntimeState, interpreters.head));
 
+	/* From 3.12 the GIL is the interpreter's. */
+#if PY_VERSION_HEX < 0x030c0000
+	put("interp_gil", NO_OFF);
+	put("gil_holder", 0xff);
+	put("gil_locked", 0xff);
+#else
+	put("interp_gil", offsetof(PyInterpreterState, ceval.gil));
+	put("gil_holder", offsetof(struct _gil_runtime_state, last_holder));
+	put("gil_locked", offsetof(struct _gil_runtime_state, locked));
+#endif
+
 #if PY_VERSION_HEX < 0x030b0000
 	put("interp_threads_head", offsetof(PyInterpreterState, tstate_head));
 #else

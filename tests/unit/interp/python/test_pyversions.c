@@ -39,6 +39,9 @@ static const struct field fields[] = {
 	FIELD("version", version),
 	FIELD("rt_tstate_current", bpf.rt_tstate_current),
 	FIELD("rt_interp_head", bpf.rt_interp_head),
+	FIELD("interp_gil", bpf.interp_gil),
+	FIELD("gil_holder", bpf.gil_holder),
+	FIELD("gil_locked", bpf.gil_locked),
 	FIELD("interp_threads_head", bpf.interp_threads_head),
 	FIELD("ts_next", bpf.ts_next),
 	FIELD("ts_thread_id", bpf.ts_thread_id),
@@ -158,6 +161,14 @@ TEST(invariants)
 		CHECK(o->ts_next != o->ts_thread_id && o->ts_next != o->ts_frame &&
 		      o->ts_frame != o->ts_thread_id);
 		CHECK_INT(o->rt_tstate_current == PY_NO_OFF, v312);
+		/* The GIL: the runtime's holder, or the interpreter's GIL. */
+		CHECK_INT(o->interp_gil != PY_NO_OFF, v312);
+		if (v312)
+			CHECK(o->gil_holder + 8 <= PY_GIL_WINDOW &&
+			      o->gil_locked + 4 <= PY_GIL_WINDOW &&
+			      o->gil_holder != o->gil_locked);
+		else
+			CHECK(o->gil_holder == 0xff && o->gil_locked == 0xff);
 		CHECK_INT(o->cframe_current_frame != PY_NO_OFF, minor == 11 || minor == 12);
 		if (o->cframe_current_frame != PY_NO_OFF)
 			CHECK(o->cframe_current_frame < 64);
@@ -287,7 +298,8 @@ enum {
 	W_COOKIE, W_VERSION, W_FREE_THREADED,
 	W_RT_SIZE, W_RT_FINALIZING, W_RT_INTERP_HEAD,
 	W_IS_SIZE, W_IS_ID, W_IS_NEXT, W_IS_THREADS_HEAD,
-	W_IS_GIL_HOLDER = W_IS_SIZE + 12,
+	W_IS_CEVAL_GIL = W_IS_SIZE + 8, W_IS_GIL, W_IS_GIL_ENABLED, W_IS_GIL_LOCKED,
+	W_IS_GIL_HOLDER,
 	W_TS_SIZE, W_TS_PREV, W_TS_NEXT, W_TS_INTERP, W_TS_CURRENT_FRAME,
 	W_TS_THREAD_ID, W_TS_NATIVE_ID, W_TS_DATASTACK, W_TS_STATUS,
 	W_FR_SIZE, W_FR_PREVIOUS, W_FR_EXECUTABLE, W_FR_INSTR_PTR,
@@ -307,6 +319,7 @@ enum {
 };
 
 _Static_assert(NR_WORDS == 73, "3.13's _Py_DebugOffsets is 73 words");
+_Static_assert(W_IS_GIL_HOLDER == W_IS_SIZE + 12, "the GIL's holder is the section's last word");
 
 /* What a running CPython 3.13.0 (pyenv, x86-64) has at its _PyRuntime. */
 static const __u64 words_3130[NR_WORDS] = {
@@ -355,7 +368,9 @@ static bool layout_sane(const struct py_layout *l)
 	       l->co_firstlineno != PY_NO_OFF && o->co_code != PY_NO_OFF &&
 	       l->co_filename != PY_NO_OFF && l->co_qualname != PY_NO_OFF &&
 	       l->co_lines != PY_NO_OFF && l->str_compact_data > l->str_ascii_data &&
-	       o->instr_kind == PY_INSTR_PTR && l->version == 0x030d;
+	       o->instr_kind == PY_INSTR_PTR && l->version == 0x030d &&
+	       (o->interp_gil == PY_NO_OFF ||
+		(o->gil_holder + 8 <= PY_GIL_WINDOW && o->gil_locked + 4 <= PY_GIL_WINDOW));
 }
 
 TEST(debug_offsets_valid)
@@ -393,6 +408,52 @@ TEST(debug_offsets_valid)
 	CHECK_INT(l.bpf.rt_tstate_current, PY_NO_OFF);
 	CHECK_INT(l.bpf.cframe_current_frame, PY_NO_OFF);
 	CHECK(layout_sane(&l));
+
+	/* The GIL's fields are offsets into the interpreter: made relative. */
+	dbg_reset();
+	dbg[W_IS_CEVAL_GIL] = 24;
+	dbg[W_IS_GIL] = 8000;
+	dbg[W_IS_GIL_HOLDER] = 8016;		/* the window's last word */
+	dbg[W_IS_GIL_LOCKED] = 8000;
+	CHECK_INT(dbg_parse(&l), 0);
+	CHECK_INT(l.bpf.interp_gil, 24);
+	CHECK_INT(l.bpf.gil_holder, 16);
+	CHECK_INT(l.bpf.gil_locked, 0);
+}
+
+/*
+ * GIL fields that make no sense: the layout is still taken (the walk does
+ * not need them), without the GIL (no mark).
+ */
+TEST(debug_offsets_gil_invalid)
+{
+	static const struct { int word; __u64 value; } bad[] = {
+		{ W_IS_CEVAL_GIL, 194968 },		/* = size */
+		{ W_IS_CEVAL_GIL, 0xffff },
+		{ W_IS_CEVAL_GIL, ~0ull },
+		{ W_IS_GIL, 7761 },			/* past the holder */
+		{ W_IS_GIL, 7700 },			/* holder past the window */
+		{ W_IS_GIL_HOLDER, 7770 },		/* 7770 + 8 > 7752 + 24 */
+		{ W_IS_GIL_HOLDER, 7744 },		/* before the GIL */
+		{ W_IS_GIL_HOLDER, ~0ull },
+		{ W_IS_GIL_LOCKED, 7773 },		/* 7773 + 4 > 7752 + 24 */
+		{ W_IS_GIL_LOCKED, 1ull << 40 },
+		{ W_IS_SIZE, 7764 },			/* the holder past it */
+	};
+	struct py_layout l;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		dbg_reset();
+		dbg[bad[i].word] = bad[i].value;
+		CHECK_INT(dbg_parse(&l), 0);
+		if (l.bpf.interp_gil != PY_NO_OFF || l.bpf.gil_holder != 0xff ||
+		    l.bpf.gil_locked != 0xff) {
+			fprintf(stderr, "  word %d = %#llx: GIL taken\n", bad[i].word,
+				(unsigned long long)bad[i].value);
+			CHECK(0);
+		}
+	}
 }
 
 TEST(debug_offsets_invalid)
@@ -630,6 +691,26 @@ static void walk_with(struct pytarget *t, const struct py_layout *l, const char 
 		}
 		CHECK(cur == spin_ts);
 	}
+	/* From 3.12 the interpreter's GIL: locked, its last holder spin's. */
+	if (o->interp_gil != PY_NO_OFF) {
+		__u64 gil = rd_u64(&m, interp + o->interp_gil), cur = 0;
+		__u8 g[PY_GIL_WINDOW];
+		__s32 locked = 0;
+
+		CHECK(gil != 0);
+		for (i = 0; i < 200 && !(locked == 1 && cur == spin_ts); i++) {
+			struct timespec ms = { 0, 10 * 1000 * 1000 };
+
+			if (rd(&m, gil, g, sizeof(g)))
+				break;
+			memcpy(&cur, g + o->gil_holder, sizeof(cur));
+			memcpy(&locked, g + o->gil_locked, sizeof(locked));
+			if (!(locked == 1 && cur == spin_ts))
+				nanosleep(&ms, NULL);
+		}
+		CHECK_INT(locked, 1);
+		CHECK(cur == spin_ts);
+	}
 
 	n = walk_frames(o, &m, main_ts, fr, 16);
 	CHECK_INT(n, t->nr_walk);
@@ -710,6 +791,7 @@ int main(void)
 	RUN(invariants);
 	RUN(debug_offsets_valid);
 	RUN(debug_offsets_invalid);
+	RUN(debug_offsets_gil_invalid);
 	RUN(debug_offsets_fuzz);
 	run_interps();
 	return unit_summary();
