@@ -602,26 +602,33 @@ TEST(wall_title_marker_colour)
 {
 	struct output_opts oo = both;
 	struct record r[] = {
-		rec("burn", 1, 2, &u_a, PART_OK, NULL, PART_ABSENT),
-		off("burn", 3000000, &u_a, &k_st),
+		off("burn", 1000000, &u_a, NULL),
+		rec("burn", 1, 2, &u_b, PART_OK, NULL, PART_ABSENT),
+		off("burn", 3000000, &u_b, &k_st),
 	};
-	struct fr a, k, mark;
+	struct fr a, b, k, mark, mark2, m;
 	char *svg;
 
 	oo.kind = PROFILE_WALL;
 	oo.period_ns = 1000000;
 	oo.view.mark_off_cpu = true;
-	svg = render(r, 2, &oo, NULL);
+	svg = render(r, 3, &oo, NULL);
 	CHECK(strstr(svg, ">Wall-Clock Flame Graph</text>") != NULL);
-	CHECK(strstr(svg, "<title>func_a (5000 us, 100.00%)</title>") != NULL);
-	CHECK(strstr(svg, "<title>kleaf (3000 us, 60.00%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>func_b (5000 us, 83.33%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>kleaf (3000 us, 50.00%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>main (6000 us, 100.00%)</title>") != NULL);
 	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(frame(svg, "func_b", 0, &b));
 	CHECK(frame(svg, "kleaf", 0, &k));
+	CHECK(frame(svg, "main", 0, &m));
 	CHECK(frame(svg, "[off-cpu]", 0, &mark));
-	CHECK_INT(mark.depth, k.depth + 1);	/* on top of the kernel's frames */
-	CHECK_INT(mark.data_w, 3000000);
-	CHECK(a.r >= 200 && !blue(&a));		/* red: on the CPU too */
-	CHECK(blue(&k) && blue(&mark));
+	CHECK(frame(svg, "[off-cpu]", 1, &mark2));
+	CHECK_INT(mark.depth, a.depth + 1);
+	CHECK_INT(mark2.depth, k.depth + 1);	/* on top of the kernel's frames */
+	CHECK_INT(mark2.data_w, 3000000);
+	CHECK(b.r >= 200 && !blue(&b));		/* red: on the CPU too */
+	CHECK(!blue(&m));			/* first drawn off-CPU (func_a), then on */
+	CHECK(blue(&a) && blue(&k) && blue(&mark) && blue(&mark2));
 	free(svg);
 }
 
