@@ -23,6 +23,18 @@ enum output_format {
 	FMT_REPORT,
 };
 
+/*
+ * What a profile measures, and so what its counts are: samples of the
+ * event; blocked time (--off-cpu); or both in one unit (--wall), each
+ * on-CPU sample standing for period_ns.  Writers print time in
+ * microseconds (pprof: nanoseconds) for the last two.
+ */
+enum profile_kind {
+	PROFILE_CPU,
+	PROFILE_OFF_CPU,
+	PROFILE_WALL,
+};
+
 /* The most -o outputs one run writes. */
 #define MAX_OUTPUTS 16
 
@@ -77,6 +89,8 @@ struct output_config {
 	const char *cmd;
 	int cpu;		/* -C, -1 for all */
 	__u64 duration;		/* seconds; 0: until stopped */
+	enum profile_kind kind;	/* PROFILE_CPU unless --off-cpu or --wall */
+	__u64 period_ns;	/* a clock event at -F: 1e9 / F; 0 otherwise */
 };
 
 #endif /* OUTPUT_CONFIG_H */

@@ -314,7 +314,7 @@ static int emit(FILE *out, const struct strbuf *text, const struct rendered *rs,
 
 	for (size_t i = 0; i < nr; i++) {
 		int n = snprintf(num, sizeof(num), o->folded ? " %llu\n" : "        %llu\n\n",
-				 (unsigned long long)rs[i].count);
+				 (unsigned long long)output__shown(o, rs[i].count));
 
 		if (fwrite(text->buf + rs[i].off, 1, rs[i].len, out) != rs[i].len ||
 		    fwrite(num, 1, n, out) != (size_t)n)
@@ -342,7 +342,7 @@ static int render_all(const struct records *p, const struct output_opts *o,
 		else
 			render_plain(text, &p->recs[i], o, &fn);
 		rs[i].len = text->len - rs[i].off;
-		rs[i].count = p->recs[i].count;
+		rs[i].count = output__weight(o, &p->recs[i]);
 	}
 	frame_names__free(&fn);
 	if (text->err) {
@@ -352,6 +352,15 @@ static int render_all(const struct records *p, const struct output_opts *o,
 	*nr = merge(rs, p->nr, text->buf);
 	*rsp = rs;
 	return 0;
+}
+
+__u64 output__total(const struct records *rs, const struct output_opts *o)
+{
+	__u64 n = 0;
+
+	for (size_t i = 0; i < rs->nr; i++)
+		n += output__weight(o, &rs->recs[i]);
+	return n;
 }
 
 int output__write(FILE *out, const struct records *p, const struct output_opts *o)

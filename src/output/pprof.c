@@ -31,6 +31,7 @@ enum {
 	PROFILE_DURATION_NANOS = 10,
 	PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 };
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
 enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
@@ -102,6 +103,7 @@ struct pp {
 	struct trace_view view;		/* the parts written; never a delimiter */
 	const char *comm;		/* of the record being written */
 	__u64 period;
+	const struct output_opts *oo;	/* the profile's kind: the values */
 	int err;			/* sticky, like out.err */
 
 	/* Each array has a table of ids (index + 1) into it, by content. */
@@ -374,7 +376,8 @@ static __u32 frame_location(struct pp *pp, const struct frame *f)
 	__u64 pc = frame__pc(f);
 	__u32 mapping, function;
 
-	if (f->flags & FRAME_MISSED)
+	/* [Missed ... Stack], [off-cpu]: a function of that name. */
+	if (frame__is_marker(f))
 		return intern_location(pp, 0, 0, intern_function(pp, f->name, NULL), 0, NULL);
 	/* An interpreter's function, file and line; no mapping, no address. */
 	if (f->kind == FRAME_INTERP && f->func)
@@ -435,9 +438,36 @@ static void write_label(struct pp *pp, const char *key, const char *str, __u64 n
  * seen tends to be the main executable (where _start and main live) when
  * mapping_order() finds none named like the comm.
  */
+/*
+ * A sample's values, one per sample type (write_header()): a CPU
+ * profile's samples and their period's worth; an off-CPU profile's
+ * nanoseconds; --wall's nanoseconds of wall-clock, on-CPU and off-CPU
+ * time.  Returns how many.
+ */
+static size_t sample_values(const struct pp *pp, const struct record *r, __u64 *values)
+{
+	__u64 ns = output__weight(pp->oo, r);
+
+	switch (pp->oo->kind) {
+	case PROFILE_OFF_CPU:
+		values[0] = ns;
+		return 1;
+	case PROFILE_WALL:
+		values[0] = ns;
+		values[1] = r->what == COUNT_OFF_CPU ? 0 : ns;
+		values[2] = r->what == COUNT_OFF_CPU ? ns : 0;
+		return 3;
+	default:
+		values[0] = r->count;
+		values[1] = r->count * pp->period;
+		return 2;
+	}
+}
+
 static void write_sample(struct pp *pp, const struct record *r)
 {
-	__u64 values[2] = { r->count, r->count * pp->period };
+	__u64 values[3];
+	size_t nr_values = sample_values(pp, r, values);
 	size_t mark;
 
 	struct trace_iter it;
@@ -455,7 +485,7 @@ static void write_sample(struct pp *pp, const struct record *r)
 	reverse_ids(pp);
 	mark = pb__open(&pp->out, PROFILE_SAMPLE);
 	pb__packed_u64(&pp->out, SAMPLE_LOCATION_ID, pp->ids, pp->nr_ids);
-	pb__packed_u64(&pp->out, SAMPLE_VALUE, values, 2);
+	pb__packed_u64(&pp->out, SAMPLE_VALUE, values, nr_values);
 	write_label(pp, "pid", NULL, r->pid);
 	write_label(pp, "comm", r->comm, 0);
 	if (r->tid)
@@ -472,14 +502,39 @@ static void write_value_type(struct pp *pp, __u32 field, const char *type, const
 	pb__close(&pp->out, mark);
 }
 
+/*
+ * Off-CPU time is its own sample type, off_cpu; --wall's are wall (the
+ * default shown), cpu and off_cpu, all in nanoseconds, so that one file
+ * answers where the time went, on the CPU and off it.
+ */
+static void write_time_types(struct pp *pp)
+{
+	const char *ns = "nanoseconds";
+
+	if (pp->oo->kind == PROFILE_OFF_CPU) {
+		write_value_type(pp, PROFILE_SAMPLE_TYPE, "off_cpu", ns);
+		write_value_type(pp, PROFILE_PERIOD_TYPE, "off_cpu", ns);
+		return;
+	}
+	write_value_type(pp, PROFILE_SAMPLE_TYPE, "wall", ns);
+	write_value_type(pp, PROFILE_SAMPLE_TYPE, "cpu", ns);
+	write_value_type(pp, PROFILE_SAMPLE_TYPE, "off_cpu", ns);
+	write_value_type(pp, PROFILE_PERIOD_TYPE, "wall", ns);
+	pb__int64(&pp->out, PROFILE_DEFAULT_SAMPLE_TYPE, intern_string(pp, "wall"));
+}
+
 static void write_header(struct pp *pp, const struct pprof_meta *m)
 {
 	const char *type = m->period_type ? m->period_type : "cpu";
 	const char *unit = m->period_unit ? m->period_unit : "nanoseconds";
 
-	write_value_type(pp, PROFILE_SAMPLE_TYPE, "samples", "count");
-	write_value_type(pp, PROFILE_SAMPLE_TYPE, type, unit);
-	write_value_type(pp, PROFILE_PERIOD_TYPE, type, unit);
+	if (output__timed(pp->oo)) {
+		write_time_types(pp);
+	} else {
+		write_value_type(pp, PROFILE_SAMPLE_TYPE, "samples", "count");
+		write_value_type(pp, PROFILE_SAMPLE_TYPE, type, unit);
+		write_value_type(pp, PROFILE_PERIOD_TYPE, type, unit);
+	}
 	pb__int64(&pp->out, PROFILE_PERIOD, m->period);
 	pb__int64(&pp->out, PROFILE_TIME_NANOS, m->time_nanos);
 	pb__int64(&pp->out, PROFILE_DURATION_NANOS, m->duration_nanos);
@@ -662,7 +717,7 @@ int pprof__write(FILE *out, const struct records *p, const struct output_opts *o
 		 const struct pprof_meta *m)
 {
 	struct pprof_meta none = {};
-	struct pp pp = { .view = oo->view };
+	struct pp pp = { .view = oo->view, .oo = oo };
 	__u32 *map_ids;
 	int err;
 
@@ -674,7 +729,7 @@ int pprof__write(FILE *out, const struct records *p, const struct output_opts *o
 	intern_string(&pp, "");		/* index 0, as profile.proto requires */
 	write_header(&pp, m);
 	for (size_t i = 0; i < p->nr; i++)
-		if (p->recs[i].count)
+		if (output__weight(oo, &p->recs[i]))
 			write_sample(&pp, &p->recs[i]);
 	map_ids = mapping_order(&pp);
 	if (map_ids) {

@@ -25,7 +25,10 @@ struct pprof_meta {
  *
  * Sample types are samples/count and period_type/period_unit (value
  * count * period); pprof shows the last one by default, as for Go's own
- * CPU profiles.  Each record is one Sample, leaf first, labelled pid (num),
+ * CPU profiles.  Off-CPU (oo->kind, output.h): off_cpu/nanoseconds, the
+ * time blocked.  Wall-clock: wall, cpu and off_cpu, all nanoseconds, wall
+ * the default; an on-CPU sample is oo->period_ns of wall and cpu, and an
+ * off-CPU stack has "[off-cpu]" at its leaf (a function of that name).  Each record is one Sample, leaf first, labelled pid (num),
  * comm (str) and, when non-zero, tid (num).  Kernel frames sit in one
  * "[kernel.kallsyms]" mapping; user frames in the mapping the symbolizer
  * found them in (trace.h's frame->mapping), else by their module alone.  A

@@ -64,7 +64,9 @@ static int frame_keys(const struct frame *f, struct keys_ctx *ctx, const char **
 	const char *name = frame__name(f, &ctx->names);
 
 	*symbol = name ? name : frame__label_kept(f, &ctx->labels);
-	if (f->kind == FRAME_KERNEL)
+	if (frame__is_off_cpu(f))
+		*module = "[off-cpu]";
+	else if (f->kind == FRAME_KERNEL)
 		*module = "[kernel]";
 	else if (f->kind == FRAME_INTERP)
 		*module = interp_object(f, ctx);
@@ -135,7 +137,8 @@ static struct report_entry *lookup(struct report_table *t, const char *comm,
 
 /* Count one frame: into total once per record, and into self if the leaf. */
 static int count_frame(struct report_table *t, struct keys_ctx *ctx,
-		       const struct record *r, const struct frame *f, bool leaf)
+		       const struct record *r, __u64 weight, const struct frame *f,
+		       bool leaf)
 {
 	const char *module, *symbol;
 	struct report_entry *e;
@@ -147,20 +150,23 @@ static int count_frame(struct report_table *t, struct keys_ctx *ctx,
 		return -ENOMEM;
 	if (e->stamp != t->records) {
 		e->stamp = t->records;
-		e->total += r->count;
+		e->total += weight;
 	}
 	if (leaf)
-		e->self += r->count;
+		e->self += weight;
 	return 0;
 }
 
 /*
  * Lost stacks and the delimiter are not functions: a record with no frame
- * at all is one [unknown].
+ * at all is one [unknown].  --wall's [off-cpu] is a row: the self time of
+ * every off-CPU stack, so that blocked time is one line, and the rows
+ * under it keep their wall-clock totals.  Weights: output.h's.
  */
 static int count_record(struct report_table *t, struct keys_ctx *ctx,
 			const struct record *r, const struct output_opts *oo)
 {
+	__u64 weight = output__weight(oo, r);
 	struct trace_iter it;
 	bool leaf = true;
 	int err = 0;
@@ -170,9 +176,9 @@ static int count_record(struct report_table *t, struct keys_ctx *ctx,
 	for (__u32 i = it.len; i-- > 0 && !err;) {
 		const struct frame *f = trace_iter__frame(&it, i);
 
-		if (frame__is_marker(f))
+		if (frame__is_marker(f) && !frame__is_off_cpu(f))
 			continue;
-		err = count_frame(t, ctx, r, f, leaf);
+		err = count_frame(t, ctx, r, weight, f, leaf);
 		leaf = false;
 	}
 	if (!err && leaf) {
@@ -180,11 +186,11 @@ static int count_record(struct report_table *t, struct keys_ctx *ctx,
 
 		if (!e)
 			return -ENOMEM;
-		e->self += r->count;
-		e->total += r->count;
+		e->self += weight;
+		e->total += weight;
 	}
 	if (!err)
-		t->all += r->count;
+		t->all += weight;
 	return err;
 }
 
@@ -402,12 +408,12 @@ static size_t column_width(struct report_entry **rows, size_t nr, size_t min, si
 #define MODULE_MAX	40
 
 static void row_line(struct strbuf *sb, const struct report_entry *e, double all,
-		     size_t comm_w, size_t module_w)
+		     size_t comm_w, size_t module_w, const struct output_opts *oo)
 {
 	char num[64];
 
 	snprintf(num, sizeof(num), "  %6.2f%% %8.2f%% %10llu  ", pct(e->self, all),
-		 pct(e->total, all), (unsigned long long)e->self);
+		 pct(e->total, all), (unsigned long long)output__shown(oo, (__u64)e->self));
 	strbuf__puts(sb, num);
 	report__cell(sb, e->comm, comm_w, true);
 	strbuf__putc(sb, ' ');
@@ -417,23 +423,40 @@ static void row_line(struct strbuf *sb, const struct report_entry *e, double all
 	strbuf__putc(sb, '\n');
 }
 
-static int write_table(FILE *out, struct report_entry **rows, size_t nr, double all)
+/*
+ * perf report's header: "# Samples: N", its column "Samples"; time for
+ * --off-cpu and --wall, in microseconds.
+ */
+static void put_head(struct strbuf *sb, double all, const struct output_opts *oo)
+{
+	const char *what = oo->kind == PROFILE_OFF_CPU ? "Off-CPU time" : "Wall-clock time";
+	char head[96];
+
+	if (output__timed(oo))
+		snprintf(head, sizeof(head), "# %s: %llu us\n#\n# %7s %9s %10s  ", what,
+			 (unsigned long long)output__us((__u64)all), "Self", "Children",
+			 "Time (us)");
+	else
+		snprintf(head, sizeof(head), "# Samples: %llu\n#\n# %7s %9s %10s  ",
+			 (unsigned long long)all, "Self", "Children", "Samples");
+	strbuf__puts(sb, head);
+}
+
+static int write_table(FILE *out, struct report_entry **rows, size_t nr, double all,
+		       const struct output_opts *oo)
 {
 	size_t comm_w = column_width(rows, nr, COMM_MIN, COMM_MAX, false);
 	size_t module_w = column_width(rows, nr, MODULE_MIN, MODULE_MAX, true);
 	struct strbuf sb = {};
-	char head[64];
 	int err = 0;
 
-	snprintf(head, sizeof(head), "# Samples: %llu\n#\n# %7s %9s %10s  ",
-		 (unsigned long long)all, "Self", "Children", "Samples");
-	strbuf__puts(&sb, head);
+	put_head(&sb, all, oo);
 	report__cell(&sb, "Command", comm_w, true);
 	strbuf__putc(&sb, ' ');
 	report__cell(&sb, "Shared Object", module_w, true);
 	strbuf__puts(&sb, " Symbol\n");
 	for (size_t i = 0; i < nr && !sb.err; i++) {
-		row_line(&sb, rows[i], all, comm_w, module_w);
+		row_line(&sb, rows[i], all, comm_w, module_w, oo);
 		/* Write as it goes: the table of a busy host is large. */
 		if (sb.len >= 65536 || i + 1 == nr) {
 			if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
@@ -464,7 +487,7 @@ int report__write(FILE *out, const struct records *p, const struct output_opts *
 		err = report_table__sorted(&t, &rows);
 	if (!err) {
 		nr = limit && limit < t.nr ? limit : t.nr;
-		err = write_table(out, rows, nr, t.all);
+		err = write_table(out, rows, nr, t.all, oo);
 	}
 	free(rows);
 	report_table__free(&t);

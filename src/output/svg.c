@@ -71,14 +71,16 @@ struct open_frame {
 	struct elem el;
 	__u64 start;
 	struct places several;
+	bool on_cpu;		/* an on-CPU record ran through it */
 };
 
 /* A frame to draw. */
 struct node {
 	struct elem el;
 	__u32 depth;		/* 0: the root, "all" */
-	__u64 start, width;	/* in samples */
+	__u64 start, width;	/* in samples; off-CPU and wall-clock: ns */
 	struct places several;
+	bool off_cpu;		/* all its time is off-CPU: the blue palette */
 };
 
 /* What paths are compared with: the options, the labels of unnamed frames. */
@@ -89,6 +91,7 @@ struct paths {
 };
 
 struct flame {
+	const struct output_opts *oo;
 	struct node *nodes;
 	size_t nr, cap;
 	__u64 total;
@@ -245,7 +248,7 @@ static int by_path(const void *pa, const void *pb, void *ctx)
 /* ---- frames: merging and elision ---- */
 
 static void add_node(struct flame *fl, const struct elem *el, __u32 depth,
-		     __u64 start, __u64 width, const struct places *several)
+		     __u64 start, __u64 width, const struct places *several, bool off_cpu)
 {
 	if (fl->err || !width || (double)width < fl->min_samples)
 		return;
@@ -255,7 +258,7 @@ static void add_node(struct flame *fl, const struct elem *el, __u32 depth,
 	}
 	fl->nodes[fl->nr++] = (struct node){ .el = *el, .depth = depth,
 					     .start = start, .width = width,
-					     .several = *several };
+					     .several = *several, .off_cpu = off_cpu };
 	if (depth > fl->max_depth)
 		fl->max_depth = depth;
 }
@@ -266,7 +269,7 @@ static void close_frames(struct flame *fl, const struct open_frame *open,
 {
 	for (__u32 d = from; d > to; d--)
 		add_node(fl, &open[d].el, d, open[d].start, x - open[d].start,
-			 &open[d].several);
+			 &open[d].several, !open[d].on_cpu);
 }
 
 static bool same_module(const struct frame *a, const struct frame *b)
@@ -303,24 +306,31 @@ static void walk(struct flame *fl, const struct item *items, size_t nr,
 	__u32 prev_len = 0;
 	__u64 x = 0;
 
+	bool on_cpu_seen = false;
+
 	for (size_t i = 0; i < nr; i++) {
 		__u32 len = path_len(&items[i]);
 		__u32 c = i ? common_prefix(&items[i - 1], &items[i], ps) : 0;
+		bool on_cpu = items[i].r->what != COUNT_OFF_CPU;
 
 		close_frames(fl, open, prev_len, c, x);
 		/* Path element d is open[d + 1]; element 0 is the comm. */
+		for (__u32 d = 0; d < c; d++)
+			open[d + 1].on_cpu |= on_cpu;
 		for (__u32 d = 1; d < c; d++)
 			merge_place(&open[d + 1], trace_iter__frame(&items[i].it, d - 1));
 		for (__u32 d = c; d < len; d++) {
 			open[d + 1].el = path_elem(&items[i], d, ps);
 			open[d + 1].start = x;
 			open[d + 1].several = one;
+			open[d + 1].on_cpu = on_cpu;
 		}
-		x += items[i].r->count;
+		x += output__weight(fl->oo, items[i].r);
+		on_cpu_seen |= on_cpu;
 		prev_len = len;
 	}
 	close_frames(fl, open, prev_len, 0, x);
-	add_node(fl, &root, 0, 0, x, &one);
+	add_node(fl, &root, 0, 0, x, &one, !on_cpu_seen);
 }
 
 static int build_flame(struct flame *fl, const struct records *p,
@@ -336,13 +346,15 @@ static int build_flame(struct flame *fl, const struct records *p,
 	if (!items)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nr; i++) {
-		if (!p->recs[i].count)
+		__u64 weight = output__weight(oo, &p->recs[i]);
+
+		if (!weight)
 			continue;
 		items[nr].r = &p->recs[i];
 		trace_iter__init(&items[nr].it, &p->recs[i], &oo->view);
 		if (path_len(&items[nr]) > max_len)
 			max_len = path_len(&items[nr]);
-		fl->total += p->recs[i].count;
+		fl->total += weight;
 		nr++;
 	}
 	fl->min_samples = min_width > 0 ? fl->total * min_width / 100.0 : 0;
@@ -450,14 +462,26 @@ static __u32 hash32(const char *s)
 	return h;
 }
 
-/* A hue per kind, a shade per name: the same name always looks the same. */
-static void put_colour(struct strbuf *sb, const struct elem *el)
+/*
+ * A hue per kind, a shade per name: the same name always looks the same.
+ * A frame whose time is all off-CPU is blue-violet whatever its kind, as
+ * in FlameGraph's off-CPU ("io") graphs: blocked time stands out in a
+ * wall-clock graph.  The root, comms and delimiters keep their grey.
+ */
+static void put_colour(struct strbuf *sb, const struct node *n)
 {
+	const struct elem *el = &n->el;
 	__u32 h = hash32(el->name);
 	int a = h & 0xff, b = h >> 8 & 0xff, c = h >> 16 & 0xff;	/* 0..255 */
 	int r, g, bl;
+	enum kind kind = elem_kind(el);
 
-	switch (elem_kind(el)) {
+	if (n->off_cpu && kind != KIND_OTHER) {
+		r = g = 80 + 60 * a / 255, bl = 190 + 55 * b / 255;
+		put_fmt(sb, "rgb(%d,%d,%d)", r, g, bl);
+		return;
+	}
+	switch (kind) {
 	case KIND_KERNEL:	/* orange */
 		r = 225 + 30 * a / 255, g = 125 + 60 * b / 255, bl = 10 + 50 * c / 255;
 		break;
@@ -528,8 +552,9 @@ static void put_place(struct strbuf *sb, const struct node *n)
  * tooltip says where it is, "[gzip] /usr/bin/gzip+0x1a2b (...)".
  */
 static void put_frame(struct strbuf *sb, const struct node *n,
-		      const struct layout *lo, __u64 total)
+		      const struct layout *lo, const struct flame *fl)
 {
+	__u64 total = fl->total;
 	double x = XPAD + n->start * lo->scale, w = n->width * lo->scale;
 	double y = frame_y(lo, n->depth);
 
@@ -544,11 +569,15 @@ static void put_frame(struct strbuf *sb, const struct node *n,
 	put_name(sb, &n->el);
 	if (is_unnamed(&n->el))
 		put_place(sb, n);
-	put_fmt(sb, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)n->width,
-		n->width == 1 ? "" : "s", 100.0 * n->width / total);
+	if (output__timed(fl->oo))
+		put_fmt(sb, " (%llu us, %.2f%%)</title>",
+			(unsigned long long)output__us(n->width), 100.0 * n->width / total);
+	else
+		put_fmt(sb, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)n->width,
+			n->width == 1 ? "" : "s", 100.0 * n->width / total);
 	put_fmt(sb, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"",
 		x, y, w, FRAME_HEIGHT - 1);
-	put_colour(sb, &n->el);
+	put_colour(sb, n);
 	put_fmt(sb, "\"/><text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
 	put_label(sb, &n->el, w);
 	strbuf__puts(sb, "</text></g>\n");
@@ -562,11 +591,24 @@ static const char defs[] =
 	"<stop offset=\"95%\" stop-color=\"#e2e4ee\"/>"
 	"</linearGradient></defs>\n";
 
-static void put_header(struct strbuf *sb, const struct layout *lo,
-		       const struct svg_opts *so, __u64 total)
+/* The default title: what the profile measured, and which way up. */
+static const char *default_title(const struct svg_opts *so, const struct output_opts *oo)
 {
-	const char *title = so->title ? so->title :
-			    so->inverted ? "Icicle Graph" : "CPU Flame Graph";
+	switch (oo->kind) {
+	case PROFILE_OFF_CPU:
+		return so->inverted ? "Off-CPU Time Icicle Graph" : "Off-CPU Time Flame Graph";
+	case PROFILE_WALL:
+		return so->inverted ? "Wall-Clock Icicle Graph" : "Wall-Clock Flame Graph";
+	default:
+		return so->inverted ? "Icicle Graph" : "CPU Flame Graph";
+	}
+}
+
+static void put_header(struct strbuf *sb, const struct layout *lo,
+		       const struct svg_opts *so, const struct flame *fl)
+{
+	const char *title = so->title ? so->title : default_title(so, fl->oo);
+	__u64 total = fl->total;
 	__u32 bottom_y = lo->height - FONT_SIZE + 2;
 
 	strbuf__puts(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
@@ -627,10 +669,10 @@ static void render(struct strbuf *sb, const struct flame *fl, const struct svg_o
 	};
 
 	lo.height = lo.top + (fl->max_depth + 1) * FRAME_HEIGHT + lo.bottom;
-	put_header(sb, &lo, so, fl->total);
+	put_header(sb, &lo, so, fl);
 	strbuf__puts(sb, "<g id=\"frames\">\n");
 	for (size_t i = 0; i < fl->nr; i++)
-		put_frame(sb, &fl->nodes[i], &lo, fl->total);
+		put_frame(sb, &fl->nodes[i], &lo, fl);
 	put_footer(sb, fl->total);
 }
 
@@ -638,7 +680,7 @@ int svg__write(FILE *out, const struct records *p, const struct output_opts *oo,
 	      const struct svg_opts *so)
 {
 	struct svg_opts defaults = { .min_width = SVG_MIN_WIDTH_DEFAULT };
-	struct flame fl = {};
+	struct flame fl = { .oo = oo };
 	struct strbuf sb = {};
 	int err;
 

@@ -16,7 +16,11 @@ struct output_opts;
 #define SVG_MIN_WIDTH_DEFAULT 0.1
 
 struct svg_opts {
-	const char *title;	/* NULL: "CPU Flame Graph" ("Icicle Graph" inverted) */
+	/*
+	 * NULL: "CPU Flame Graph" ("Icicle Graph" inverted); "Off-CPU Time
+	 * Flame Graph", "Wall-Clock Flame Graph" for those kinds.
+	 */
+	const char *title;
 	const char *subtitle;	/* NULL: none */
 	bool inverted;		/* icicle graph: root at the top */
 	/*
@@ -51,6 +55,11 @@ struct svg_opts {
  * Colours tell kernel (orange), user native (red), JIT (green: module
  * "[anon]", a perf map, or a named user frame with no module), and
  * unnamed frames and [Missed ...] (grey) apart; a name always gets the same shade.
+ *
+ * Off-CPU and wall-clock profiles (oo->kind, output.h) are drawn in
+ * nanoseconds (data-x, data-w) and say microseconds in the tooltips;
+ * frames whose time is all off-CPU are blue (FlameGraph's off-CPU
+ * colours), and the default title says what was measured.
  *
  * Returns 0 or a negative errno (-ENOMEM, or a failed write's errno).
  */

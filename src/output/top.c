@@ -10,6 +10,7 @@
 
 #include "output/top.h"
 #include "output/report.h"
+#include "output/output.h"
 #include "lib/strbuf.h"
 #include "trace/trace.h"
 
@@ -54,9 +55,9 @@ struct top {
 	struct termios saved;	/* stdin's modes before, when key_fd >= 0 */
 	struct sigaction old_winch;
 	double window;		/* seconds, decayed as the weights are */
-	__u64 last;		/* samples in the last interval */
+	__u64 last;		/* samples (or ns: output.h's weights) in the last interval */
 	double last_seconds;
-	__u64 all;		/* samples since the start or the last 'z' */
+	__u64 all;		/* likewise since the start or the last 'z' */
 	__u64 lost;		/* stacks lost, likewise */
 };
 
@@ -128,19 +129,36 @@ static void put_line(struct strbuf *sb, size_t *lines, const char *text, size_t 
 }
 
 /* The title line, then, on a screen of two lines or more, the keys. */
+/*
+ * "profile --top: 998 samples/s ..."; off-CPU and wall-clock time in
+ * milliseconds: "profile --top: off-CPU 1999 ms/s ...; last 1.0 s: 2001 ms".
+ */
+static int title(const struct top *t, char *line, size_t sz, const char *rate)
+{
+	const double ms = 1e6;
+
+	if (!output__timed(t->oo))
+		return snprintf(line, sz, "profile --top: %s samples/s (~%.0f s decayed); "
+				"last %.1f s: %llu; in all: %llu",
+				rate, t->window, t->last_seconds, (unsigned long long)t->last,
+				(unsigned long long)t->all);
+	return snprintf(line, sz, "profile --top: %s %s ms/s (~%.0f s decayed); "
+			"last %.1f s: %.0f ms; in all: %.0f ms",
+			t->oo->kind == PROFILE_OFF_CPU ? "off-CPU" : "wall-clock", rate,
+			t->window, t->last_seconds, t->last / ms, t->all / ms);
+}
+
 static void header(const struct top *t, size_t width, size_t height, struct strbuf *sb,
 		   size_t *lines)
 {
 	char line[512], rate[32] = "-";
+	double per_ms = output__timed(t->oo) ? 1e6 : 1;
 	int n;
 
 	if (t->window > 0)
-		snprintf(rate, sizeof(rate), "%.0f", t->table.all / t->window);
+		snprintf(rate, sizeof(rate), "%.0f", t->table.all / t->window / per_ms);
 	/* The rate is of the decayed weights over the decayed time: steady. */
-	n = snprintf(line, sizeof(line),
-		     "profile --top: %s samples/s (~%.0f s decayed); last %.1f s: %llu; in all: %llu",
-		     rate, t->window, t->last_seconds, (unsigned long long)t->last,
-		     (unsigned long long)t->all);
+	n = title(t, line, sizeof(line), rate);
 	if (t->lost && n > 0 && (size_t)n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, "; stacks lost: %llu",
 			 (unsigned long long)t->lost);
@@ -316,12 +334,23 @@ static void zero(struct top *t)
 	t->lost = 0;
 }
 
+/*
+ * What one sample weighs: the floor is a share of it.  Off-CPU time has
+ * no sample: a microsecond, the shortest block counted by default.
+ */
+static double sample_weight(const struct top *t)
+{
+	if (t->oo->kind == PROFILE_WALL && t->oo->period_ns)
+		return t->oo->period_ns;
+	return output__timed(t->oo) ? 1000 : 1;
+}
+
 int top__update(struct top *t, const struct records *p, double seconds)
 {
-	__u64 samples = records__total(p);
+	__u64 samples = output__total(p, t->oo);
 	int err;
 
-	report_table__scale(&t->table, TOP_DECAY, TOP_FLOOR);
+	report_table__scale(&t->table, TOP_DECAY, TOP_FLOOR * sample_weight(t));
 	t->window = t->window * TOP_DECAY + seconds;
 	err = report_table__add(&t->table, p, t->oo);
 	t->last = samples;

@@ -15,22 +15,34 @@
 #include "trace/trace.h"
 #include "lib/log.h"
 
-/* bcc's header, word for word. */
-static void print_header(FILE *out, const struct output_config *o)
+/* "Sampling at 49 Hertz of ": what is sampled, and how often. */
+static void print_sampling(FILE *out, const struct output_config *o)
 {
-	const char *stack = !o->kernel ? "user" :
-			    !o->user ? "kernel" : "user + kernel";
-
 	/* Name the event only when it is not bcc's one. */
 	fprintf(out, "Sampling ");
 	if (!o->event_default)
 		fprintf(out, "%s ", o->event);
 	/* Any other event than a clock: the kernel tunes the period to -F. */
 	if (o->freq)
-		fprintf(out, "at %llu Hertz%s of ", (unsigned long long)o->freq,
+		fprintf(out, "at %llu Hertz%s ", (unsigned long long)o->freq,
 			o->event_clock ? "" : " (frequency mode)");
 	else
-		fprintf(out, "at every %llu events of ", (unsigned long long)o->period);
+		fprintf(out, "at every %llu events ", (unsigned long long)o->period);
+	if (o->kind == PROFILE_WALL)
+		fprintf(out, "and tracing off-CPU time, both in us, ");
+	fprintf(out, "of ");
+}
+
+/* bcc's header, word for word: profile's, or offcputime's for --off-cpu. */
+static void print_header(FILE *out, const struct output_config *o)
+{
+	const char *stack = !o->kernel ? "user" :
+			    !o->user ? "kernel" : "user + kernel";
+
+	if (o->kind == PROFILE_OFF_CPU)
+		fprintf(out, "Tracing off-CPU time (us) of ");
+	else
+		print_sampling(out, o);
 	if (o->pids)
 		fprintf(out, "PID %s", o->pids);
 	else if (o->tids)
@@ -133,6 +145,7 @@ int writer__open(struct writer *w, const struct output_config *o,
 		.view = {
 			.parts = { [PART_KERNEL] = o->kernel, [PART_USER] = o->user },
 			.delimited = o->delimited,
+			.mark_off_cpu = o->kind == PROFILE_WALL,
 		},
 		.folded = w->format == FMT_FOLDED,
 		.annotations = o->annotations, .verbose = o->verbose,
@@ -140,6 +153,7 @@ int writer__open(struct writer *w, const struct output_config *o,
 		.module_labels = o->module_labels,
 		.short_names = short_names(o, w->format),
 		.lines = o->lines,
+		.kind = o->kind, .period_ns = o->period_ns,
 	};
 	w->per_interval = w->path && o->interval && strchr(w->path, '%');
 	if (w->per_interval)
@@ -216,7 +230,10 @@ static __u64 ts_ns(const struct timespec *t)
 	return (__u64)t->tv_sec * 1000000000ULL + t->tv_nsec;
 }
 
-/* "profile -F 99 -p 123 | 10 s | 99 Hz | 12345 samples" */
+/*
+ * "profile -F 99 -p 123 | 10 s | 99 Hz | 12345 samples"; an off-CPU or
+ * wall-clock profile ends with its time instead, "| 1234567 us".
+ */
 static int write_svg(struct writer *w, const struct records *p,
 		     const struct timespec *start, const struct timespec *end)
 {
@@ -229,11 +246,15 @@ static int write_svg(struct writer *w, const struct records *p,
 		snprintf(rate, sizeof(rate), "%llu Hz", (unsigned long long)o->freq);
 	else
 		snprintf(rate, sizeof(rate), "every %llu events", (unsigned long long)o->period);
-	snprintf(sub, sizeof(sub), "%s | %.1f s | %s%s%s | %llu samples",
+	if (o->kind == PROFILE_OFF_CPU)
+		snprintf(rate, sizeof(rate), "off-CPU");
+	snprintf(sub, sizeof(sub), "%s | %.1f s | %s%s%s | %llu %s",
 		 o->cmdline ? o->cmdline : "profile",
-		 (ts_ns(end) - ts_ns(start)) / 1e9, o->event_default ? "" : o->event,
-		 o->event_default ? "" : " ", rate,
-		 (unsigned long long)records__total(p));
+		 (ts_ns(end) - ts_ns(start)) / 1e9,
+		 o->event_default || o->kind == PROFILE_OFF_CPU ? "" : o->event,
+		 o->event_default || o->kind == PROFILE_OFF_CPU ? "" : " ", rate,
+		 (unsigned long long)output__shown(&w->oo, output__total(p, &w->oo)),
+		 output__timed(&w->oo) ? "us" : "samples");
 	so.subtitle = sub;
 	return svg__write(w->f, p, &w->oo, &so);
 }
@@ -257,6 +278,11 @@ static int write_pprof(struct writer *w, const struct records *p,
 		.period_unit = clock ? NULL : "count",
 	};
 
+	/* Time: nanoseconds, each on-CPU sample of --wall standing for period_ns. */
+	if (w->oo.kind == PROFILE_WALL)
+		m.period = o->period_ns;
+	else if (w->oo.kind == PROFILE_OFF_CPU)
+		m.period = 1;
 	return pprof__write(w->f, p, &w->oo, &m);
 }
 

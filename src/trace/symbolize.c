@@ -653,6 +653,7 @@ int records__build(struct records *rs, const struct symbolizer *sym,
 		r->pid = k->pid;
 		r->tid = k->tid;
 		r->cpu = k->cpu;
+		r->what = k->what;
 		memcpy(r->comm, k->comm, sizeof(r->comm));
 		r->comm[sizeof(r->comm) - 1] = '\0';
 		text__sanitize_str(r->comm);	/* any process names itself */

@@ -19,6 +19,8 @@ static const struct frame missed_frames[NR_PARTS] = {
 static const struct frame delimiter = { .name = "-", .kind = FRAME_NONE,
 					.flags = FRAME_DELIMITER };
 
+const struct frame frame__off_cpu = { .name = "[off-cpu]", .kind = FRAME_NONE };
+
 static void add_seg(struct trace_iter *it, const struct stack *st,
 		    const struct frame *marker, __u32 len)
 {
@@ -30,7 +32,8 @@ static void add_seg(struct trace_iter *it, const struct stack *st,
 
 /*
  * Parts from the root end (user) to the leaf end (kernel); a delimiter
- * between two shown parts when both were read (bcc's rule for -d).
+ * between two shown parts when both were read (bcc's rule for -d); the
+ * off-CPU mark last, above the kernel's frames.
  */
 void trace_iter__init(struct trace_iter *it, const struct record *r,
 		      const struct trace_view *v)
@@ -52,6 +55,8 @@ void trace_iter__init(struct trace_iter *it, const struct record *r,
 			add_seg(it, p->stack, NULL, p->stack->nr);
 		prev = p;
 	}
+	if (v->mark_off_cpu && r->what == COUNT_OFF_CPU)
+		add_seg(it, NULL, &frame__off_cpu, 1);
 }
 
 const struct frame *trace_iter__frame(const struct trace_iter *it, __u32 i)

@@ -89,10 +89,25 @@ static inline __u64 frame__pc(const struct frame *f)
 	return (f->flags & FRAME_RETADDR) && f->addr ? f->addr - 1 : f->addr;
 }
 
-/* A stand-in for a lost stack, or the delimiter: no address to show. */
+/*
+ * --wall: the frame on top of (at the leaf end of) every off-CPU stack,
+ * "[off-cpu]", so that blocked time is marked yet stays in its function's
+ * tower.  The one frame of its kind: known by its address.
+ */
+extern const struct frame frame__off_cpu;
+
+static inline bool frame__is_off_cpu(const struct frame *f)
+{
+	return f == &frame__off_cpu;
+}
+
+/*
+ * A stand-in for a lost stack, the delimiter, or the off-CPU mark: no
+ * address to show.
+ */
 static inline bool frame__is_marker(const struct frame *f)
 {
-	return f->flags & (FRAME_MISSED | FRAME_DELIMITER);
+	return (f->flags & (FRAME_MISSED | FRAME_DELIMITER)) || frame__is_off_cpu(f);
 }
 
 /* An unnamed native or JIT frame in a module: offset is in its file. */
@@ -178,6 +193,11 @@ struct part {
 struct record {
 	__u32 pid, tid, cpu;
 	char comm[TASK_COMM_LEN];
+	/*
+	 * What count is (bpf/profile.h's enum count_what): samples, or
+	 * blocked nanoseconds.  Records of different whats never merge.
+	 */
+	__u8 what;
 	__u64 count;
 	struct part parts[NR_PARTS];	/* enum trace_part: leaf end first */
 };
@@ -186,6 +206,7 @@ struct record {
 struct trace_view {
 	bool parts[NR_PARTS];	/* indexed by enum trace_part */
 	bool delimited;		/* -d: a delimiter between kernel and user */
+	bool mark_off_cpu;	/* --wall: frame__off_cpu atop off-CPU records */
 };
 
 /*
@@ -199,7 +220,7 @@ struct trace_seg {
 };
 
 struct trace_iter {
-	struct trace_seg segs[2 * NR_PARTS - 1];
+	struct trace_seg segs[2 * NR_PARTS];	/* parts, delimiters, the off-CPU mark */
 	__u32 nr_segs;
 	__u32 len;		/* frames in all */
 };

@@ -94,6 +94,26 @@ test_expect_success GO 'pprof of a unit-test profile: go tool pprof reads the fo
 	{ grep -q "\[kernel.kallsyms\]" raw || fail "kernel mapping"; }
 '
 
+test_expect_success GO 'pprof of unit-test --wall and --off-cpu profiles: go tool pprof reads their times' '
+	PROFILE_TEST_OUTPUT=$PWD "$UNIT_TESTS/test_pprof" >unit.log &&
+	go tool pprof -raw unit-wall.pb.gz >raw 2>err &&
+	{ grep -q "^PeriodType: wall nanoseconds$" raw || fail "wall period type"; } &&
+	{ grep -q "^wall/nanoseconds\[dflt\] cpu/nanoseconds off_cpu/nanoseconds$" raw ||
+		fail "wall sample types"; } &&
+	go tool pprof -top unit-wall.pb.gz >top 2>err &&
+	{ grep -q "^Type: wall$" top || fail "wall is not the default"; } &&
+	{ grep -q "Total samples = 36.30ms" top || fail "wall total"; } &&
+	{ grep -Eq "^ +6ms +16.53% .* \[off-cpu\]$" top || fail "[off-cpu] flat"; } &&
+	go tool pprof -top -sample_index=cpu unit-wall.pb.gz >top 2>err &&
+	{ grep -q "Total samples = 30.30ms" top || fail "cpu total"; } &&
+	go tool pprof -top -sample_index=off_cpu unit-wall.pb.gz >top 2>err &&
+	{ grep -q "Total samples = 6ms" top || fail "off_cpu total"; } &&
+	go tool pprof -top unit-offcpu.pb.gz >top 2>err &&
+	{ grep -q "^Type: off_cpu$" top || fail "off-CPU type"; } &&
+	{ grep -Eq "^ +4.50ms +75.00% .* kleaf$" top || fail "off-CPU kleaf"; } &&
+	{ grep -Eq "^ +1.50ms +25.00% .* func_a$" top || fail "off-CPU func_a"; }
+'
+
 test_expect_success PLAYWRIGHT 'browser: a unit-test SVG hovers, zooms, resets and searches' '
 	PROFILE_TEST_OUTPUT=$PWD "$UNIT_TESTS/test_svg" >unit.log &&
 	xml_ok unit.svg &&

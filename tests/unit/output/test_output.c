@@ -361,6 +361,88 @@ TEST(short_names)
 	free(out);
 }
 
+/* A record of off-CPU time: count is nanoseconds. */
+static struct record off(const char *comm, __u32 pid, __u64 ns, const void *user,
+			 const void *kern)
+{
+	struct record r = rec(comm, pid, ns, user, user ? PART_OK : PART_ABSENT,
+			      kern, kern ? PART_OK : PART_ABSENT);
+
+	r.what = COUNT_OFF_CPU;
+	return r;
+}
+
+/*
+ * --off-cpu, folded: bcc offcputime -f's microseconds, summed in
+ * nanoseconds first and then rounded (600 + 700 ns is 1 us, not 2); a
+ * stack under half a microsecond in all still prints, as bcc prints
+ * every stack it counted.
+ */
+TEST(folded_off_cpu_us)
+{
+	struct output_opts o = { .folded = true, .kind = PROFILE_OFF_CPU,
+				 .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	struct record r[] = {
+		off("burn", 10, 600, &ust, &kst),
+		off("burn", 11, 700, &ust, &kst),	/* merges with the one above */
+		off("idle", 0, 2500000, NULL, &kst),
+		off("x", 3, 1499, &ust2, NULL),
+		off("y", 4, 499, &ust2, NULL),
+	};
+	char *out = render(r, 5, &o);
+
+	CHECK_STR(out,
+		  "y;main;[unknown] 0\n"
+		  "burn;main;func_b;kroot;kleaf 1\n"
+		  "x;main;[unknown] 1\n"
+		  "idle;kroot;kleaf 2500\n");
+	free(out);
+}
+
+/*
+ * --wall: on-CPU samples weigh period_ns each, off-CPU stacks end with
+ * [off-cpu] above their kernel frames; the same stack on and off the CPU
+ * stays two lines, both in microseconds.
+ */
+TEST(folded_wall_marker)
+{
+	struct output_opts o = { .folded = true, .kind = PROFILE_WALL, .period_ns = 10101010,
+				 .view.mark_off_cpu = true, .view.delimited = true,
+				 .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	struct record r[] = {
+		rec("burn", 10, 3, &ust, PART_OK, NULL, PART_ABSENT),
+		off("burn", 10, 45000000, &ust, &kst),
+		off("burn", 10, 1000, &ust, NULL),
+	};
+	char *out = render(r, 3, &o);
+
+	CHECK_STR(out,
+		  "burn;main;func_b;[off-cpu] 1\n"
+		  "burn;main;func_b 30303\n"
+		  "burn;main;func_b;-;kroot;kleaf;[off-cpu] 45000\n");
+	free(out);
+}
+
+/* --off-cpu, plain: bcc offcputime's stacks, its total in microseconds. */
+TEST(plain_off_cpu_us)
+{
+	struct output_opts o = { .kind = PROFILE_OFF_CPU, .view.delimited = true,
+				 .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	struct record r[] = { off("sleep", 7, 1000500, &ust, &kst) };
+	char *out = render(r, 1, &o);
+
+	CHECK_STR(out,
+		  "    kleaf\n"
+		  "    kroot\n"
+		  "    --\n"
+		  "    func_b\n"
+		  "    main\n"
+		  "    -                sleep (7)\n"
+		  "        1001\n"
+		  "\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -379,5 +461,8 @@ int main(void)
 	RUN(folded_unknown_module_sanitized);
 	RUN(plain_verbose_unnamed);
 	RUN(short_names);
+	RUN(folded_off_cpu_us);
+	RUN(folded_wall_marker);
+	RUN(plain_off_cpu_us);
 	return unit_summary();
 }

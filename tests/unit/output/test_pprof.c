@@ -195,7 +195,7 @@ struct dprofile {
 	char *strs[MAXN];
 	size_t nr_strs, nr_types, nr_samples, nr_locs, nr_funcs, nr_maps;
 	struct dvt types[4], period_type;
-	__u64 period, time, duration;
+	__u64 period, time, duration, default_type;
 	struct dsample samples[MAXN];
 	struct dloc locs[MAXN];
 	struct dfunc funcs[MAXN];
@@ -338,6 +338,8 @@ static void decode(struct dprofile *d, const __u8 *buf, size_t len)
 			dec_vt(&sub, &d->period_type);
 		else if (f == 12)
 			d->period = v;
+		else if (f == 14)
+			d->default_type = v;
 	}
 	d->err = r.err || r.p != r.end;
 }
@@ -818,6 +820,132 @@ TEST(consumer_fixture)
 	CHECK_INT(fixture_root(), 3);
 }
 
+static struct record off(const char *comm, __u32 pid, __u64 ns, const void *user,
+			 const void *kern)
+{
+	struct record r = rec(comm, pid, 0, ns, user, PART_OK, kern, kern ? PART_OK : PART_ABSENT);
+
+	r.what = COUNT_OFF_CPU;
+	return r;
+}
+
+/* --off-cpu: one sample type, off_cpu in nanoseconds, the time as counted. */
+TEST(pprof_off_cpu)
+{
+	struct output_opts oo = both;
+	struct record r[] = {
+		off("sleep", 10, 2500000, &ust_b, &kst),
+		off("sleep", 10, 700, &ust_a, NULL),
+	};
+	struct records p = { .recs = r, .nr = 2 };
+	struct pprof_meta m = { .period = 1 };
+	static struct dprofile d;
+
+	oo.kind = PROFILE_OFF_CPU;
+	CHECK_INT(roundtrip(&d, &p, &oo, &m), 0);
+	CHECK_INT(d.nr_types, 1);
+	CHECK_STR(str(&d, d.types[0].type), "off_cpu");
+	CHECK_STR(str(&d, d.types[0].unit), "nanoseconds");
+	CHECK_STR(str(&d, d.period_type.type), "off_cpu");
+	CHECK_STR(str(&d, d.period_type.unit), "nanoseconds");
+	CHECK_INT(d.default_type, 0);
+	CHECK_INT(d.nr_samples, 2);
+	CHECK_STR(sample_names(&d, &d.samples[0]), "kleaf;kroot;func_b;main");
+	CHECK_INT(d.samples[0].nr_vals, 1);
+	CHECK_INT(d.samples[0].vals[0], 2500000);
+	CHECK_INT(d.samples[1].nr_vals, 1);
+	CHECK_INT(d.samples[1].vals[0], 700);
+	dprofile_free(&d);
+}
+
+/*
+ * --wall: wall, cpu and off_cpu, all nanoseconds, wall shown by default;
+ * an on-CPU sample is period_ns of both wall and cpu, off-CPU time of
+ * wall and off_cpu, and its stack has [off-cpu] at the leaf.
+ */
+TEST(pprof_wall)
+{
+	struct output_opts oo = both;
+	struct record r[] = {
+		rec("app", 10, 0, 3, &ust_b, PART_OK, NULL, PART_ABSENT),
+		off("app", 10, 4500000, &ust_b, &kst),
+	};
+	struct records p = { .recs = r, .nr = 2 };
+	struct pprof_meta m = { .period = 10101010 };
+	static struct dprofile d;
+
+	oo.kind = PROFILE_WALL;
+	oo.period_ns = 10101010;
+	oo.view.mark_off_cpu = true;
+	CHECK_INT(roundtrip(&d, &p, &oo, &m), 0);
+	CHECK_INT(d.nr_types, 3);
+	CHECK_STR(str(&d, d.types[0].type), "wall");
+	CHECK_STR(str(&d, d.types[1].type), "cpu");
+	CHECK_STR(str(&d, d.types[2].type), "off_cpu");
+	for (int i = 0; i < 3; i++)
+		CHECK_STR(str(&d, d.types[i].unit), "nanoseconds");
+	CHECK_STR(str(&d, d.default_type), "wall");
+	CHECK_STR(str(&d, d.period_type.type), "wall");
+	CHECK_STR(str(&d, d.period_type.unit), "nanoseconds");
+	CHECK_INT(d.period, 10101010);
+	CHECK_INT(d.nr_samples, 2);
+	CHECK_STR(sample_names(&d, &d.samples[0]), "func_b;main");
+	CHECK_INT(d.samples[0].nr_vals, 3);
+	CHECK_INT(d.samples[0].vals[0], 30303030);
+	CHECK_INT(d.samples[0].vals[1], 30303030);
+	CHECK_INT(d.samples[0].vals[2], 0);
+	CHECK_STR(sample_names(&d, &d.samples[1]), "[off-cpu];kleaf;kroot;func_b;main");
+	CHECK_INT(d.samples[1].nr_vals, 3);
+	CHECK_INT(d.samples[1].vals[0], 4500000);
+	CHECK_INT(d.samples[1].vals[1], 0);
+	CHECK_INT(d.samples[1].vals[2], 4500000);
+	dprofile_free(&d);
+}
+
+/*
+ * DIR/unit-wall.pb.gz, a --wall profile for t10 to read with go tool
+ * pprof: 30.30 ms on the CPU in func_b, 4.5 ms off it there, 1.5 ms off
+ * it in func_a; and DIR/unit-offcpu.pb.gz, its off-CPU part (--off-cpu).
+ */
+TEST(wall_fixture)
+{
+	const char *dir = getenv("PROFILE_TEST_OUTPUT");
+	struct output_opts oo = both;
+	struct record r[] = {
+		rec("app", 10, 0, 3, &ust_b, PART_OK, NULL, PART_ABSENT),
+		off("app", 10, 4500000, &ust_b, &kst),
+		off("app", 10, 1500000, &ust_a, NULL),
+	};
+	struct records p = { .recs = r, .nr = 3 };
+	struct pprof_meta m = { .period = 10101010, .duration_nanos = 1000000000 };
+	char path[4096];
+	FILE *f;
+
+	oo.kind = PROFILE_WALL;
+	oo.period_ns = 10101010;
+	oo.view.mark_off_cpu = true;
+	snprintf(path, sizeof(path), "%s/unit-wall.pb.gz", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(pprof__write(f, &p, &oo, &m), 0);
+	CHECK_INT(fclose(f), 0);
+
+	/* And its off-CPU part alone, as --off-cpu writes it. */
+	oo.kind = PROFILE_OFF_CPU;
+	oo.view.mark_off_cpu = false;
+	p = (struct records){ .recs = r + 1, .nr = 2 };
+	m.period = 1;
+	snprintf(path, sizeof(path), "%s/unit-offcpu.pb.gz", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(pprof__write(f, &p, &oo, &m), 0);
+	CHECK_INT(fclose(f), 0);
+}
+
 int main(void)
 {
 	setup();
@@ -832,7 +960,11 @@ int main(void)
 	RUN(pprof_symbolizer_mapping);
 	RUN(pprof_write_error);
 	RUN(pprof_empty);
+	RUN(pprof_off_cpu);
+	RUN(pprof_wall);
 	if (getenv("PROFILE_TEST_OUTPUT"))
 		RUN(consumer_fixture);
+	if (getenv("PROFILE_TEST_OUTPUT"))
+		RUN(wall_fixture);
 	return unit_summary();
 }

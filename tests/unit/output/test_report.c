@@ -253,6 +253,62 @@ TEST(columns_fit_content)
 	free(out);
 }
 
+#define TIME_HEADER "#\n#    Self  Children  Time (us)  Command          Shared Object            Symbol\n"
+
+static struct record off(const char *comm, __u64 ns, const void *user, const void *kern)
+{
+	struct record r = rec(comm, ns, user, user ? PART_OK : PART_ABSENT,
+			      kern, kern ? PART_OK : PART_ABSENT);
+
+	r.what = COUNT_OFF_CPU;
+	return r;
+}
+
+/* --off-cpu: the header and the column are time, in microseconds. */
+TEST(off_cpu_time)
+{
+	struct output_opts o = { .kind = PROFILE_OFF_CPU,
+				 .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	struct record r[] = {
+		off("sleep", 3000400, &ust, &kst),
+		off("sleep", 1000000, &ust, NULL),
+	};
+	char *out = render(r, 2, &o, 0);
+
+	CHECK_STR(out,
+		  "# Off-CPU time: 4000 us\n" TIME_HEADER
+		  "   75.00%    75.00%       3000  sleep            [kernel]                 kleaf\n"
+		  "   25.00%   100.00%       1000  sleep            burn                     func_b\n"
+		  "    0.00%   100.00%          0  sleep            burn                     main\n"
+		  "    0.00%    75.00%          0  sleep            [kernel]                 kroot\n");
+	free(out);
+}
+
+/*
+ * --wall: on-CPU samples weigh period_ns; [off-cpu] is the self row of
+ * all blocked time, and the functions keep their wall-clock totals.
+ */
+TEST(wall_time)
+{
+	struct output_opts o = { .kind = PROFILE_WALL, .period_ns = 1000000,
+				 .view.mark_off_cpu = true, .view.parts[PART_USER] = true,
+				 .view.parts[PART_KERNEL] = true };
+	struct record r[] = {
+		rec("app", 1, &ust, PART_OK, NULL, PART_ABSENT),
+		off("app", 3000000, &ust, &kst),
+	};
+	char *out = render(r, 2, &o, 0);
+
+	CHECK_STR(out,
+		  "# Wall-clock time: 4000 us\n" TIME_HEADER
+		  "   75.00%    75.00%       3000  app              [off-cpu]                [off-cpu]\n"
+		  "   25.00%   100.00%       1000  app              burn                     func_b\n"
+		  "    0.00%   100.00%          0  app              burn                     main\n"
+		  "    0.00%    75.00%          0  app              [kernel]                 kleaf\n"
+		  "    0.00%    75.00%          0  app              [kernel]                 kroot\n");
+	free(out);
+}
+
 int main(void)
 {
 	setup();
@@ -265,5 +321,7 @@ int main(void)
 	RUN(unnamed_frames_by_module);
 	RUN(interp_frames_object);
 	RUN(columns_fit_content);
+	RUN(off_cpu_time);
+	RUN(wall_time);
 	return unit_summary();
 }

@@ -541,6 +541,97 @@ TEST(browser_fixture)
 	CHECK_INT(fclose(f), 0);
 }
 
+/* A record of off-CPU time: count is nanoseconds. */
+static struct record off(const char *comm, __u64 ns, const void *user, const void *kern)
+{
+	struct record r = rec(comm, 1, ns, user, PART_OK, kern, kern ? PART_OK : PART_ABSENT);
+
+	r.what = COUNT_OFF_CPU;
+	return r;
+}
+
+/* FlameGraph's off-CPU palette: r == g in [80, 140], b in [190, 245]. */
+static bool blue(const struct fr *f)
+{
+	return f->r == f->g && f->r >= 80 && f->r <= 140 && f->b >= 190 && f->b <= 245;
+}
+
+/* --off-cpu: its title, time in us in the tooltips, every frame blue. */
+TEST(off_cpu_title_unit_colour)
+{
+	struct output_opts oo = both;
+	struct svg_opts icicle = { .inverted = true }, titled = { .title = "Mine" };
+	struct record r[] = {
+		off("burn", 3000000, &u_a, NULL),
+		off("burn", 1000400, &u_b, &k_st),
+	};
+	struct fr a, b, m, k, all;
+	char *svg;
+
+	oo.kind = PROFILE_OFF_CPU;
+	svg = render(r, 2, &oo, NULL);
+	CHECK(strstr(svg, ">Off-CPU Time Flame Graph</text>") != NULL);
+	CHECK(strstr(svg, "<title>func_a (3000 us, 74.99%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>main (4000 us, 100.00%)</title>") != NULL);
+	CHECK(strstr(svg, "sample") == NULL);
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(frame(svg, "func_b", 0, &b));
+	CHECK(frame(svg, "main", 0, &m));
+	CHECK(frame(svg, "kleaf", 0, &k));
+	CHECK(frame(svg, "all", 0, &all));
+	CHECK_INT(a.data_w, 3000000);		/* the graph is in ns */
+	CHECK(blue(&a) && blue(&b) && blue(&m) && blue(&k));
+	CHECK(!blue(&all));			/* the root keeps its grey */
+	free(svg);
+
+	svg = render(r, 2, &oo, &icicle);
+	CHECK(strstr(svg, ">Off-CPU Time Icicle Graph</text>") != NULL);
+	free(svg);
+	svg = render(r, 2, &oo, &titled);
+	CHECK(strstr(svg, ">Mine</text>") != NULL);
+	CHECK(strstr(svg, "Off-CPU Time") == NULL);
+	free(svg);
+}
+
+/*
+ * --wall: on-CPU samples weigh period_ns; a frame with any on-CPU time
+ * keeps its colour, what is only off-CPU ([off-cpu], the kernel's
+ * frames under it) is blue.
+ */
+TEST(wall_title_marker_colour)
+{
+	struct output_opts oo = both;
+	struct record r[] = {
+		off("burn", 1000000, &u_a, NULL),
+		rec("burn", 1, 2, &u_b, PART_OK, NULL, PART_ABSENT),
+		off("burn", 3000000, &u_b, &k_st),
+	};
+	struct fr a, b, k, mark, mark2, m;
+	char *svg;
+
+	oo.kind = PROFILE_WALL;
+	oo.period_ns = 1000000;
+	oo.view.mark_off_cpu = true;
+	svg = render(r, 3, &oo, NULL);
+	CHECK(strstr(svg, ">Wall-Clock Flame Graph</text>") != NULL);
+	CHECK(strstr(svg, "<title>func_b (5000 us, 83.33%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>kleaf (3000 us, 50.00%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>main (6000 us, 100.00%)</title>") != NULL);
+	CHECK(frame(svg, "func_a", 0, &a));
+	CHECK(frame(svg, "func_b", 0, &b));
+	CHECK(frame(svg, "kleaf", 0, &k));
+	CHECK(frame(svg, "main", 0, &m));
+	CHECK(frame(svg, "[off-cpu]", 0, &mark));
+	CHECK(frame(svg, "[off-cpu]", 1, &mark2));
+	CHECK_INT(mark.depth, a.depth + 1);
+	CHECK_INT(mark2.depth, k.depth + 1);	/* on top of the kernel's frames */
+	CHECK_INT(mark2.data_w, 3000000);
+	CHECK(b.r >= 200 && !blue(&b));		/* red: on the CPU too */
+	CHECK(!blue(&m));			/* first drawn off-CPU (func_a), then on */
+	CHECK(blue(&a) && blue(&k) && blue(&mark) && blue(&mark2));
+	free(svg);
+}
+
 int main(void)
 {
 	setup();
@@ -558,6 +649,8 @@ int main(void)
 	RUN(unnamed_labels_and_places);
 	RUN(unnamed_module_escaped);
 	RUN(short_names_merge);
+	RUN(off_cpu_title_unit_colour);
+	RUN(wall_title_marker_colour);
 	if (getenv("PROFILE_TEST_OUTPUT"))
 		RUN(browser_fixture);
 	return unit_summary();

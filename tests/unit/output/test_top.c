@@ -300,6 +300,52 @@ TEST(limit)
 	top__free(t);
 }
 
+/*
+ * --off-cpu and --wall: the title counts time, in milliseconds; the rows
+ * are shares of it; a wall profile's on-CPU sample weighs period_ns.
+ */
+TEST(time_kinds)
+{
+	struct output_opts off_cpu = user_only, wall = user_only;
+	struct record r[2];
+	struct top *t;
+	char *f;
+
+	off_cpu.kind = PROFILE_OFF_CPU;
+	r[0] = test_record("sleep", 1, 1500000000, &st_b, PART_OK, NULL, PART_ABSENT);
+	r[0].what = COUNT_OFF_CPU;
+	r[1] = test_record("sleep", 1, 500000000, &st_a, PART_OK, NULL, PART_ABSENT);
+	r[1].what = COUNT_OFF_CPU;
+	t = top__new(&off_cpu, 0, false);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	update(t, r, 2);
+	f = render(t, 100, 24);
+	CHECK_STR(line_of(f, 0), "profile --top: off-CPU 2000 ms/s (~1 s decayed); "
+		  "last 1.0 s: 2000 ms; in all: 2000 ms");
+	CHECK_STR(line_of(f, 3), "  75.00%    75.00%  sleep    burn           func_b");
+	free(f);
+	top__free(t);
+
+	wall.kind = PROFILE_WALL;
+	wall.period_ns = 10000000;
+	wall.view.mark_off_cpu = true;
+	r[1] = test_record("sleep", 1, 50, &st_a, PART_OK, NULL, PART_ABSENT);
+	t = top__new(&wall, 0, false);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	update(t, r, 2);
+	f = render(t, 100, 24);
+	CHECK_STR(line_of(f, 0), "profile --top: wall-clock 2000 ms/s (~1 s decayed); "
+		  "last 1.0 s: 2000 ms; in all: 2000 ms");
+	CHECK_STR(line_of(f, 3), "  75.00%    75.00%  sleep    [off-cpu]      [off-cpu]");
+	CHECK_STR(line_of(f, 4), "  25.00%    25.00%  sleep    burn           func_a");
+	free(f);
+	top__free(t);
+}
+
 int main(void)
 {
 	setup();
@@ -310,5 +356,6 @@ int main(void)
 	RUN(table_scale);
 	RUN(render_fits);
 	RUN(limit);
+	RUN(time_kinds);
 	return unit_summary();
 }

@@ -261,7 +261,10 @@ TEST(stacks_and_frames_cached)
 	char buf[512];
 
 	fixture_init(&fx, NULL);
+	s[2].key.what = COUNT_OFF_CPU;	/* a record says what its key counted */
 	CHECK_INT(records__build(&rs, &fx.sym, s, 3), 0);
+	CHECK_INT(rs.recs[1].what, COUNT_ON_CPU);
+	CHECK_INT(rs.recs[2].what, COUNT_OFF_CPU);
 	CHECK_INT(stored[0].reads, 1);		/* the kernel stack */
 	CHECK_INT(stored[1].reads, 2);		/* USTACK in pid 1 and pid 2 */
 	CHECK_INT(stored[2].reads, 1);
