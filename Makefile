@@ -63,7 +63,7 @@ WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
 	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
-	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp)
+	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp tpcall-nofp)
 
 # A Rust release build (rustc -C opt-level=3): its standard library has
 # frame pointers, its own code not, in one object (t73).  rustup puts rustc
@@ -183,6 +183,11 @@ $(WL_DIR)/cxxburn-nofp: tests/workloads/cxxburn.cpp | $(WL_DIR)
 	$(Q)$(CXX) $(WL_CFLAGS) $(WL_NOFP) -o $@ $<
 
 $(addprefix $(WL_DIR)/,$(WL_UNWIND)): $(WL_DIR)/%: tests/workloads/%.c tests/workloads/spin.h | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
+
+# System calls from known functions, for tracepoint events (t86).
+$(WL_DIR)/tpcall-nofp: tests/workloads/tpcall.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
 
