@@ -901,7 +901,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 /*
  * -e CATEGORY:NAME: the hits of a tracepoint, counted as samples are.  Its
  * one link covers every CPU, so -C is checked here (tp_cpu, -1: all), and
- * -c N counts every Nth hit on each CPU.  Loaded only for a tracepoint.
+ * -c N counts every Nth hit on each CPU (the 1st, the N+1th, ...).  Loaded
+ * only for a tracepoint.
  */
 const volatile __s32 tp_cpu = -1;
 const volatile __u64 tp_period = 1;
@@ -930,11 +931,13 @@ int do_tracepoint(void *ctx)
 	busy = bpf_map_lookup_elem(&inflight, &zero);
 	if (!tp || !stat || !busy)
 		return 0;
+	/* The first hit is taken: it makes the process known (its tables). */
 	tp->hits++;
-	if (!tp->left)
-		tp->left = tp_period;
-	if (--tp->left)
+	if (tp->left) {
+		tp->left--;
 		return 0;
+	}
+	tp->left = tp_period - 1;
 	stat->c[CNT_TAKEN]++;
 	set = enter(busy);
 	*busy = INFLIGHT_SET(set);

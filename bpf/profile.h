@@ -424,8 +424,8 @@ _Static_assert(INFLIGHT_SET(1) < INFLIGHT_UNKNOWN, "in-flight values are distinc
 
 /*
  * -e CATEGORY:NAME: each CPU's hits of the tracepoint (after the -C
- * filter), and how many more until the next one counted (-c N: every Nth;
- * 0 before the first).  Written by do_tracepoint only, on its own CPU.
+ * filter), and how many more to skip before the next one counted (-c N:
+ * every Nth, from the first).  Written by do_tracepoint only, on its CPU.
  */
 struct tp_state {
 	__u64 hits;

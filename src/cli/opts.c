@@ -276,14 +276,18 @@ static int parse_event(struct options *o, const char *arg)
 	char path[PATH_MAX];
 	int err = event__parse(arg, &o->event);
 
-	if (err == -ENOENT && !event__tracepoint_path(arg, path, sizeof(path)))
-		pr_err("-e '%s': no such tracepoint (no %s); see --list-events", arg, path);
-	else if (err == -ENODEV)
+	if (!err)
+		return 0;
+	if (!strchr(arg, ':'))
+		return usage_error("-e '%s' is not a known event; see --list-events", arg);
+	if (err == -ENODEV)
 		pr_err("-e '%s': tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing",
 		       arg);
-	else if (err)
-		return usage_error("-e '%s' is not a known event; see --list-events", arg);
-	return err ? -EINVAL : 0;
+	else if (event__tracepoint_path(arg, path, sizeof(path)))
+		pr_err("-e '%s' is not a tracepoint's CATEGORY:NAME; see --list-events", arg);
+	else
+		pr_err("-e '%s': no such tracepoint (no %s); see --list-events", arg, path);
+	return -EINVAL;
 }
 
 static int parse_num_opt(const char *name, const char *arg, __u64 min,
