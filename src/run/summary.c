@@ -79,7 +79,8 @@ void summary__warn_few(const struct summary *sum, const struct options *o,
 
 	if (secs < 1 || n >= 1000)
 		return;
-	if (o->period && n < secs)
+	/* A tracepoint at -c 1 counted every hit: nothing to lower. */
+	if (o->period && n < secs && !(event__is_tracepoint(&o->event) && o->period == 1))
 		pr_warn("only %llu sample(s) in %.1f s, one every %llu %s: lower -c for more",
 			n, secs, (unsigned long long)o->period, ev);
 	if (!o->freq || n >= o->freq * secs / 10)
