@@ -393,7 +393,6 @@ static int configure_follow(struct profile_bpf *skel, const struct session_confi
 	return err;
 }
 
-/* Read-only data and map sizes: everything that must be set before load. */
 static bool is_tracepoint(const struct session_config *c)
 {
 	return c->sampling.type == PERF_TYPE_TRACEPOINT;
@@ -450,6 +449,7 @@ static __u64 tracepoint_hits(const struct session *s)
 	return sum;
 }
 
+/* Read-only data and map sizes: everything that must be set before load. */
 static int session__configure(struct session *s)
 {
 	const struct session_config *c = &s->cfg;
