@@ -63,7 +63,7 @@ WL_UNWIND := deeprec sigburn allocaburn vdsoburn
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
 	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
-	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp)
+	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp tpcall-nofp)
 
 # A Rust release build (rustc -C opt-level=3): its standard library has
 # frame pointers, its own code not, in one object (t73).  rustup puts rustc
@@ -186,6 +186,11 @@ $(addprefix $(WL_DIR)/,$(WL_UNWIND)): $(WL_DIR)/%: tests/workloads/%.c tests/wor
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
 
+# System calls from known functions, for tracepoint events (t86).
+$(WL_DIR)/tpcall-nofp: tests/workloads/tpcall.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
+
 $(WL_DIR)/lib%.so: tests/workloads/lib%.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -fPIC -shared -o $@ $<
@@ -271,7 +276,7 @@ bench: all $(WORKLOADS)
 
 # Boot Debian's 6.1 kernel under qemu and run the known-answer checks in it
 # (downloads only Debian packages; see tests/kernels/README.md).
-test-kernels: all $(WL_DIR)/burn $(WL_DIR)/burn-nofp
+test-kernels: all $(WL_DIR)/burn $(WL_DIR)/burn-nofp $(WL_DIR)/tpcall-nofp
 	PROFILE_BUILD="$(OUTPUT)" tests/kernels/run
 
 # libFuzzer targets for the parsers of untrusted input, 60 s each.  OUT

@@ -743,6 +743,7 @@ struct sample_how {
 	 * saved ones and the kernel stack is always asked for.
 	 */
 	bool regs_in_ctx;
+	bool perf_ctx;		/* ctx is a perf_event program's (get_interp_stack()) */
 };
 
 #include "unwind/unwind.bpf.h"
@@ -820,7 +821,7 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user) {
 		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt);
-		fresh |= get_interp_stack(ctx, ms, &key.parts[PART_INTERP], pid, cnt);
+		fresh |= get_interp_stack(ctx, how->perf_ctx, ms, &key.parts[PART_INTERP], pid, cnt);
 	}
 	if (want_kernel && !in_user) {
 		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], cnt);
@@ -877,7 +878,8 @@ static __always_inline void leave(__u64 *busy)
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
-	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true };
+	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true,
+					.perf_ctx = true };
 	struct counters *stat;
 	struct map_set ms;
 	__u32 zero = 0, set;
@@ -887,6 +889,55 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	busy = bpf_map_lookup_elem(&inflight, &zero);
 	if (!stat || !busy)
 		return 0;
+	stat->c[CNT_TAKEN]++;
+	set = enter(busy);
+	*busy = INFLIGHT_SET(set);
+	select_set(&ms, set);
+	sample(ctx, &ms, stat->c, &how);
+	leave(busy);
+	return 0;
+}
+
+/*
+ * -e CATEGORY:NAME: the hits of a tracepoint, counted as samples are.  Its
+ * one link covers every CPU, so -C is checked here (tp_cpu, -1: all), and
+ * -c N counts every Nth hit on each CPU (the 1st, the N+1th, ...).  Loaded
+ * only for a tracepoint.
+ */
+const volatile __s32 tp_cpu = -1;
+const volatile __u64 tp_period = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct tp_state);
+	__uint(max_entries, 1);
+} tp_states SEC(".maps");
+
+SEC("tracepoint")
+int do_tracepoint(void *ctx)
+{
+	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = false };
+	struct counters *stat;
+	struct tp_state *tp;
+	struct map_set ms;
+	__u32 zero = 0, set;
+	__u64 *busy;
+
+	if (tp_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)tp_cpu)
+		return 0;
+	tp = bpf_map_lookup_elem(&tp_states, &zero);
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	busy = bpf_map_lookup_elem(&inflight, &zero);
+	if (!tp || !stat || !busy)
+		return 0;
+	/* The first hit is taken: it makes the process known (its tables). */
+	tp->hits++;
+	if (tp->left) {
+		tp->left--;
+		return 0;
+	}
+	tp->left = tp_period - 1;
 	stat->c[CNT_TAKEN]++;
 	set = enter(busy);
 	*busy = INFLIGHT_SET(set);

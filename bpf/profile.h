@@ -422,4 +422,14 @@ _Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 1
 
 _Static_assert(INFLIGHT_SET(1) < INFLIGHT_UNKNOWN, "in-flight values are distinct");
 
+/*
+ * -e CATEGORY:NAME: each CPU's hits of the tracepoint (after the -C
+ * filter), and how many more to skip before the next one counted (-c N:
+ * every Nth, from the first).  Written by do_tracepoint only, on its CPU.
+ */
+struct tp_state {
+	__u64 hits;
+	__u64 left;
+};
+
 #endif /* PROFILE_H */

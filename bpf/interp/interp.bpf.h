@@ -116,9 +116,12 @@ __noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u3
 /*
  * Fill in the reference to the sample's interpreter frames: stored by
  * content, and sent to user space the first time.  Returns true when
- * stored just now.
+ * stored just now.  perf_ctx: ctx is a perf_event program's, the only one
+ * interp_put_more() takes (a global function's context argument has one
+ * type before 6.7's __arg_ctx); others cut a deep stack at the walker's
+ * inner part.
  */
-static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms,
+static __always_inline bool get_interp_stack(void *ctx, bool perf_ctx, const struct map_set *ms,
 					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
 {
 	struct interp_stack_note *note, *more;
@@ -138,7 +141,7 @@ static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms
 		return false;
 	/* Its key is in the inner stack's words: stored before it. */
 	if (more) {
-		key = interp_put_more(ctx, ms->set, pid, kind);
+		key = perf_ctx ? interp_put_more(ctx, ms->set, pid, kind) : 0;
 		nr = note->st.nr;
 		asm volatile("" : "+r"(nr));
 		if (key && nr < MAX_STACK_DEPTH) {

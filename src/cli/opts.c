@@ -131,8 +131,10 @@ void options__usage(FILE *out)
 "  -F, --frequency HZ          sample frequency in Hertz (default %d; other events\n"
 "                              than cpu-clock and task-clock: %d)\n"
 "  -c, --count PERIOD          sample once every PERIOD events (cpu-clock: ns)\n"
-"  -e, --event EVENT           sample on this perf event (default cpu-clock)\n"
-"      --list-events           list the events, marking those this machine supports\n"
+"  -e, --event EVENT           sample on this perf event (default cpu-clock), or\n"
+"                              count a tracepoint's hits (CATEGORY:NAME)\n"
+"      --list-events           list the events, marking those this machine supports,\n"
+"                              and the tracepoints\n"
 "  -d, --delimited             insert delimiters between kernel and user stacks\n"
 "  -a, --annotations           add _[k] annotations to kernel frames\n"
 "  -I, --include-idle          include CPU idle stacks\n"
@@ -267,6 +269,26 @@ static int usage_error(const char *fmt, const char *arg)
 
 	snprintf(msg, sizeof(msg), fmt, arg);
 	pr_err("%s (see --help)", msg);
+	return -EINVAL;
+}
+
+/* -e: a tracepoint that is not there names where it was looked for. */
+static int parse_event(struct options *o, const char *arg)
+{
+	char path[PATH_MAX];
+	int err = event__parse(arg, &o->event);
+
+	if (!err)
+		return 0;
+	if (!strchr(arg, ':'))
+		return usage_error("-e '%s' is not a known event; see --list-events", arg);
+	if (err == -ENODEV)
+		pr_err("-e '%s': tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing",
+		       arg);
+	else if (event__tracepoint_path(arg, path, sizeof(path)))
+		pr_err("-e '%s' is not a tracepoint's CATEGORY:NAME; see --list-events", arg);
+	else
+		pr_err("-e '%s': no such tracepoint (no %s); see --list-events", arg, path);
 	return -EINVAL;
 }
 
@@ -557,9 +579,7 @@ static int parse_one(struct options *o, int c, const char *arg)
 	case OPT_MIN_WIDTH:
 		return parse_percent("--min-width", arg, &o->min_width);
 	case 'e':
-		if (event__parse(arg, &o->event))
-			return usage_error("-e '%s' is not a known event; see --list-events", arg);
-		break;
+		return parse_event(o, arg);
 	case OPT_LIST_EVENTS: o->list_events = true; break;
 	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
 	case OPT_KALLSYMS: o->kallsyms = true; break;
@@ -678,6 +698,9 @@ static int check_conflicts(const struct options *o)
 		return usage_error("%s: -p and -L cannot be used together", "conflicting options");
 	if (o->user_only && o->kernel_only)
 		return usage_error("%s: -U and -K cannot be used together", "conflicting options");
+	if (o->freq_set && event__is_tracepoint(&o->event))
+		return usage_error("-F cannot be used with a tracepoint (-e %s): every hit is counted, or every Nth with -c N",
+				   o->event.name);
 	if (o->freq_set && o->period)
 		return usage_error("%s: -F and -c cannot be used together", "conflicting options");
 	if (o->quiet && o->verbose)
@@ -845,6 +868,9 @@ int options__parse(struct options *o, int argc, char **argv)
 	pos = NULL;
 	if (err)
 		return err;
+	/* A tracepoint has no frequency: every hit, unless -c says every Nth. */
+	if (!o->freq_set && !o->period && event__is_tracepoint(&o->event))
+		o->period = 1;
 	if (!o->freq_set && !o->period)
 		o->freq = event__is_clock(&o->event) ? DEFAULT_FREQ : DEFAULT_EVENT_FREQ;
 	err = settle_format(o);

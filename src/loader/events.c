@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Event names.  The software and hardware names and the generic cache
- * events follow perf list; "rNNNN" is a raw PMU event in hex.
+ * events follow perf list; "rNNNN" is a raw PMU event in hex;
+ * "CATEGORY:NAME" a tracepoint.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
 #include "loader/events.h"
+#include "lib/log.h"
 
 struct named {
 	const char *name;
@@ -99,8 +106,13 @@ static int parse_raw(const char *name, struct event_spec *ev)
 	return 0;
 }
 
+static int parse_tracepoint(const char *name, struct event_spec *ev);
+static void list_tracepoints(FILE *out);
+
 int event__parse(const char *name, struct event_spec *ev)
 {
+	if (strchr(name, ':'))
+		return parse_tracepoint(name, ev);
 	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
 		const struct named *e = &named_events[i];
 
@@ -177,4 +189,160 @@ void events__list(FILE *out)
 					 c | (op << 8) | ((__u64)res << 16));
 			}
 	fprintf(out, "  %-44s [Raw hardware event descriptor]\n", "rNNN");
+	list_tracepoints(out);
+}
+
+/*
+ * Tracepoints, "CATEGORY:NAME" as perf spells them, found under tracefs:
+ * its own mount first, then the older one inside debugfs.
+ */
+static const char *const tracefs_roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+static const char *tracefs_root(void)
+{
+	char path[64];
+
+	for (size_t i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
+		if (!access(path, F_OK))
+			return tracefs_roots[i];
+	}
+	return NULL;
+}
+
+/*
+ * Mounted at its usual place when neither is, as perf does: a fresh
+ * system (or a container) may have tracefs but not mounted.
+ */
+static const char *tracefs_mount(void)
+{
+	const char *root = tracefs_root();
+
+	if (root)
+		return root;
+	if (mount("nodev", tracefs_roots[0], "tracefs", 0, NULL))
+		return NULL;
+	pr_warn("mounted tracefs at %s, to find tracepoints", tracefs_roots[0]);
+	return tracefs_root();
+}
+
+/* A category or a name: what tracefs makes directories of, nothing else. */
+static bool tp_word(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.')
+			return false;
+	return s[0] != '.';
+}
+
+bool event__is_tracepoint(const struct event_spec *ev)
+{
+	return ev->type == PERF_TYPE_TRACEPOINT;
+}
+
+int event__tracepoint_path(const char *name, char *path, size_t sz)
+{
+	const char *colon = strchr(name, ':');
+	const char *root;
+
+	if (!colon || strlen(name) >= sizeof(((struct event_spec *)0)->name) ||
+	    !tp_word(name, colon - name) || !tp_word(colon + 1, strlen(colon + 1)))
+		return -EINVAL;
+	root = tracefs_mount();
+	if (!root)
+		return -ENODEV;
+	snprintf(path, sz, "%s/events/%.*s/%s/id", root, (int)(colon - name), name, colon + 1);
+	return 0;
+}
+
+/* "sched:sched_switch": its id under tracefs, or -ENOENT. */
+static int parse_tracepoint(const char *name, struct event_spec *ev)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+	int fd, err;
+
+	err = event__tracepoint_path(name, path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	set(ev, name, PERF_TYPE_TRACEPOINT, strtoull(buf, NULL, 10));
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every CATEGORY:NAME under tracefs, sorted; NULL when there is none. */
+static char **tracepoint_names(size_t *nr)
+{
+	char **names = NULL, **more, path[PATH_MAX];
+	const char *root = tracefs_mount();
+	size_t n = 0, cap = 0;
+	struct dirent *c, *e;
+	DIR *cats, *evs;
+
+	if (!root)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/events", root);
+	cats = opendir(path);
+	if (!cats)
+		return NULL;
+	while ((c = readdir(cats))) {
+		if (c->d_type != DT_DIR || c->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", root, c->d_name);
+		evs = opendir(path);
+		if (!evs)
+			continue;
+		while ((e = readdir(evs))) {
+			if (e->d_type != DT_DIR || e->d_name[0] == '.')
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				more = realloc(names, cap * sizeof(*names));
+				if (!more)
+					break;
+				names = more;
+			}
+			if (asprintf(&names[n], "%s:%s", c->d_name, e->d_name) < 0)
+				break;
+			n++;
+		}
+		closedir(evs);
+	}
+	closedir(cats);
+	if (names)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*nr = n;
+	return names;
+}
+
+/* After the others, as perf list puts them; unprobed, all of one kind. */
+static void list_tracepoints(FILE *out)
+{
+	size_t nr = 0;
+	char **names = tracepoint_names(&nr);
+
+	if (!names) {
+		fprintf(out, "  %-44s [Tracepoint event]  no tracefs to list them from\n",
+			"CATEGORY:NAME");
+		return;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		fprintf(out, "  %-44s [Tracepoint event]\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
 }

@@ -49,6 +49,7 @@ struct session {
 	struct bpf_link **links;
 	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
 	struct bpf_link *follow_links[3];	/* exec, fork, exit: profile -- CMD */
+	struct bpf_link *tp_link;	/* -e CATEGORY:NAME: every CPU's hits */
 	int *pfds;
 	__u64 events_closed;	/* counted by the events detached so far */
 	int nr_links;
@@ -392,6 +393,62 @@ static int configure_follow(struct profile_bpf *skel, const struct session_confi
 	return err;
 }
 
+static bool is_tracepoint(const struct session_config *c)
+{
+	return c->sampling.type == PERF_TYPE_TRACEPOINT;
+}
+
+/*
+ * -e CATEGORY:NAME: do_tracepoint instead of do_sample, never both, so
+ * that a CPU profile verifies no more than it did.
+ */
+static int configure_tracepoint(struct profile_bpf *skel, const struct session_config *c)
+{
+	if (!is_tracepoint(c))
+		return bpf_program__set_autoload(skel->progs.do_tracepoint, false);
+	skel->rodata->tp_cpu = c->cpu;
+	skel->rodata->tp_period = c->sampling.period ? c->sampling.period : 1;
+	return bpf_program__set_autoload(skel->progs.do_sample, false);
+}
+
+/* One link for every CPU: the program checks -C itself. */
+static int attach_tracepoint(struct session *s)
+{
+	const char *name = s->cfg.event_name, *colon = strchr(name, ':');
+	char cat[128];
+	int err;
+
+	snprintf(cat, sizeof(cat), "%.*s", colon ? (int)(colon - name) : 0, name);
+	s->tp_link = bpf_program__attach_tracepoint(s->skel->progs.do_tracepoint, cat,
+						    colon ? colon + 1 : name);
+	if (s->tp_link)
+		return 0;
+	err = -errno;
+	pr_err("cannot attach to tracepoint %s: %s; %s", name, strerror(-err),
+	       err == -EACCES || err == -EPERM ? "run as root" : "see --list-events");
+	return err;
+}
+
+/* Each CPU's hits of the tracepoint, summed. */
+static __u64 tracepoint_hits(const struct session *s)
+{
+	struct tp_state *v;
+	__u32 zero = 0;
+	__u64 sum = 0;
+
+	if (!s->tp_link)
+		return 0;
+	v = calloc(s->nr_cpus, sizeof(*v));
+	if (!v)
+		return 0;
+	if (!bpf_map__lookup_elem(s->skel->maps.tp_states, &zero, sizeof(zero), v,
+				  s->nr_cpus * sizeof(*v), 0))
+		for (int i = 0; i < s->nr_cpus; i++)
+			sum += v[i].hits;
+	free(v);
+	return sum;
+}
+
 /* Read-only data and map sizes: everything that must be set before load. */
 static int session__configure(struct session *s)
 {
@@ -400,7 +457,9 @@ static int session__configure(struct session *s)
 	int err;
 
 	configure_filters(skel, c);
-	err = configure_follow(skel, c);
+	err = configure_tracepoint(skel, c);
+	if (!err)
+		err = configure_follow(skel, c);
 	if (err)
 		return err;
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
@@ -687,6 +746,11 @@ void session__report(const struct session *s, const __u64 *c,
 		warn_shares(s, c);
 		return;
 	}
+	if (is_tracepoint(&s->cfg))
+		pr_info("tracepoint %s: %llu hits%s, one in %llu taken as a sample",
+			s->cfg.event_name, (unsigned long long)session__events(s),
+			s->cfg.cpu >= 0 ? " on the CPU of -C" : "",
+			(unsigned long long)s->skel->rodata->tp_period);
 	pr_info("samples: taken %llu, counted %llu, filtered %llu, dropped %llu (count map full)",
 		(unsigned long long)c[CNT_TAKEN], (unsigned long long)t->counted,
 		(unsigned long long)c[CNT_FILTERED], (unsigned long long)c[CNT_HASH_FULL]);
@@ -708,8 +772,10 @@ void session__report(const struct session *s, const __u64 *c,
 
 void session__report_verifier(const struct session *s)
 {
-	pr_info("verified instructions: do_sample %u, uw_exec %u, uw_exit %u (limit 1000000)",
-		session__verified_insns(s, "do_sample"), session__verified_insns(s, "uw_exec"),
+	const char *prog = is_tracepoint(&s->cfg) ? "do_tracepoint" : "do_sample";
+
+	pr_info("verified instructions: %s %u, uw_exec %u, uw_exit %u (limit 1000000)",
+		prog, session__verified_insns(s, prog), session__verified_insns(s, "uw_exec"),
 		session__verified_insns(s, "uw_exit"));
 }
 
@@ -741,6 +807,12 @@ int session__attach(struct session *s)
 	const struct session_config *c = &s->cfg;
 	int err;
 
+	if (is_tracepoint(c)) {
+		err = attach_tracepoint(s);
+		if (!err)
+			err = attach_follow(s);
+		return err ? err : attach_unwind(s);
+	}
 	for (int cpu = 0; cpu < c->nr_cpus && cpu < s->nr_cpus; cpu++) {
 		if (!c->cpu_online[cpu] || (c->cpu >= 0 && cpu != c->cpu))
 			continue;
@@ -773,7 +845,7 @@ static __u64 event_count(int fd)
 
 __u64 session__events(const struct session *s)
 {
-	__u64 sum = s->events_closed;
+	__u64 sum = s->events_closed + tracepoint_hits(s);
 
 	for (int i = 0; i < s->nr_links; i++)
 		sum += event_count(s->pfds[i]);
@@ -782,12 +854,15 @@ __u64 session__events(const struct session *s)
 
 void session__detach(struct session *s)
 {
+	s->events_closed += tracepoint_hits(s);
 	for (int i = 0; i < s->nr_links; i++) {
 		s->events_closed += event_count(s->pfds[i]);
 		bpf_link__destroy(s->links[i]);
 		close(s->pfds[i]);
 	}
 	s->nr_links = 0;
+	bpf_link__destroy(s->tp_link);
+	s->tp_link = NULL;
 }
 
 void session__destroy(struct session *s)

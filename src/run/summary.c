@@ -79,7 +79,8 @@ void summary__warn_few(const struct summary *sum, const struct options *o,
 
 	if (secs < 1 || n >= 1000)
 		return;
-	if (o->period && n < secs)
+	/* A tracepoint at -c 1 counted every hit: nothing to lower. */
+	if (o->period && n < secs && !(event__is_tracepoint(&o->event) && o->period == 1))
 		pr_warn("only %llu sample(s) in %.1f s, one every %llu %s: lower -c for more",
 			n, secs, (unsigned long long)o->period, ev);
 	if (!o->freq || n >= o->freq * secs / 10)
@@ -160,8 +161,10 @@ void summary__print(const struct summary *sum, const struct options *o,
 	writers__describe(out, files, sizeof(files));
 	snprintf(many, sizeof(many), " in the largest of %u reports", sum->reports);
 	/* Not a warning: -q alone silences it, as wants_summary() says. */
-	log__raw("profile: wrote %s: %s samples, %s distinct stacks%s, %s", files,
+	log__raw("profile: wrote %s: %s samples%s%s, %s distinct stacks%s, %s", files,
 		 group_digits(sum->tally.counted, n2, sizeof(n2)),
+		 event__is_tracepoint(&o->event) ? " of " : "",
+		 event__is_tracepoint(&o->event) ? o->event.name : "",
 		 group_digits(sum->stacks, n3, sizeof(n3)),
 		 sum->reports > 1 ? many : "", lost);
 }

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "unit.h"
 #include "cli/opts.h"
 
@@ -133,6 +135,48 @@ TEST(event_rates)
 	CHECK_INT(o.freq, 0);
 	CHECK_INT(o.period, 1000);
 	options__free(&o);
+}
+
+/*
+ * -e CATEGORY:NAME: a name that is not one is refused before tracefs is
+ * looked at; a tracepoint counts every hit unless -c says, and refuses -F.
+ * The tracefs part only where this user can read it (root).
+ */
+TEST(tracepoints)
+{
+	static const char *const bad[] = { "a:b:c", ":x", "x:", "../sched:x", "sched:../x" };
+	struct options o;
+	char want[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct options t;
+		char line[64];
+
+		snprintf(line, sizeof(line), "-e %s", bad[i]);
+		CHECK(parse(&t, line) < 0);
+		options__free(&t);
+		snprintf(want, sizeof(want),
+			 "profile: -e '%s' is not a tracepoint's CATEGORY:NAME; see --list-events\n", bad[i]);
+		CHECK_STR(msg, want);
+	}
+	if (access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK) &&
+	    access("/sys/kernel/debug/tracing/events/sched/sched_switch/id", R_OK))
+		return;
+	CHECK_INT(parse(&o, "-e sched:sched_switch"), 0);
+	CHECK_STR(o.event.name, "sched:sched_switch");
+	CHECK_INT(o.freq, 0);
+	CHECK_INT(o.period, 1);
+	options__free(&o);
+	CHECK_INT(parse(&o, "-e sched:sched_switch -c 10"), 0);
+	CHECK_INT(o.period, 10);
+	options__free(&o);
+	CHECK(parse(&o, "-e sched:sched_switch -F 99") < 0);
+	options__free(&o);
+	CHECK_STR(msg, "profile: -F cannot be used with a tracepoint (-e sched:sched_switch): every hit is counted, or every Nth with -c N (see --help)\n");
+	CHECK(parse(&o, "-e sched:no_such_tracepoint") < 0);
+	options__free(&o);
+	CHECK(strstr(msg, "no such tracepoint (no /sys/kernel/") != NULL);
+	CHECK(strstr(msg, "/events/sched/no_such_tracepoint/id); see --list-events") != NULL);
 }
 
 /* profile [OPTIONS] [duration] -- CMD [ARGS...]: what follows -- is the command's. */
@@ -327,6 +371,7 @@ int main(void)
 	RUN(defaults);
 	RUN(bcc_options);
 	RUN(event_rates);
+	RUN(tracepoints);
 	RUN(command);
 	RUN(usage_errors);
 	RUN(unknown_style);
