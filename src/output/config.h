@@ -32,6 +32,17 @@ struct output_spec {
 	enum output_format format;	/* from the name, else the one asked for */
 };
 
+/*
+ * What a profile measures: CPU samples of the event (counts in samples),
+ * blocked time alone (--off-cpu: counts in nanoseconds), or both of one
+ * process (--wall: samples and blocked time, each weighed in time).
+ */
+enum profile_kind {
+	PROFILE_CPU,
+	PROFILE_OFF_CPU,
+	PROFILE_WALL,
+};
+
 /* --names: left to each format (short for the SVG and --top), or chosen. */
 enum output_names {
 	NAMES_BY_FORMAT,
@@ -68,6 +79,12 @@ struct output_config {
 	bool event_clock;	/* a clock: pprof weighs samples in nanoseconds */
 	__u64 freq;		/* -F; 0: every period events */
 	__u64 period;		/* -c */
+	enum profile_kind kind;
+	/*
+	 * The time one sample stands for, in ns: 1e9 / F for a clock event
+	 * at -F (always so for --wall), else 0.
+	 */
+	__u64 sample_ns;
 	const char *pids;	/* -p as typed, or NULL */
 	const char *tids;	/* -L as typed, or NULL */
 	/*
