@@ -396,6 +396,8 @@ enum counter {
 	CNT_OFF_NO_START,	/* switch-ins of wanted tasks without a start:
 				 * blocked before the profile began, or not
 				 * recorded (above) */
+	CNT_OFF_NESTED,		/* CPU samples not taken: they came during a
+				 * switch-in (raw tracepoint) on their CPU */
 	NR_COUNTERS,
 };
 

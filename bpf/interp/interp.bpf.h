@@ -58,21 +58,25 @@ static __always_inline struct interp_stack_note *interp_walk(const struct interp
 }
 
 /*
- * Store one stack of interpreter frames by content, and send it to user
- * space the first time.  Returns true when stored just now.
+ * Store one stack of interpreter frames by content.  Returns true when
+ * stored just now: then it is sent to user space (send_interp_note()).
  */
-static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms,
-					     struct interp_stack_note *note,
-					     struct stack_ref *ref, __u32 pid, __u32 kind,
-					     __u64 *cnt)
+static __always_inline bool store_interp_stack(const struct map_set *ms,
+					       struct interp_stack_note *note,
+					       struct stack_ref *ref, __u32 pid, __u32 kind,
+					       __u64 *cnt)
+{
+	note->hdr = (struct note_hdr){ .type = NOTE_INTERP_STACK, .kind = kind, .pid = pid };
+	note->st.end = INTERP_END(kind, note->st.end);
+	return store_stack(ms, &note->st, ref, INTERP_SPILL_FLAGS(kind, pid), cnt);
+}
+
+/* The note up to its last word: it shares the ring with mmap records. */
+static __always_inline void send_interp_note(void *ctx, struct interp_stack_note *note,
+					     __u32 kind, __u64 *cnt)
 {
 	__u64 size;
 
-	note->hdr = (struct note_hdr){ .type = NOTE_INTERP_STACK, .kind = kind, .pid = pid };
-	note->st.end = INTERP_END(kind, note->st.end);
-	if (!store_stack(ms, &note->st, ref, INTERP_SPILL_FLAGS(kind, pid), cnt))
-		return false;
-	/* The note up to its last word: it shares the ring with mmap records. */
 	size = __builtin_offsetof(struct interp_stack_note, st.ips) + note->st.nr * sizeof(__u64);
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(*note))
@@ -82,18 +86,34 @@ static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms
 		cnt[INTERP_CNT_NOTE_ERR]++;
 	else
 		cnt[INTERP_CNT_NOTES]++;
+}
+
+/*
+ * Store one stack of interpreter frames by content, and send it to user
+ * space the first time.  Returns true when stored just now.
+ */
+static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms,
+					     struct interp_stack_note *note,
+					     struct stack_ref *ref, __u32 pid, __u32 kind,
+					     __u64 *cnt)
+{
+	if (!store_interp_stack(ms, note, ref, pid, kind, cnt))
+		return false;
+	send_interp_note(ctx, note, kind, cnt);
 	return true;
 }
 
 /*
  * The outer frames of a deep walk (the walker's last, on this CPU), stored
- * first and sent the first time: their key, 0 when they could not be
- * stored.  A global function, verified once on its own: inlined, its store
- * doubled every path of do_sample after it (6.1 verified 533,000
+ * first: their key, 0 when they could not be stored.  Their note's type
+ * says whether they were stored just now, to be sent by the caller: this
+ * function takes no context, whose type differs with the program's
+ * (perf_event, kprobe, tracepoint), and a global function's argument must
+ * be of one.  A global function, verified once on its own: inlined, its
+ * store doubled every path of do_sample after it (6.1 verified 533,000
  * instructions instead of 305,000).
  */
-__noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u32 pid,
-				__u32 kind)
+__noinline long interp_put_more(__u32 set, __u32 pid, __u32 kind)
 {
 	struct interp_stack_note *more;
 	struct stack_ref outer = {};
@@ -109,7 +129,8 @@ __noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u3
 	if (!more || !stat)
 		return 0;
 	select_set(&ms, set);
-	put_interp_stack(ctx, &ms, more, &outer, pid, kind, stat->c);
+	if (!store_interp_stack(&ms, more, &outer, pid, kind, stat->c))
+		more->hdr.type = 0;
 	return outer.src == STACK_HASHED ? (long)outer.id : 0;
 }
 
@@ -138,7 +159,10 @@ static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms
 		return false;
 	/* Its key is in the inner stack's words: stored before it. */
 	if (more) {
-		key = interp_put_more(ctx, ms->set, pid, kind);
+		more->hdr.type = 0;
+		key = interp_put_more(ms->set, pid, kind);
+		if (more->hdr.type == NOTE_INTERP_STACK)
+			send_interp_note(ctx, more, kind, cnt);
 		nr = note->st.nr;
 		asm volatile("" : "+r"(nr));
 		if (key && nr < MAX_STACK_DEPTH) {
