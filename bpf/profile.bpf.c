@@ -828,7 +828,9 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user) {
 		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt);
-		fresh |= get_interp_stack(ctx, ms, &key.parts[PART_INTERP], pid, cnt);
+		/* Samples with their registers in ctx are perf events' (do_sample). */
+		fresh |= get_interp_stack(ctx, how->what == COUNT_ON_CPU && how->regs_in_ctx, ms,
+					  &key.parts[PART_INTERP], pid, cnt);
 	}
 	if (want_kernel && !in_user) {
 		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], how->kernel_skip, cnt);
@@ -1157,6 +1159,9 @@ int off_switch_in_fentry(__u64 *ctx)
 SEC("raw_tp/sched_exit_tp")
 int off_switch_in_tp(__u64 *ctx)
 {
+	/* TP_PROTO(bool is_switch): a __schedule() that kept prev switched nothing. */
+	if (!(__u8)ctx[0])
+		return 0;
 	/* bpf_prog_..., bpf_trace_run1: not the task's. */
 	off_switch_in(ctx, false, 2);
 	return 0;

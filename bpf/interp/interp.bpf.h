@@ -105,15 +105,14 @@ static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms
 
 /*
  * The outer frames of a deep walk (the walker's last, on this CPU), stored
- * first: their key, 0 when they could not be stored.  Their note's type
- * says whether they were stored just now, to be sent by the caller: this
- * function takes no context, whose type differs with the program's
- * (perf_event, kprobe, tracepoint), and a global function's argument must
- * be of one.  A global function, verified once on its own: inlined, its
+ * first and sent the first time: their key, 0 when they could not be
+ * stored.  A global function, verified once on its own: inlined, its
  * store doubled every path of do_sample after it (6.1 verified 533,000
- * instructions instead of 305,000).
+ * instructions instead of 305,000).  For perf_event programs: a global
+ * function's context argument has one program type.
  */
-__noinline long interp_put_more(__u32 set, __u32 pid, __u32 kind)
+__noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u32 pid,
+				__u32 kind)
 {
 	struct interp_stack_note *more;
 	struct stack_ref outer = {};
@@ -129,17 +128,58 @@ __noinline long interp_put_more(__u32 set, __u32 pid, __u32 kind)
 	if (!more || !stat)
 		return 0;
 	select_set(&ms, set);
+	put_interp_stack(ctx, &ms, more, &outer, pid, kind, stat->c);
+	return outer.src == STACK_HASHED ? (long)outer.id : 0;
+}
+
+/*
+ * The same for the other programs (kprobe, raw tracepoint), without the
+ * context: the outer frames' note type says whether they were stored just
+ * now, for the caller to send.
+ */
+__noinline long interp_store_more(__u32 set, __u32 pid, __u32 kind)
+{
+	struct interp_stack_note *more;
+	struct stack_ref outer = {};
+	struct counters *stat;
+	struct map_set ms;
+	__u32 zero = 0;
+
+	if (kind != PY_KIND)
+		return 0;
+	more = py_more_note();
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (!more || !stat)
+		return 0;
+	select_set(&ms, set);
 	if (!store_interp_stack(&ms, more, &outer, pid, kind, stat->c))
 		more->hdr.type = 0;
 	return outer.src == STACK_HASHED ? (long)outer.id : 0;
 }
 
+/* The outer frames' key (above), by the kind of program that runs. */
+static __always_inline long interp_more(void *ctx, bool perf_ctx, const struct map_set *ms,
+					struct interp_stack_note *more, __u32 pid,
+					__u32 kind, __u64 *cnt)
+{
+	long key;
+
+	if (perf_ctx)
+		return interp_put_more(ctx, ms->set, pid, kind);
+	more->hdr.type = 0;
+	key = interp_store_more(ms->set, pid, kind);
+	if (more->hdr.type == NOTE_INTERP_STACK)
+		send_interp_note(ctx, more, kind, cnt);
+	return key;
+}
+
 /*
  * Fill in the reference to the sample's interpreter frames: stored by
  * content, and sent to user space the first time.  Returns true when
- * stored just now.
+ * stored just now.  perf_ctx: ctx is a perf_event program's.
  */
-static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms,
+static __always_inline bool get_interp_stack(void *ctx, bool perf_ctx,
+					     const struct map_set *ms,
 					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
 {
 	struct interp_stack_note *note, *more;
@@ -159,10 +199,7 @@ static __always_inline bool get_interp_stack(void *ctx, const struct map_set *ms
 		return false;
 	/* Its key is in the inner stack's words: stored before it. */
 	if (more) {
-		more->hdr.type = 0;
-		key = interp_put_more(ms->set, pid, kind);
-		if (more->hdr.type == NOTE_INTERP_STACK)
-			send_interp_note(ctx, more, kind, cnt);
+		key = interp_more(ctx, perf_ctx, ms, more, pid, kind, cnt);
 		nr = note->st.nr;
 		asm volatile("" : "+r"(nr));
 		if (key && nr < MAX_STACK_DEPTH) {

@@ -881,6 +881,9 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 		(unsigned long long)c[CNT_OFF_FILTERED], (unsigned long long)c[CNT_OFF_HASH_FULL],
 		(unsigned long long)c[CNT_OFF_NO_START], (unsigned long long)c[CNT_OFF_START_FULL],
 		(unsigned long long)missed);
+	if (s->cfg.sample_events)
+		pr_info("off-CPU: %llu CPU samples not taken: they came during a switch-in on their CPU",
+			(unsigned long long)c[CNT_OFF_NESTED]);
 }
 
 void session__report_balance(const __u64 *c, const struct sample_tally *t)
