@@ -42,7 +42,7 @@ void options__output_config(const struct options *o, struct output_config *oc)
 	oc->period = o->period;
 	oc->kind = o->kind;
 	if (oc->event_clock && o->freq)
-		oc->sample_ns = 1000000000ULL / o->freq;
+		oc->period_ns = 1000000000ULL / o->freq;
 	oc->pids = o->pids ? o->pids_arg : NULL;
 	oc->tids = o->tids ? o->tids_arg : NULL;
 	oc->cmd = o->cmd ? o->cmd[0] : NULL;

@@ -23,6 +23,18 @@ enum output_format {
 	FMT_REPORT,
 };
 
+/*
+ * What a profile measures, and so what its counts are: samples of the
+ * event; blocked time (--off-cpu); or both in one unit (--wall), each
+ * on-CPU sample standing for period_ns.  Writers print time in
+ * microseconds (pprof: nanoseconds) for the last two.
+ */
+enum profile_kind {
+	PROFILE_CPU,
+	PROFILE_OFF_CPU,
+	PROFILE_WALL,
+};
+
 /* The most -o outputs one run writes. */
 #define MAX_OUTPUTS 16
 
@@ -30,17 +42,6 @@ enum output_format {
 struct output_spec {
 	const char *path;
 	enum output_format format;	/* from the name, else the one asked for */
-};
-
-/*
- * What a profile measures: CPU samples of the event (counts in samples),
- * blocked time alone (--off-cpu: counts in nanoseconds), or both of one
- * process (--wall: samples and blocked time, each weighed in time).
- */
-enum profile_kind {
-	PROFILE_CPU,
-	PROFILE_OFF_CPU,
-	PROFILE_WALL,
 };
 
 /* --names: left to each format (short for the SVG and --top), or chosen. */
@@ -79,12 +80,6 @@ struct output_config {
 	bool event_clock;	/* a clock: pprof weighs samples in nanoseconds */
 	__u64 freq;		/* -F; 0: every period events */
 	__u64 period;		/* -c */
-	enum profile_kind kind;
-	/*
-	 * The time one sample stands for, in ns: 1e9 / F for a clock event
-	 * at -F (always so for --wall), else 0.
-	 */
-	__u64 sample_ns;
 	const char *pids;	/* -p as typed, or NULL */
 	const char *tids;	/* -L as typed, or NULL */
 	/*
@@ -94,6 +89,8 @@ struct output_config {
 	const char *cmd;
 	int cpu;		/* -C, -1 for all */
 	__u64 duration;		/* seconds; 0: until stopped */
+	enum profile_kind kind;	/* PROFILE_CPU unless --off-cpu or --wall */
+	__u64 period_ns;	/* a clock event at -F: 1e9 / F; 0 otherwise */
 };
 
 #endif /* OUTPUT_CONFIG_H */
