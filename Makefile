@@ -271,7 +271,7 @@ bench: all $(WORKLOADS)
 
 # Boot Debian's 6.1 kernel under qemu and run the known-answer checks in it
 # (downloads only Debian packages; see tests/kernels/README.md).
-test-kernels: all $(WL_DIR)/burn $(WL_DIR)/burn-nofp
+test-kernels: all $(WL_DIR)/burn $(WL_DIR)/burn-nofp $(WL_DIR)/offcpu-min
 	PROFILE_BUILD="$(OUTPUT)" tests/kernels/run
 
 # libFuzzer targets for the parsers of untrusted input, 60 s each.  OUT
