@@ -1067,6 +1067,7 @@ int off_switch_out(__u64 *ctx)
 	if (b) {
 		b->ts = nb.ts;
 		stat->c[CNT_OFF_RECORDED]++;
+		stat->c[CNT_OFF_RESTARTED]++;
 		return 0;
 	}
 	u = off_share_take(uid);

@@ -396,6 +396,9 @@ enum counter {
 	CNT_OFF_NO_START,	/* switch-ins of wanted tasks without a start:
 				 * blocked before the profile began, or not
 				 * recorded (above) */
+	CNT_OFF_RESTARTED,	/* of CNT_OFF_RECORDED: the start was there, its
+				 * switch-in missed (a kprobe skipped while the
+				 * CPU was in BPF), and the block lost */
 	CNT_OFF_NESTED,		/* CPU samples not taken: they came during a
 				 * switch-in (raw tracepoint) on their CPU */
 	NR_COUNTERS,

@@ -881,6 +881,14 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 		(unsigned long long)c[CNT_OFF_FILTERED], (unsigned long long)c[CNT_OFF_HASH_FULL],
 		(unsigned long long)c[CNT_OFF_NO_START], (unsigned long long)c[CNT_OFF_START_FULL],
 		(unsigned long long)missed);
+	/*
+	 * A kprobe does not run while its CPU is in BPF (bpf_prog_active),
+	 * which a task in a bpf() call holds even while preempted: its next
+	 * switch-out finds the start still there.
+	 */
+	if (c[CNT_OFF_RESTARTED])
+		pr_info("off-CPU: %llu switch-ins missed (the kernel skipped the program): their blocks are lost, their next switch-outs started anew",
+			(unsigned long long)c[CNT_OFF_RESTARTED]);
 	if (s->cfg.sample_events)
 		pr_info("off-CPU: %llu CPU samples not taken: they came during a switch-in on their CPU",
 			(unsigned long long)c[CNT_OFF_NESTED]);
