@@ -59,7 +59,7 @@ WL_NOFP := -fomit-frame-pointer -fasynchronous-unwind-tables
 WL_DIR := $(OUTPUT)/workloads
 # The workloads of the unwinding tests (t70): no frame pointers, and no
 # sibling calls, so that every frame a test checks is a real one.
-WL_UNWIND := deeprec sigburn allocaburn vdsoburn
+WL_UNWIND := deeprec sigburn allocaburn vdsoburn offcpu-min
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
 	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
@@ -276,7 +276,7 @@ bench: all $(WORKLOADS)
 
 # Boot Debian's 6.1 kernel under qemu and run the known-answer checks in it
 # (downloads only Debian packages; see tests/kernels/README.md).
-test-kernels: all $(WL_DIR)/burn $(WL_DIR)/burn-nofp $(WL_DIR)/tpcall-nofp
+test-kernels: all $(WL_DIR)/burn $(WL_DIR)/burn-nofp $(WL_DIR)/tpcall-nofp $(WL_DIR)/offcpu-min
 	PROFILE_BUILD="$(OUTPUT)" tests/kernels/run
 
 # libFuzzer targets for the parsers of untrusted input, 60 s each.  OUT

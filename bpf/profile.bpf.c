@@ -617,10 +617,11 @@ static __always_inline bool spill(void *ctx, const struct map_set *ms,
  * it yet.
  */
 static __always_inline bool get_kernel_stack(void *ctx, const struct map_set *ms,
-					     struct stack_ref *ref, __u64 *cnt)
+					     struct stack_ref *ref, __u64 skip, __u64 *cnt)
 {
 	const int part = PART_KERNEL;
-	long id = bpf_get_stackid(ctx, ms->stacks, 0);
+	__u64 flags = skip & BPF_F_SKIP_FIELD_MASK;
+	long id = bpf_get_stackid(ctx, ms->stacks, flags);
 
 	ref->kind = FRAME_KERNEL;
 	if (id >= 0) {
@@ -645,7 +646,7 @@ static __always_inline bool get_kernel_stack(void *ctx, const struct map_set *ms
 		cnt[CNT_STACK_ERR(part, STACK_ERR_OTHER)]++;
 		return false;
 	}
-	return spill(ctx, ms, ref, 0, cnt);
+	return spill(ctx, ms, ref, flags, cnt);
 }
 
 /*
@@ -656,7 +657,7 @@ static __always_inline bool get_kernel_stack(void *ctx, const struct map_set *ms
  * value per CPU in every drain.)
  */
 static __always_inline bool count(const struct map_set *ms, struct count_key *key,
-				  bool fresh, __u64 weight, __u64 *cnt)
+				  bool fresh, __u64 weight, int full_cnt, __u64 *cnt)
 {
 	void *counts = ms->counts;
 	struct share_held *u;
@@ -692,7 +693,7 @@ static __always_inline bool count(const struct map_set *ms, struct count_key *ke
 		}
 	}
 full:
-	cnt[CNT_HASH_FULL]++;
+	cnt[full_cnt]++;
 	return false;
 }
 
@@ -743,7 +744,11 @@ struct sample_how {
 	 * saved ones and the kernel stack is always asked for.
 	 */
 	bool regs_in_ctx;
-	bool perf_ctx;		/* ctx is a perf_event program's (get_interp_stack()) */
+	/*
+	 * Kernel frames to leave out, leaf first: the program's own and its
+	 * caller's in a raw tracepoint's or fentry's stack.
+	 */
+	__u8 kernel_skip;
 };
 
 #include "unwind/unwind.bpf.h"
@@ -801,13 +806,15 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 				   const struct sample_how *how)
 {
 	bool in_user = how->regs_in_ctx && in_user_mode(ctx);
+	/* Off-CPU time has its own account (bpf/profile.h), apart from samples'. */
+	bool off = how->what == COUNT_OFF_CPU;
 	struct count_key key = {};
 	bool fresh = false;
 	__u32 pid, tid;
 	__u64 start;
 
 	if (!wanted(&pid, &tid)) {
-		cnt[CNT_FILTERED]++;
+		cnt[off ? CNT_OFF_FILTERED : CNT_FILTERED]++;
 		return;
 	}
 	start = process_start();
@@ -821,10 +828,12 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user) {
 		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt);
-		fresh |= get_interp_stack(ctx, how->perf_ctx, ms, &key.parts[PART_INTERP], pid, cnt);
+		/* Samples with their registers in ctx are perf events' (do_sample). */
+		fresh |= get_interp_stack(ctx, how->what == COUNT_ON_CPU && how->regs_in_ctx, ms,
+					  &key.parts[PART_INTERP], pid, cnt);
 	}
 	if (want_kernel && !in_user) {
-		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], cnt);
+		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], how->kernel_skip, cnt);
 	} else if (want_kernel) {
 		/*
 		 * What bpf_get_stackid() would have said, without the call;
@@ -835,11 +844,14 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 		cnt[CNT_USER_MODE]++;
 	}
 	/* A process's first sample always makes a new key. */
-	if (count(ms, &key, fresh, how->weight, cnt)) {
+	if (count(ms, &key, fresh, how->weight, off ? CNT_OFF_HASH_FULL : CNT_HASH_FULL, cnt)) {
 		cnt[CNT_NEW_KEYS]++;
 		note_process(ctx, key.pid, start, cnt);
 	}
 }
+
+/* The off-CPU switch-in is a raw tracepoint's program (see do_sample()). */
+const volatile bool off_in_raw_tp = false;
 
 /*
  * The hand-over of -i, as a store-buffering pair.  This program:
@@ -878,8 +890,7 @@ static __always_inline void leave(__u64 *busy)
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
-	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true,
-					.perf_ctx = true };
+	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true };
 	struct counters *stat;
 	struct map_set ms;
 	__u32 zero = 0, set;
@@ -889,6 +900,16 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	busy = bpf_map_lookup_elem(&inflight, &zero);
 	if (!stat || !busy)
 		return 0;
+	/*
+	 * A raw tracepoint's program does not keep perf events' programs off
+	 * its CPU as a kprobe's does (bpf_prog_active): this NMI may have
+	 * come in the middle of the off-CPU switch-in, whose scratch maps
+	 * and set are its own until it leaves.  Counted, not taken.
+	 */
+	if (off_in_raw_tp && READ_ONCE(*busy) != INFLIGHT_IDLE) {
+		stat->c[CNT_OFF_NESTED]++;
+		return 0;
+	}
 	stat->c[CNT_TAKEN]++;
 	set = enter(busy);
 	*busy = INFLIGHT_SET(set);
@@ -944,6 +965,255 @@ int do_tracepoint(void *ctx)
 	select_set(&ms, set);
 	sample(ctx, &ms, stat->c, &how);
 	leave(busy);
+	return 0;
+}
+
+/*
+ * Off-CPU time (--off-cpu, --wall), measured as bcc's offcputime does: the
+ * time at a task's switch-out, the difference at its switch-in.  Its
+ * stacks are taken at the switch-in, in the task's own context, so that a
+ * block outside [off_min_ns, off_max_ns] costs no walk at all.  Both
+ * programs load only when asked for (session.c).
+ */
+const volatile __u64 off_min_ns = 0;
+const volatile __u64 off_max_ns = ~0ULL;
+const volatile __u32 off_states = OFF_STATE_ALL;	/* enum off_state */
+const volatile __s32 off_only_cpu = -1;		/* -C: blocks that began there */
+/* task_struct.__state (.state before 5.14), from the kernel's BTF. */
+const volatile __u32 off_task_state = 0;
+/* off_start's capacity for the users' shares, SHARE_UNBOUNDED for none. */
+const volatile __u64 off_share_cap = SHARE_UNBOUNDED;
+
+/* The kernel's task states (include/linux/sched.h), stable since 2.6. */
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_DEAD 0x80
+
+struct off_block {
+	__u64 ts;		/* ktime at the switch-out, ns */
+	__u32 uid;		/* whose share the entry is held under */
+	__u32 pad;
+};
+
+/* kernel tid -> the block it is in (OFF_START_SIZE entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct off_block);
+	__uint(max_entries, 1);
+} off_start SEC(".maps");
+
+/*
+ * The users' shares of off_start, as share_take() judges the count map's:
+ * uid -> entries held, the entries and their holders in all, and one
+ * record for the users that found off_users full.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, SHARE_USERS);
+} off_users SEC(".maps");
+
+__u64 off_total, off_holders, off_spare;
+
+/* How the current task, prev, left the CPU (enum off_state); 0: it died. */
+static __always_inline __u32 off_state(void *prev, bool preempt)
+{
+	__u32 state = 0;
+
+	if (preempt)
+		return OFF_STATE_R;
+	bpf_probe_read_kernel(&state, sizeof(state), prev + off_task_state);
+	if (state & TASK_DEAD)
+		return 0;
+	if (!state)
+		return OFF_STATE_R;
+	if (state & TASK_INTERRUPTIBLE)
+		return OFF_STATE_S;
+	if (state & TASK_UNINTERRUPTIBLE)
+		return OFF_STATE_D;
+	return OFF_STATE_OTHER;
+}
+
+/* The record of uid's share of off_start, for off_share_take(). */
+static __always_inline __u64 *off_user(__u32 uid, bool add)
+{
+	__u64 zero = 0, *u;
+
+	u = bpf_map_lookup_elem(&off_users, &uid);
+	if (!u && add) {
+		bpf_map_update_elem(&off_users, &uid, &zero, BPF_NOEXIST);
+		u = bpf_map_lookup_elem(&off_users, &uid);
+	}
+	/* Never deleted: a uid not there now was not there at its insert. */
+	return u ? u : &off_spare;
+}
+
+/* May uid start one more block in off_start?  Its record, or NULL. */
+static __always_inline __u64 *off_share_take(__u32 uid)
+{
+	__u64 cap = off_share_cap, *u;
+
+	if (cap == SHARE_UNBOUNDED)
+		return &off_spare;
+	u = off_user(uid, true);
+	if (READ_ONCE(*u) < cap / (READ_ONCE(off_holders) + 1) ||
+	    READ_ONCE(off_total) + 1 + cap / SHARE_RESERVE <= cap)
+		return u;
+	return NULL;
+}
+
+static __always_inline void off_share_add(__u64 *u)
+{
+	if (off_share_cap == SHARE_UNBOUNDED)
+		return;
+	if (!__sync_fetch_and_add(u, 1))
+		__sync_fetch_and_add(&off_holders, 1);
+	__sync_fetch_and_add(&off_total, 1);
+}
+
+static __always_inline void off_share_put(__u32 uid)
+{
+	__u64 *u;
+
+	if (off_share_cap == SHARE_UNBOUNDED)
+		return;
+	u = off_user(uid, false);
+	if (__sync_fetch_and_add(u, -1) == 1)
+		__sync_fetch_and_add(&off_holders, -1);
+	__sync_fetch_and_add(&off_total, -1);
+}
+
+/*
+ * The current task, prev, leaves the CPU: if wanted, time its block.  An
+ * entry still there (its switch-in was missed) starts again.
+ * TP_PROTO(bool preempt, prev, next, ...).
+ */
+SEC("raw_tp/sched_switch")
+int off_switch_out(__u64 *ctx)
+{
+	__u32 zero = 0, pid, tid, state, uid = (__u32)bpf_get_current_uid_gid();
+	struct off_block *b, nb = { .uid = uid };
+	struct counters *stat;
+	__u64 *u;
+
+	if (off_only_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)off_only_cpu)
+		return 0;
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (!stat || !wanted(&pid, &tid))
+		return 0;
+	state = off_state((void *)ctx[1], ctx[0]);
+	if (!state)
+		return 0;
+	if (!(state & off_states)) {
+		stat->c[CNT_OFF_STATE]++;
+		return 0;
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	nb.ts = bpf_ktime_get_ns();
+	b = bpf_map_lookup_elem(&off_start, &tid);
+	if (b) {
+		b->ts = nb.ts;
+		stat->c[CNT_OFF_RECORDED]++;
+		stat->c[CNT_OFF_RESTARTED]++;
+		return 0;
+	}
+	u = off_share_take(uid);
+	if (!u || bpf_map_update_elem(&off_start, &tid, &nb, BPF_NOEXIST)) {
+		stat->c[CNT_OFF_START_FULL]++;
+		return 0;
+	}
+	off_share_add(u);
+	stat->c[CNT_OFF_RECORDED]++;
+	return 0;
+}
+
+/*
+ * The current task is back on the CPU: count its block, by its stacks as
+ * they are now, in its own context (the kernel stack from here, the user
+ * stack from its saved registers).  Counted into the active set as a
+ * sample is, under the same in-flight protocol (-i).
+ */
+static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kernel_skip)
+{
+	struct sample_how how = { .what = COUNT_OFF_CPU, .regs_in_ctx = regs_in_ctx,
+				  .kernel_skip = kernel_skip };
+	__u32 zero = 0, pid, tid = (__u32)bpf_get_current_pid_tgid();
+	struct counters *stat;
+	struct off_block *b;
+	struct map_set ms;
+	__u64 *busy, ts;
+	__u32 set, uid;
+
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	busy = bpf_map_lookup_elem(&inflight, &zero);
+	if (!stat || !busy)
+		return;
+	b = bpf_map_lookup_elem(&off_start, &tid);
+	if (!b) {
+		/* Idle and unwanted tasks are never recorded: not a miss. */
+		if (tid && wanted(&pid, &tid))
+			stat->c[CNT_OFF_NO_START]++;
+		return;
+	}
+	ts = b->ts;
+	uid = b->uid;
+	if (bpf_map_delete_elem(&off_start, &tid))
+		return;
+	off_share_put(uid);
+	stat->c[CNT_OFF_BLOCKS]++;
+	how.weight = bpf_ktime_get_ns() - ts;
+	if (how.weight < off_min_ns) {
+		stat->c[CNT_OFF_SHORT]++;
+		return;
+	}
+	if (how.weight > off_max_ns) {
+		stat->c[CNT_OFF_LONG]++;
+		return;
+	}
+	set = enter(busy);
+	*busy = INFLIGHT_SET(set);
+	select_set(&ms, set);
+	sample(ctx, &ms, stat->c, &how);
+	leave(busy);
+}
+
+/*
+ * The switch-in, at the start of finish_task_switch(): by a kprobe (its
+ * context is the kernel's registers there), or by fentry (a trampoline;
+ * its context is the arguments).  The loader loads one of these three,
+ * and attaches the kprobe by the name the kernel gave the function
+ * (finish_task_switch.isra.0).
+ */
+SEC("kprobe/finish_task_switch")
+int off_switch_in_kprobe(struct pt_regs *ctx)
+{
+	off_switch_in(ctx, true, 0);
+	return 0;
+}
+
+SEC("fentry/finish_task_switch")
+int off_switch_in_fentry(__u64 *ctx)
+{
+	/* bpf_prog_..., bpf_trampoline_...: not the task's. */
+	off_switch_in(ctx, false, 2);
+	return 0;
+}
+
+/*
+ * Or, where the kernel has it (6.16 on), the end of __schedule(), which
+ * runs as the task switched in: the cheapest of the three, and the only
+ * one in a kernel without kprobes that refuses fentry programs.
+ */
+SEC("raw_tp/sched_exit_tp")
+int off_switch_in_tp(__u64 *ctx)
+{
+	/* TP_PROTO(bool is_switch): a __schedule() that kept prev switched nothing. */
+	if (!(__u8)ctx[0])
+		return 0;
+	/* bpf_prog_..., bpf_trace_run1: not the task's. */
+	off_switch_in(ctx, false, 2);
 	return 0;
 }
 

@@ -377,6 +377,30 @@ enum counter {
 	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
 	CNT_SHARE_KEYS,		/* of CNT_HASH_FULL: the key was over its user's share */
 	CNT_SHARE_STACKS,	/* of CNT_SPILL_FULL: the stack was over its user's share */
+	/*
+	 * Off-CPU time (--off-cpu, --wall), apart from the samples above.
+	 * Switch-ins with a start add up:
+	 *   blocks = short + long + off_filtered + off_hash_full + counted
+	 * where counted is the number of blocks whose time is in the count
+	 * map.  The switch-outs not recorded are the state-filtered, the
+	 * table-full and the CPU-filtered ones.
+	 */
+	CNT_OFF_RECORDED,	/* switch-outs recorded in off_start */
+	CNT_OFF_START_FULL,	/* ... refused: off_start full, or its user's share */
+	CNT_OFF_STATE,		/* switch-outs not in --state */
+	CNT_OFF_BLOCKS,		/* switch-ins that found their start */
+	CNT_OFF_SHORT,		/* ... shorter than --min-block-time */
+	CNT_OFF_LONG,		/* ... longer than --max-block-time */
+	CNT_OFF_FILTERED,	/* ... unwanted at switch-in (sample()'s filters) */
+	CNT_OFF_HASH_FULL,	/* ... the count map had no room: time lost */
+	CNT_OFF_NO_START,	/* switch-ins of wanted tasks without a start:
+				 * blocked before the profile began, or not
+				 * recorded (above) */
+	CNT_OFF_RESTARTED,	/* of CNT_OFF_RECORDED: the start was there, its
+				 * switch-in missed (a kprobe skipped while the
+				 * CPU was in BPF), and the block lost */
+	CNT_OFF_NESTED,		/* CPU samples not taken: they came during a
+				 * switch-in (raw tracepoint) on their CPU */
 	NR_COUNTERS,
 };
 
@@ -401,6 +425,27 @@ _Static_assert(CNT_KERN_OTHER - CNT_KERN_EEXIST == STACK_ERR_OTHER &&
 	       "kernel stack counters follow enum stack_err");
 _Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 16,
 	       "no padding the BPF side and user space could read differently");
+
+/*
+ * Off-CPU time: the task states a block may begin in (--state), by how the
+ * task left the CPU.  R: preempted, or yielded while runnable; S: asleep,
+ * interruptibly; D: uninterruptibly (TASK_IDLE too); OTHER: stopped,
+ * traced, parked and the like, counted when --state is not given.
+ */
+enum off_state {
+	OFF_STATE_R = 1 << 0,
+	OFF_STATE_S = 1 << 1,
+	OFF_STATE_D = 1 << 2,
+	OFF_STATE_OTHER = 1 << 3,
+	OFF_STATE_ALL = (1 << 4) - 1,
+};
+
+/*
+ * Blocks being timed, by the kernel's tid: room for this many threads
+ * blocked at once, with a share for each user on a host-wide profile (as
+ * the count map's, bpf/profile.h "Per-user shares").
+ */
+#define OFF_START_SIZE 65536
 
 /*
  * profile -- CMD follows the command and every process it starts, keyed by

@@ -58,21 +58,25 @@ static __always_inline struct interp_stack_note *interp_walk(const struct interp
 }
 
 /*
- * Store one stack of interpreter frames by content, and send it to user
- * space the first time.  Returns true when stored just now.
+ * Store one stack of interpreter frames by content.  Returns true when
+ * stored just now: then it is sent to user space (send_interp_note()).
  */
-static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms,
-					     struct interp_stack_note *note,
-					     struct stack_ref *ref, __u32 pid, __u32 kind,
-					     __u64 *cnt)
+static __always_inline bool store_interp_stack(const struct map_set *ms,
+					       struct interp_stack_note *note,
+					       struct stack_ref *ref, __u32 pid, __u32 kind,
+					       __u64 *cnt)
+{
+	note->hdr = (struct note_hdr){ .type = NOTE_INTERP_STACK, .kind = kind, .pid = pid };
+	note->st.end = INTERP_END(kind, note->st.end);
+	return store_stack(ms, &note->st, ref, INTERP_SPILL_FLAGS(kind, pid), cnt);
+}
+
+/* The note up to its last word: it shares the ring with mmap records. */
+static __always_inline void send_interp_note(void *ctx, struct interp_stack_note *note,
+					     __u32 kind, __u64 *cnt)
 {
 	__u64 size;
 
-	note->hdr = (struct note_hdr){ .type = NOTE_INTERP_STACK, .kind = kind, .pid = pid };
-	note->st.end = INTERP_END(kind, note->st.end);
-	if (!store_stack(ms, &note->st, ref, INTERP_SPILL_FLAGS(kind, pid), cnt))
-		return false;
-	/* The note up to its last word: it shares the ring with mmap records. */
 	size = __builtin_offsetof(struct interp_stack_note, st.ips) + note->st.nr * sizeof(__u64);
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(*note))
@@ -82,15 +86,30 @@ static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms
 		cnt[INTERP_CNT_NOTE_ERR]++;
 	else
 		cnt[INTERP_CNT_NOTES]++;
+}
+
+/*
+ * Store one stack of interpreter frames by content, and send it to user
+ * space the first time.  Returns true when stored just now.
+ */
+static __always_inline bool put_interp_stack(void *ctx, const struct map_set *ms,
+					     struct interp_stack_note *note,
+					     struct stack_ref *ref, __u32 pid, __u32 kind,
+					     __u64 *cnt)
+{
+	if (!store_interp_stack(ms, note, ref, pid, kind, cnt))
+		return false;
+	send_interp_note(ctx, note, kind, cnt);
 	return true;
 }
 
 /*
  * The outer frames of a deep walk (the walker's last, on this CPU), stored
  * first and sent the first time: their key, 0 when they could not be
- * stored.  A global function, verified once on its own: inlined, its store
- * doubled every path of do_sample after it (6.1 verified 533,000
- * instructions instead of 305,000).
+ * stored.  A global function, verified once on its own: inlined, its
+ * store doubled every path of do_sample after it (6.1 verified 533,000
+ * instructions instead of 305,000).  For perf_event programs: a global
+ * function's context argument has one program type.
  */
 __noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u32 pid,
 				__u32 kind)
@@ -114,14 +133,53 @@ __noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u3
 }
 
 /*
+ * The same for the other programs (kprobe, raw tracepoint), without the
+ * context: the outer frames' note type says whether they were stored just
+ * now, for the caller to send.
+ */
+__noinline long interp_store_more(__u32 set, __u32 pid, __u32 kind)
+{
+	struct interp_stack_note *more;
+	struct stack_ref outer = {};
+	struct counters *stat;
+	struct map_set ms;
+	__u32 zero = 0;
+
+	if (kind != PY_KIND)
+		return 0;
+	more = py_more_note();
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (!more || !stat)
+		return 0;
+	select_set(&ms, set);
+	if (!store_interp_stack(&ms, more, &outer, pid, kind, stat->c))
+		more->hdr.type = 0;
+	return outer.src == STACK_HASHED ? (long)outer.id : 0;
+}
+
+/* The outer frames' key (above), by the kind of program that runs. */
+static __always_inline long interp_more(void *ctx, bool perf_ctx, const struct map_set *ms,
+					struct interp_stack_note *more, __u32 pid,
+					__u32 kind, __u64 *cnt)
+{
+	long key;
+
+	if (perf_ctx)
+		return interp_put_more(ctx, ms->set, pid, kind);
+	more->hdr.type = 0;
+	key = interp_store_more(ms->set, pid, kind);
+	if (more->hdr.type == NOTE_INTERP_STACK)
+		send_interp_note(ctx, more, kind, cnt);
+	return key;
+}
+
+/*
  * Fill in the reference to the sample's interpreter frames: stored by
  * content, and sent to user space the first time.  Returns true when
- * stored just now.  perf_ctx: ctx is a perf_event program's, the only one
- * interp_put_more() takes (a global function's context argument has one
- * type before 6.7's __arg_ctx); others cut a deep stack at the walker's
- * inner part.
+ * stored just now.  perf_ctx: ctx is a perf_event program's.
  */
-static __always_inline bool get_interp_stack(void *ctx, bool perf_ctx, const struct map_set *ms,
+static __always_inline bool get_interp_stack(void *ctx, bool perf_ctx,
+					     const struct map_set *ms,
 					     struct stack_ref *ref, __u32 pid, __u64 *cnt)
 {
 	struct interp_stack_note *note, *more;
@@ -141,7 +199,7 @@ static __always_inline bool get_interp_stack(void *ctx, bool perf_ctx, const str
 		return false;
 	/* Its key is in the inner stack's words: stored before it. */
 	if (more) {
-		key = perf_ctx ? interp_put_more(ctx, ms->set, pid, kind) : 0;
+		key = interp_more(ctx, perf_ctx, ms, more, pid, kind, cnt);
 		nr = note->st.nr;
 		asm volatile("" : "+r"(nr));
 		if (key && nr < MAX_STACK_DEPTH) {

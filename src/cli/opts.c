@@ -55,6 +55,9 @@ enum {
 	OPT_UNKNOWN,
 	OPT_NAMES,
 	OPT_USER,
+	OPT_OFF_CPU,
+	OPT_WALL,
+	OPT_STATE,
 };
 
 static const struct option long_opts[] = {
@@ -102,6 +105,11 @@ static const struct option long_opts[] = {
 	{ "unknown", required_argument, NULL, OPT_UNKNOWN },
 	{ "names", required_argument, NULL, OPT_NAMES },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "min-block-time", required_argument, NULL, 'm' },
+	{ "max-block-time", required_argument, NULL, 'M' },
+	{ "state", required_argument, NULL, OPT_STATE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -114,7 +122,7 @@ static const struct option long_opts[] = {
  * to the end, so that getopt stops at "--" and what follows it is the
  * command, never mistaken for a duration; ":": a missing value is ':'.
  */
-static const char short_opts[] = "-:p:L:UKF:c:daIfC:e:o:i:vqhV";
+static const char short_opts[] = "-:p:L:UKF:c:daIfC:e:o:i:m:M:vqhV";
 
 void options__usage(FILE *out)
 {
@@ -158,6 +166,15 @@ void options__usage(FILE *out)
 "      --inverted              SVG: draw an icicle graph (root at the top)\n"
 "      --min-width PCT         SVG: omit frames under PCT%% of samples (default 0.1)\n"
 "  -C, --cpu CPU               profile this CPU only\n"
+"      --off-cpu               profile the time tasks spend blocked (off the CPU),\n"
+"                              by stack, instead of CPU samples; counts in us\n"
+"      --wall                  CPU samples and blocked time of -p, -L or -- COMMAND\n"
+"                              in one profile, both in us (a clock event and -F)\n"
+"  -m, --min-block-time US     off-CPU: count blocks of at least US us (default 1)\n"
+"  -M, --max-block-time US     off-CPU: count blocks of at most US us (default: any)\n"
+"      --state LIST            off-CPU: count blocks that began in these task states:\n"
+"                              R (preempted), S (sleep), D (uninterruptible), or\n"
+"                              bcc's mask, 0 (R), 1 (S), 2 (D), 3 (default: all)\n"
 "      --stack-storage-size N  number of unique stack traces stored (default %d)\n"
 "      --hash-storage-size N   number of unique counted keys (default %d)\n"
 "      --perf-max-stack-depth N  deepest stack recorded (default %d)\n"
@@ -475,6 +492,40 @@ static int settle_outputs(struct options *o)
 	return 0;
 }
 
+/*
+ * --state: letters (R, S, D, as ps prints them; "S,D" or "SD") or bcc's
+ * numeric mask of the kernel's task states, where 0 means runnable only.
+ */
+static int parse_state(struct options *o, const char *arg)
+{
+	static const char *const bcc_masks[] = { "0", "1", "2", "3" };
+	static const __u32 bcc_states[] = {
+		OFF_STATE_R, OFF_STATE_S, OFF_STATE_D, OFF_STATE_S | OFF_STATE_D,
+	};
+	__u32 mask = 0;
+
+	for (size_t i = 0; i < sizeof(bcc_masks) / sizeof(bcc_masks[0]); i++)
+		if (!strcmp(arg, bcc_masks[i]))
+			mask = bcc_states[i];
+	for (const char *p = arg; !mask && *p; p++) {
+		if (*p == ',')
+			continue;
+		if (*p == 'R' || *p == 'S' || *p == 'D')
+			continue;
+		return usage_error("--state '%s' is not a list of R, S, D nor one of 0, 1, 2, 3", arg);
+	}
+	if (!mask) {
+		mask |= strchr(arg, 'R') ? OFF_STATE_R : 0;
+		mask |= strchr(arg, 'S') ? OFF_STATE_S : 0;
+		mask |= strchr(arg, 'D') ? OFF_STATE_D : 0;
+	}
+	if (!mask)
+		return usage_error("--state '%s' names no state: give R, S or D", arg);
+	o->state_mask = mask;
+	o->state_set = true;
+	return 0;
+}
+
 /* -f is bcc's name for --format folded. */
 static int settle_format(struct options *o)
 {
@@ -623,6 +674,30 @@ static int parse_one(struct options *o, int c, const char *arg)
 			return usage_error("%s needs a user name or uid", "--user");
 		o->user = arg;
 		break;
+	case OPT_OFF_CPU:
+		if (o->kind == PROFILE_WALL)
+			return usage_error("%s: --off-cpu and --wall cannot be used together",
+					   "conflicting options");
+		o->kind = PROFILE_OFF_CPU;
+		break;
+	case OPT_WALL:
+		if (o->kind == PROFILE_OFF_CPU)
+			return usage_error("%s: --off-cpu and --wall cannot be used together",
+					   "conflicting options");
+		o->kind = PROFILE_WALL;
+		break;
+	case 'm':
+		err = parse_num_opt("-m/--min-block-time", arg, 0, UINT64_MAX / 1000,
+				    &o->min_block_us);
+		o->min_block_set = true;
+		break;
+	case 'M':
+		err = parse_num_opt("-M/--max-block-time", arg, 1, UINT64_MAX / 1000,
+				    &o->max_block_us);
+		o->max_block_set = true;
+		break;
+	case OPT_STATE:
+		return parse_state(o, arg);
 	case 'v': o->verbose++; break;
 	case 'q': o->quiet = true; break;
 	case 'h': o->help = true; break;
@@ -692,6 +767,38 @@ static void near_options(const char *name, char *out, size_t sz)
 		snprintf(out, sz, "--%s", pick->name);
 }
 
+/*
+ * --off-cpu and --wall: what they need, and the options that only mean
+ * something with them.
+ */
+static int check_offcpu(const struct options *o)
+{
+	const char *opt = o->min_block_set ? "-m/--min-block-time" :
+			  o->max_block_set ? "-M/--max-block-time" : "--state";
+
+	if (o->kind == PROFILE_CPU && (o->min_block_set || o->max_block_set || o->state_set))
+		return usage_error("%s is for blocked time: add --off-cpu or --wall", opt);
+	if (o->min_block_us > o->max_block_us) {
+		pr_err("-m %llu is above -M %llu: no block could count (see --help)",
+		       (unsigned long long)o->min_block_us, (unsigned long long)o->max_block_us);
+		return -EINVAL;
+	}
+	if (o->kind == PROFILE_OFF_CPU && (o->freq_set || o->period || !event__is_default(&o->event)))
+		return usage_error("%s samples no event: drop -F, -c and -e, or use --wall for both",
+				   "--off-cpu");
+	if (o->kind != PROFILE_WALL)
+		return 0;
+	if (!o->pids && !o->tids && !o->cmd)
+		return usage_error("%s shows one program's time: give -p PID, -L TID or -- COMMAND",
+				   "--wall");
+	if (o->period)
+		return usage_error("%s weighs samples by time: give -F HZ, not -c", "--wall");
+	if (!event__is_clock(&o->event))
+		return usage_error("--wall weighs samples by time: -e %s is not a clock; use -e cpu-clock or task-clock",
+				   o->event.name);
+	return 0;
+}
+
 static int check_conflicts(const struct options *o)
 {
 	if (o->pids && o->tids)
@@ -711,7 +818,7 @@ static int check_conflicts(const struct options *o)
 	if (o->user && !o->cmd)
 		return usage_error("%s is who runs a command: profile --user USER -- COMMAND [ARGS...]",
 				   "--user");
-	return 0;
+	return check_offcpu(o);
 }
 
 /*
@@ -838,6 +945,9 @@ int options__parse(struct options *o, int argc, char **argv)
 	o->debuginfod_wait = DEBUGINFOD_WAIT_S;
 	o->max_stack_depth = MAX_STACK_DEPTH;
 	o->min_width = 0.1;
+	o->min_block_us = 1;
+	o->max_block_us = UINT64_MAX / 1000;
+	o->state_mask = OFF_STATE_ALL;
 	event__parse(DEFAULT_EVENT, &o->event);
 	o->cmdline = join_args(argc, argv);
 	optind = 0;

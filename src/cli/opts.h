@@ -94,6 +94,18 @@ struct options {
 	char **cmd;			/* -- CMD [ARGS...]: argv's tail, NULL-terminated;
 					 * NULL when no command is given */
 	const char *user;		/* --user, as typed: run the command as USER */
+	/*
+	 * --off-cpu, --wall: what the profile measures (enum profile_kind,
+	 * output/config.h), and which blocks count: those of
+	 * [min_block_us, max_block_us] microseconds whose switch-out was in
+	 * one of the states of state_mask (OFF_STATE_*, bpf/profile.h).
+	 */
+	enum profile_kind kind;
+	__u64 min_block_us;		/* -m, default 1 */
+	__u64 max_block_us;		/* -M, default unlimited (U64_MAX) */
+	bool min_block_set, max_block_set;
+	__u32 state_mask;		/* --state, default OFF_STATE_ALL */
+	bool state_set;
 	struct command_user run_as;	/* ... looked up by options__check() */
 	bool help;
 	bool version;

@@ -40,6 +40,9 @@ void options__output_config(const struct options *o, struct output_config *oc)
 	oc->event_clock = event__is_clock(&o->event);
 	oc->freq = o->freq;
 	oc->period = o->period;
+	oc->kind = o->kind;
+	if (oc->event_clock && o->freq)
+		oc->period_ns = 1000000000ULL / o->freq;
 	oc->pids = o->pids ? o->pids_arg : NULL;
 	oc->tids = o->tids ? o->tids_arg : NULL;
 	oc->cmd = o->cmd ? o->cmd[0] : NULL;

@@ -96,3 +96,21 @@ int kbtf__start_offsets(struct start_offsets *off)
 	btf__free(btf);
 	return err;
 }
+
+int kbtf__offcpu(struct offcpu_btf *out)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err;
+
+	if (!btf)
+		return -errno;
+	err = member_offset(btf, "task_struct", "__state", &out->task_state);
+	if (err == -ENOENT)
+		err = member_offset(btf, "task_struct", "state", &out->task_state);
+	out->sched_exit_tp = btf__find_by_name_kind(btf, "btf_trace_sched_exit_tp",
+						    BTF_KIND_TYPEDEF) > 0;
+	out->finish_task_switch = btf__find_by_name_kind(btf, "finish_task_switch",
+							 BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return err;
+}

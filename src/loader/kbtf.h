@@ -3,6 +3,7 @@
 #ifndef KBTF_H
 #define KBTF_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct mntns_offsets {
@@ -41,5 +42,15 @@ struct start_offsets {
 
 /* 0, or a negative errno (no BTF, or a kernel without these fields). */
 int kbtf__start_offsets(struct start_offsets *off);
+
+/* What off-CPU time needs of the kernel (--off-cpu, --wall). */
+struct offcpu_btf {
+	__u32 task_state;	/* task_struct.__state (.state before 5.14) */
+	bool sched_exit_tp;	/* the sched_exit_tp tracepoint (6.16 on) */
+	bool finish_task_switch;	/* finish_task_switch() has BTF: fentry */
+};
+
+/* 0, or a negative errno (no BTF, or no task state). */
+int kbtf__offcpu(struct offcpu_btf *out);
 
 #endif /* KBTF_H */

@@ -50,6 +50,8 @@ struct session {
 	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
 	struct bpf_link *follow_links[3];	/* exec, fork, exit: profile -- CMD */
 	struct bpf_link *tp_link;	/* -e CATEGORY:NAME: every CPU's hits */
+	struct bpf_link *off_links[2];	/* switch out, switch in: off-CPU time */
+	struct bpf_program *off_in;	/* the switch-in's program: kprobe or fentry */
 	int *pfds;
 	__u64 events_closed;	/* counted by the events detached so far */
 	int nr_links;
@@ -449,6 +451,64 @@ static __u64 tracepoint_hits(const struct session *s)
 	return sum;
 }
 
+/*
+ * Off-CPU time: its two programs load only when asked for, so that a CPU
+ * profile verifies nothing more.  The task's state is read at an offset
+ * from the kernel's BTF: a task that died must not leave a start behind,
+ * which a new thread with its tid would find at its first switch-in.
+ */
+static int configure_offcpu(struct session *s, const struct session_config *c)
+{
+	struct profile_bpf *skel = s->skel;
+	struct profile_bpf__rodata *rd = skel->rodata;
+	bool chosen = c->nr_pids || c->nr_tids || c->follow;
+	struct offcpu_btf kb = {};
+	int err;
+
+	if (!c->off_cpu) {
+		bpf_program__set_autoload(skel->progs.off_switch_out, false);
+		bpf_program__set_autoload(skel->progs.off_switch_in_kprobe, false);
+		bpf_program__set_autoload(skel->progs.off_switch_in_fentry, false);
+		bpf_program__set_autoload(skel->progs.off_switch_in_tp, false);
+		return 0;
+	}
+	err = kbtf__offcpu(&kb);
+	if (err) {
+		pr_err("off-CPU time needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+		       strerror(-err));
+		return err;
+	}
+	/*
+	 * The switch-in: the end of __schedule() where the kernel has that
+	 * tracepoint, else a kprobe where it has kprobes (their PMU), else
+	 * fentry.
+	 */
+	if (kb.sched_exit_tp)
+		s->off_in = skel->progs.off_switch_in_tp;
+	else if (!access("/sys/bus/event_source/devices/kprobe", F_OK) || !kb.finish_task_switch)
+		s->off_in = skel->progs.off_switch_in_kprobe;
+	else
+		s->off_in = skel->progs.off_switch_in_fentry;
+	if (s->off_in != skel->progs.off_switch_in_kprobe)
+		bpf_program__set_autoload(skel->progs.off_switch_in_kprobe, false);
+	if (s->off_in != skel->progs.off_switch_in_fentry)
+		bpf_program__set_autoload(skel->progs.off_switch_in_fentry, false);
+	if (s->off_in != skel->progs.off_switch_in_tp)
+		bpf_program__set_autoload(skel->progs.off_switch_in_tp, false);
+	rd->off_in_raw_tp = s->off_in == skel->progs.off_switch_in_tp;
+	rd->off_task_state = kb.task_state;
+	rd->off_min_ns = c->off_min_ns;
+	rd->off_max_ns = c->off_max_ns;
+	rd->off_states = c->off_states;
+	rd->off_only_cpu = c->cpu;
+	/* As the count map's: shared on a profile of the host or of cgroups. */
+	rd->off_share_cap = chosen ? SHARE_UNBOUNDED : OFF_START_SIZE;
+	err = bpf_map__set_max_entries(skel->maps.off_start, OFF_START_SIZE);
+	if (err)
+		pr_err("cannot size the off-CPU start table: %s", strerror(-err));
+	return err;
+}
+
 /* Read-only data and map sizes: everything that must be set before load. */
 static int session__configure(struct session *s)
 {
@@ -458,6 +518,8 @@ static int session__configure(struct session *s)
 
 	configure_filters(skel, c);
 	err = configure_tracepoint(skel, c);
+	if (!err)
+		err = configure_offcpu(s, c);
 	if (!err)
 		err = configure_follow(skel, c);
 	if (err)
@@ -640,6 +702,79 @@ static int attach_follow(struct session *s)
 	return 0;
 }
 
+/*
+ * The kernel's name for finish_task_switch: a compiler's clone of it
+ * (finish_task_switch.isra.0) where it made one.  0, or -ENOENT.
+ */
+static int switch_in_symbol(char *name, size_t sz)
+{
+	const char *base = "finish_task_switch";
+	size_t len = strlen(base);
+	char line[512], sym[256], type;
+	int err = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %c %255s", &type, sym) != 2 ||
+		    strncmp(sym, base, len) || (type != 't' && type != 'T'))
+			continue;
+		/* The function itself, or a clone of it: not finish_task_switch_foo. */
+		if (sym[len] && sym[len] != '.')
+			continue;
+		snprintf(name, sz, "%s", sym);
+		err = 0;
+		if (!sym[len])
+			break;
+	}
+	fclose(f);
+	return err;
+}
+
+/* Off-CPU time: switch-outs, then switch-ins, that find their starts. */
+static int attach_offcpu(struct session *s)
+{
+	char name[256];
+	int err;
+
+	if (!s->cfg.off_cpu)
+		return 0;
+	s->off_links[0] = bpf_program__attach(s->skel->progs.off_switch_out);
+	if (!s->off_links[0]) {
+		err = -errno;
+		pr_err("cannot attach to sched_switch: %s; off-CPU time needs it", strerror(-err));
+		return err;
+	}
+	if (s->off_in != s->skel->progs.off_switch_in_kprobe) {
+		s->off_links[1] = bpf_program__attach(s->off_in);
+		if (!s->off_links[1]) {
+			err = -errno;
+			pr_err("cannot attach to %s: %s; off-CPU time needs it",
+			       bpf_program__section_name(s->off_in), strerror(-err));
+			return err;
+		}
+		pr_debug("off-CPU: switch-ins at %s", bpf_program__section_name(s->off_in));
+		return 0;
+	}
+	err = switch_in_symbol(name, sizeof(name));
+	if (err) {
+		pr_err("no finish_task_switch in /proc/kallsyms (%s): off-CPU time needs a kprobe on it",
+		       strerror(-err));
+		return err;
+	}
+	s->off_links[1] = bpf_program__attach_kprobe(s->off_in, false, name);
+	if (!s->off_links[1]) {
+		err = -errno;
+		pr_err("cannot attach a kprobe to %s: %s; off-CPU time needs it (CONFIG_KPROBES)",
+		       name, strerror(-err));
+		return err;
+	}
+	pr_debug("off-CPU: switch-ins at kprobe %s", name);
+	return 0;
+}
+
 __u32 session__verified_insns(const struct session *s, const char *prog)
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(s->skel->obj, prog);
@@ -777,6 +912,52 @@ void session__report_verifier(const struct session *s)
 	pr_info("verified instructions: %s %u, uw_exec %u, uw_exit %u (limit 1000000)",
 		prog, session__verified_insns(s, prog), session__verified_insns(s, "uw_exec"),
 		session__verified_insns(s, "uw_exit"));
+	if (s->cfg.off_cpu)
+		pr_info("verified instructions: off_switch_out %u, %s %u",
+			session__verified_insns(s, "off_switch_out"), bpf_program__name(s->off_in),
+			session__verified_insns(s, bpf_program__name(s->off_in)));
+}
+
+/* The kernel's count of runs of prog it skipped (another BPF program ran). */
+static __u64 recursion_misses(const struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+void session__report_offcpu(const struct session *s, const __u64 *c,
+			    const struct sample_tally *t)
+{
+	__u64 missed, counted;
+
+	if (!s->cfg.off_cpu)
+		return;
+	missed = recursion_misses(s->skel->progs.off_switch_out) +
+		 recursion_misses(s->off_in);
+	counted = c[CNT_OFF_BLOCKS] - c[CNT_OFF_SHORT] - c[CNT_OFF_LONG] -
+		  c[CNT_OFF_FILTERED] - c[CNT_OFF_HASH_FULL];
+	pr_info("off-CPU: %llu switch-outs recorded, %llu blocks counted (%.3f s), %llu shorter than --min-block-time, %llu longer than --max-block-time, %llu not in --state, %llu filtered at switch-in, %llu dropped (count map full), %llu without a start (blocked before the profile began), %llu start table full, %llu missed by the kernel",
+		(unsigned long long)c[CNT_OFF_RECORDED], (unsigned long long)counted,
+		t->off_ns / 1e9, (unsigned long long)c[CNT_OFF_SHORT],
+		(unsigned long long)c[CNT_OFF_LONG], (unsigned long long)c[CNT_OFF_STATE],
+		(unsigned long long)c[CNT_OFF_FILTERED], (unsigned long long)c[CNT_OFF_HASH_FULL],
+		(unsigned long long)c[CNT_OFF_NO_START], (unsigned long long)c[CNT_OFF_START_FULL],
+		(unsigned long long)missed);
+	/*
+	 * A kprobe does not run while its CPU is in BPF (bpf_prog_active),
+	 * which a task in a bpf() call holds even while preempted: its next
+	 * switch-out finds the start still there.
+	 */
+	if (c[CNT_OFF_RESTARTED])
+		pr_info("off-CPU: %llu switch-ins missed (the kernel skipped the program): their blocks are lost, their next switch-outs started anew",
+			(unsigned long long)c[CNT_OFF_RESTARTED]);
+	if (s->cfg.sample_events)
+		pr_info("off-CPU: %llu CPU samples not taken: they came during a switch-in on their CPU",
+			(unsigned long long)c[CNT_OFF_NESTED]);
 }
 
 void session__report_balance(const __u64 *c, const struct sample_tally *t)
@@ -813,18 +994,20 @@ int session__attach(struct session *s)
 			err = attach_follow(s);
 		return err ? err : attach_unwind(s);
 	}
-	for (int cpu = 0; cpu < c->nr_cpus && cpu < s->nr_cpus; cpu++) {
+	for (int cpu = 0; cpu < c->nr_cpus && cpu < s->nr_cpus && c->sample_events; cpu++) {
 		if (!c->cpu_online[cpu] || (c->cpu >= 0 && cpu != c->cpu))
 			continue;
 		err = attach_cpu(s, &c->sampling, c->event_name, cpu);
 		if (err)
 			return err;
 	}
-	if (!s->nr_links) {
+	if (!s->nr_links && c->sample_events) {
 		pr_err("no online CPU to sample on");
 		return -ENODEV;
 	}
-	err = attach_follow(s);
+	err = attach_offcpu(s);
+	if (!err)
+		err = attach_follow(s);
 	if (err)
 		return err;
 	return attach_unwind(s);
@@ -863,6 +1046,11 @@ void session__detach(struct session *s)
 	s->nr_links = 0;
 	bpf_link__destroy(s->tp_link);
 	s->tp_link = NULL;
+	/* Blocks still open at the end are not counted: they have not ended. */
+	for (int i = 0; i < 2; i++) {
+		bpf_link__destroy(s->off_links[i]);
+		s->off_links[i] = NULL;
+	}
 }
 
 void session__destroy(struct session *s)
@@ -875,6 +1063,8 @@ void session__destroy(struct session *s)
 		bpf_link__destroy(s->uw_links[i]);
 	for (int i = 0; i < 3; i++)
 		bpf_link__destroy(s->follow_links[i]);
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(s->off_links[i]);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);

@@ -48,6 +48,14 @@ struct session_config {
 	 * NULL for none.  Not owned; it outlives the session.
 	 */
 	struct interps *interps;
+	/*
+	 * What is measured: samples of the event (perf events on every CPU)
+	 * and off-CPU time (the switch programs), one or both.
+	 */
+	bool sample_events;
+	bool off_cpu;
+	__u64 off_min_ns, off_max_ns;	/* blocks outside are counted, not unwound */
+	__u32 off_states;		/* enum off_state */
 	struct perf_sampling sampling;
 	const char *event_name;		/* for messages */
 	int cpu;			/* -1: every CPU */
@@ -61,6 +69,7 @@ struct session_config {
  */
 struct sample_tally {
 	__u64 counted;		/* samples in the keys the reports read */
+	__u64 off_ns;		/* off-CPU time in them, ns */
 	__u64 missed_stacks;	/* stacks printed as [Missed ...] */
 	bool missed_enomem;	/* one of them for lack of room */
 	__u64 truncated;	/* samples with a stack cut at the depth limit */
@@ -144,6 +153,12 @@ int session__events_fd(const struct session *s);
 void session__report(const struct session *s, const __u64 *c,
 		     const struct sample_tally *t, enum report_pass pass);
 void session__report_verifier(const struct session *s);
+/*
+ * Off-CPU time's -v line (with --off-cpu or --wall): switch-outs
+ * recorded, blocks counted and skipped, by why, t->off_ns.
+ */
+void session__report_offcpu(const struct session *s, const __u64 *c,
+			    const struct sample_tally *t);
 void session__report_balance(const __u64 *c, const struct sample_tally *t);
 
 #endif /* SESSION_H */

@@ -81,6 +81,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	session__report(r->m.s, c, &r->sum.tally, REPORT_STATS);
 	completeness__report(&r->complete, REPORT_STATS);
 	unwind__report(r->m.uw, c, REPORT_STATS);
+	session__report_offcpu(r->m.s, c, &r->sum.tally);
 	session__report_verifier(r->m.s);
 	unwind__report_tables(r->m.uw);
 	interps__report(r->m.ints, c, REPORT_STATS);

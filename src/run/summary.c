@@ -15,12 +15,17 @@ static bool wants_summary(const struct options *o)
 	return o->nr_outputs && !o->quiet;
 }
 
-static __u64 counted_samples(const struct sample *s, size_t nr)
+/* The keys' samples, and apart their off-CPU time (ns). */
+static __u64 counted_samples(const struct sample *s, size_t nr, __u64 *off_ns)
 {
 	__u64 sum = 0;
 
-	for (size_t i = 0; i < nr; i++)
-		sum += s[i].count;
+	for (size_t i = 0; i < nr; i++) {
+		if (s[i].key.what == COUNT_OFF_CPU)
+			*off_ns += s[i].count;
+		else
+			sum += s[i].count;
+	}
 	return sum;
 }
 
@@ -51,7 +56,7 @@ void summary__add(struct summary *sum, const struct options *o,
 {
 	struct sample_tally *t = &sum->tally;
 
-	t->counted += counted_samples(samples, nr);
+	t->counted += counted_samples(samples, nr, &t->off_ns);
 	t->missed_stacks += recs->missed_stacks;
 	t->missed_enomem |= recs->missed_enomem;
 	t->truncated += recs->truncated;
@@ -77,7 +82,7 @@ void summary__warn_few(const struct summary *sum, const struct options *o,
 	unsigned long long n = c[CNT_TAKEN] - c[CNT_FILTERED];	/* counted or dropped */
 	const char *ev = o->event.name;
 
-	if (secs < 1 || n >= 1000)
+	if (secs < 1 || n >= 1000 || o->kind == PROFILE_OFF_CPU)
 		return;
 	/* A tracepoint at -c 1 counted every hit: nothing to lower. */
 	if (o->period && n < secs && !(event__is_tracepoint(&o->event) && o->period == 1))
@@ -151,7 +156,7 @@ void summary__print(const struct summary *sum, const struct options *o,
 		    const struct writers *out)
 {
 	struct tracker_stats ts = {};
-	char files[2048], lost[256], many[48], n2[32], n3[32];
+	char files[2048], lost[256], many[48], n2[32], n3[32], what[96];
 
 	if (!wants_summary(o))
 		return;
@@ -161,10 +166,17 @@ void summary__print(const struct summary *sum, const struct options *o,
 	writers__describe(out, files, sizeof(files));
 	snprintf(many, sizeof(many), " in the largest of %u reports", sum->reports);
 	/* Not a warning: -q alone silences it, as wants_summary() says. */
-	log__raw("profile: wrote %s: %s samples%s%s, %s distinct stacks%s, %s", files,
-		 group_digits(sum->tally.counted, n2, sizeof(n2)),
-		 event__is_tracepoint(&o->event) ? " of " : "",
-		 event__is_tracepoint(&o->event) ? o->event.name : "",
+	if (o->kind == PROFILE_CPU)
+		snprintf(what, sizeof(what), "%s samples%s%s",
+			 group_digits(sum->tally.counted, n2, sizeof(n2)),
+			 event__is_tracepoint(&o->event) ? " of " : "",
+			 event__is_tracepoint(&o->event) ? o->event.name : "");
+	else if (o->kind == PROFILE_OFF_CPU)
+		snprintf(what, sizeof(what), "%.3f s off-CPU", sum->tally.off_ns / 1e9);
+	else
+		snprintf(what, sizeof(what), "%s samples and %.3f s off-CPU",
+			 group_digits(sum->tally.counted, n2, sizeof(n2)), sum->tally.off_ns / 1e9);
+	log__raw("profile: wrote %s: %s, %s distinct stacks%s, %s", files, what,
 		 group_digits(sum->stacks, n3, sizeof(n3)),
 		 sum->reports > 1 ? many : "", lost);
 }

@@ -288,6 +288,55 @@ TEST(usage_errors)
 	}
 }
 
+/* --off-cpu, --wall and the options of blocked time (issue 29). */
+TEST(offcpu_options)
+{
+	static const struct { const char *line, *msg; } bad[] = {
+		{ "--wall 5", "--wall shows one program's time: give -p PID, -L TID or -- COMMAND" },
+		{ "--wall -p 1 -c 1000", "--wall weighs samples by time: give -F HZ, not -c" },
+		{ "--wall -p 1 -e page-faults",
+		  "--wall weighs samples by time: -e page-faults is not a clock; use -e cpu-clock or task-clock" },
+		{ "--off-cpu -F 99", "--off-cpu samples no event: drop -F, -c and -e, or use --wall for both" },
+		{ "--off-cpu --wall", "conflicting options: --off-cpu and --wall cannot be used together" },
+		{ "-m 5", "-m/--min-block-time is for blocked time: add --off-cpu or --wall" },
+		{ "--state S", "--state is for blocked time: add --off-cpu or --wall" },
+		{ "--off-cpu --state X", "--state 'X' is not a list of R, S, D nor one of 0, 1, 2, 3" },
+		{ "--off-cpu --state 4", "--state '4' is not a list of R, S, D nor one of 0, 1, 2, 3" },
+		{ "--off-cpu --state ,", "--state ',' names no state: give R, S or D" },
+		{ "--off-cpu -m 10 -M 5", "-m 10 is above -M 5: no block could count" },
+		{ "--off-cpu -M 0", "-M/--max-block-time '0' is out of range [1, 18446744073709551]" },
+	};
+	char want[512];
+	struct options o;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(parse(&o, bad[i].line), -EINVAL);
+		snprintf(want, sizeof(want), "profile: %s (see --help)\n", bad[i].msg);
+		CHECK_STR(msg, want);
+		options__free(&o);
+	}
+	CHECK_INT(parse(&o, "--off-cpu 5"), 0);
+	CHECK_INT(o.kind, PROFILE_OFF_CPU);
+	CHECK_INT(o.min_block_us, 1);
+	CHECK_INT(o.state_mask, OFF_STATE_ALL);
+	options__free(&o);
+	CHECK_INT(parse(&o, "--off-cpu -m 100 --max-block-time 2000 --state S,D"), 0);
+	CHECK_INT(o.min_block_us, 100);
+	CHECK_INT(o.max_block_us, 2000);
+	CHECK_INT(o.state_mask, OFF_STATE_S | OFF_STATE_D);
+	options__free(&o);
+	/* bcc's numbers: 0 is runnable only, else a mask of S (1) and D (2). */
+	CHECK_INT(parse(&o, "--off-cpu --state 0"), 0);
+	CHECK_INT(o.state_mask, OFF_STATE_R);
+	options__free(&o);
+	CHECK_INT(parse(&o, "--off-cpu --state 3"), 0);
+	CHECK_INT(o.state_mask, OFF_STATE_S | OFF_STATE_D);
+	options__free(&o);
+	CHECK_INT(parse(&o, "--wall -F 99 -p 1"), 0);
+	CHECK_INT(o.kind, PROFILE_WALL);
+	options__free(&o);
+}
+
 /* --unknown: bcc's [unknown] by default, the module's label with "module". */
 TEST(unknown_style)
 {
@@ -374,6 +423,7 @@ int main(void)
 	RUN(tracepoints);
 	RUN(command);
 	RUN(usage_errors);
+	RUN(offcpu_options);
 	RUN(unknown_style);
 	RUN(number_parser);
 	RUN(cpu_list);
