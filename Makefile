@@ -60,8 +60,11 @@ WL_DIR := $(OUTPUT)/workloads
 # The workloads of the unwinding tests (t70): no frame pointers, and no
 # sibling calls, so that every frame a test checks is a real one.
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn
+# The workloads of the off-CPU tests (t87, t89): blocked in known functions,
+# no frame pointers, no sibling calls.
+WL_OFFCPU := offcpu wallmix
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
-	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
+	manystacks-nofp cxxburn-nofp $(WL_UNWIND) $(WL_OFFCPU) pltburn libpltlib.so dlburn libdlburn.so \
 	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
 	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp)
 
@@ -185,6 +188,10 @@ $(WL_DIR)/cxxburn-nofp: tests/workloads/cxxburn.cpp | $(WL_DIR)
 $(addprefix $(WL_DIR)/,$(WL_UNWIND)): $(WL_DIR)/%: tests/workloads/%.c tests/workloads/spin.h | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
+
+$(addprefix $(WL_DIR)/,$(WL_OFFCPU)): $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -pthread -o $@ $<
 
 $(WL_DIR)/lib%.so: tests/workloads/lib%.c | $(WL_DIR)
 	$(call msg,CC,$@)
