@@ -39,7 +39,7 @@ sleepers_folded() {
 	done < <(pythons)
 	while read -r label py; do
 		[ -x "$py" ] || continue
-		wait_for "$TRASH/$label.wl" "^sleeper: running" 10
+		wait_for "$TRASH/$label.wl" "^sleeper: running" 10 || return 1
 	done < <(pythons)
 	"$PROFILE" --off-cpu -f --per-thread -p "$pids" $SECS >"$TRASH/all.tmp" 2>"$TRASH/all.err" || rc=$?
 	[ $rc -eq 0 ] || { cat "$TRASH/all.err"; fail "profile exited with status $rc"; return 1; }
@@ -52,10 +52,10 @@ sf() { printf '%s \\(sleeper\\.py\\)' "$1"; }
 # sleeper_check LABEL: the answer for one version's main thread.
 sleeper_check() {
 	local pid slow fast pipe ordered named tot
-	sleepers_folded
+	sleepers_folded || return 1
 	pid=$(cat "$TRASH/$1.pid")
 	grep -E "^[^;]*-$pid/$pid;" "$TRASH/all.folded" >"$1.folded" ||
-		fail "$1: no stacks of its main thread ($pid)"
+		{ fail "$1: no stacks of its main thread ($pid)"; return 1; }
 	tot=$(fsum "$1.folded" .)
 	named=$(fsum "$1.folded" "$(sf main)")
 	slow=$(fsum "$1.folded" ";$(sf slow_io)( |;)")
@@ -64,14 +64,14 @@ sleeper_check() {
 	ordered=$(fsum "$1.folded" ";$(sf main);($(sf slow_io)|$(sf fast_io)|$(sf pipe_wait));")
 	echo "$1: $tot us blocked, $named under main (sleeper.py); slow_io=$slow fast_io=$fast" \
 		"pipe_wait=$pipe us, $ordered of them right under main"
-	[ $((slow + fast)) -ge 1500000 ] || fail "$1: $((slow + fast)) us in slow_io and fast_io, want 1.5 s+"
+	[ $((slow + fast)) -ge 1500000 ] || { fail "$1: $((slow + fast)) us in slow_io and fast_io, want 1.5 s+"; return 1; }
 	r=$(ratio $slow $fast) && echo "slow_io/fast_io=$r"
-	in_range $r 2.55 3.45 || fail "$1: slow_io/fast_io is $r, want 3.0 within 15%"
+	in_range $r 2.55 3.45 || { fail "$1: slow_io/fast_io is $r, want 3.0 within 15%"; return 1; }
 	r=$(ratio $pipe $fast) && echo "pipe_wait/fast_io=$r"
-	in_range $r 1.7 2.3 || fail "$1: pipe_wait/fast_io is $r, want 2.0 within 15%"
+	in_range $r 1.7 2.3 || { fail "$1: pipe_wait/fast_io is $r, want 2.0 within 15%"; return 1; }
 	in_range "$(ratio $ordered $((slow + fast + pipe)))" 0.99 1 ||
-		fail "$1: $ordered of $((slow + fast + pipe)) us under main (sleeper.py)"
-	in_range "$(ratio $named $tot)" 0.9 1 || fail "$1: $named of $tot us under main (sleeper.py)"
+		{ fail "$1: $ordered of $((slow + fast + pipe)) us under main (sleeper.py)"; return 1; }
+	in_range "$(ratio $named $tot)" 0.9 1 || { fail "$1: $named of $tot us under main (sleeper.py)"; return 1; }
 }
 
 while read -r label py; do

@@ -24,7 +24,7 @@ wall_profile() {
 	local rc=0
 	[ -s "$TRASH/wall.folded" ] && return 0
 	bg "$WALLMIX" -d $((SECS + 10)) >"$TRASH/wallmix.out"
-	wait_for "$TRASH/wallmix.out" "^wallmix: running" 10
+	wait_for "$TRASH/wallmix.out" "^wallmix: running" 10 || return 1
 	"$PROFILE" --wall -F 999 -p $! -o "$TRASH/wall.tmp.folded" -o "$TRASH/wall.pprof" $SECS \
 		2>"$TRASH/wall.err" || rc=$?
 	[ $rc -eq 0 ] || { cat "$TRASH/wall.err"; fail "profile --wall exited with status $rc"; return 1; }
@@ -41,11 +41,11 @@ shares() {
 		if (marked && $0 ~ /;func_sleep;/) off += n
 	} END { printf "%d %d %d\n", on, off, tot }' "$1")
 	echo "$1: func_cpu on-CPU $on us, func_sleep off-CPU $off us, all $tot us"
-	[ $((on + off)) -gt 0 ] || fail "nothing in func_cpu or func_sleep"
+	[ $((on + off)) -gt 0 ] || { fail "nothing in func_cpu or func_sleep"; return 1; }
 	s=$(ratio $on $((on + off))) && echo "on-CPU share $s"
-	in_range $s 0.27 0.33 || fail "on-CPU share $s, want 0.30 within 10%"
+	in_range $s 0.27 0.33 || { fail "on-CPU share $s, want 0.30 within 10%"; return 1; }
 	s=$(ratio $off $((on + off))) && echo "off-CPU share $s"
-	in_range $s 0.63 0.77 || fail "off-CPU share $s, want 0.70 within 10%"
+	in_range $s 0.63 0.77 || { fail "off-CPU share $s, want 0.70 within 10%"; return 1; }
 }
 
 test_expect_success ROOT_BPF '--wall -p: func_cpu 30% on the CPU, func_sleep 70% off it, within 10%' '
@@ -74,8 +74,9 @@ test_expect_success ROOT_BPF,GO '--wall pprof: wall = cpu + off_cpu, in nanoseco
 	go tool pprof -raw wall.pprof >raw 2>raw.err &&
 	types=$(sed -n "/^Samples:/{n;p;q}" raw) && echo "pprof sample types: $types" &&
 	for t in wall cpu off_cpu; do
-		echo "$types" | tr " " "\n" | grep -q -x "$t/nanoseconds" || fail "no sample type $t/nanoseconds"
-	done &&
+		echo "$types" | tr " " "\n" | grep -q -x "$t/nanoseconds" || echo "$t/nanoseconds"
+	done >missing &&
+	{ [ ! -s missing ] || fail "sample types missing: $(cat missing)"; } &&
 	cols=$(echo "$types" | tr " " "\n" | awk "{ sub(/\\/.*/, \"\"); c[\$0] = NR } END { print c[\"wall\"], c[\"cpu\"], c[\"off_cpu\"] }") &&
 	read -r cw cc co <<<"$cols" &&
 	read -r w c o < <(awk -v cw=$cw -v cc=$cc -v co=$co "/^Samples:/ { on = 1; next }
