@@ -140,12 +140,15 @@ test_expect_success ROOT_BPF '-U: the same ratios, stacks under main, no kernel 
 	{ ! grep -E "schedule|do_syscall_64|entry_SYSCALL" user.folded || fail "kernel frames with -U"; }
 '
 
+# A 2 ms sleep on a busy host may wait over a millisecond more for its CPU
+# once woken, and last over 3 ms: func_b keeps a quarter of its time at
+# most (unfiltered, it has a fifth of func_a and func_c'"'"'s).
 test_expect_success ROOT_BPF '-m 3000: the 2 ms sleeps of func_b are gone, func_c/func_a 0.667 within 10%' '
 	offcpu_profile min.folded 3 -f -m 3000 --per-thread &&
 	main_lines min.folded $(cat min.folded.pid) >main.folded &&
 	abc main.folded &&
 	[ $((a + c)) -ge 1500000 ] &&
-	{ [ $((b * 100)) -le $((a + c)) ] || fail "func_b kept $b us"; } &&
+	{ [ $((b * 20)) -le $((a + c)) ] || fail "func_b kept $b us"; } &&
 	r=$(ratio $c $a) && echo "func_c/func_a=$r" &&
 	in_range $r 0.6 0.733
 '
@@ -192,7 +195,7 @@ test_expect_success ROOT_BPF,GO '-o folded, SVG and pprof: the same total time' 
 	types=$(sed -n "/^Samples:/{n;p;q}" raw) && echo "pprof sample types: $types" &&
 	col=$(echo "$types" | tr " " "\n" | grep -n "^off_cpu/nanoseconds$" | cut -d: -f1) &&
 	{ [ -n "$col" ] || fail "no off_cpu/nanoseconds sample type"; } &&
-	p=$(awk -v c=$col "/^Samples:/ { on = 1; next } on && /^ +[0-9]+ .*:/ { s += \$c } END { printf \"%.0f\", s / 1000 }" raw) &&
+	p=$(awk -v c=$col "/^Samples:/ { on = 1; next } on && /^ +[0-9]+:? / { s += \$c } END { printf \"%.0f\", s / 1000 }" raw) &&
 	echo "folded $f us ($n stacks), SVG $s us, pprof $p us" &&
 	[ "$f" -ge 1000000 ] &&
 	d=$((f - s)) && { [ ${d#-} -le $((n + f / 1000)) ] || fail "SVG $s us, folded $f us"; } &&

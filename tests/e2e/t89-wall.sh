@@ -80,7 +80,7 @@ test_expect_success ROOT_BPF,GO '--wall pprof: wall = cpu + off_cpu, in nanoseco
 	cols=$(echo "$types" | tr " " "\n" | awk "{ sub(/\\/.*/, \"\"); c[\$0] = NR } END { print c[\"wall\"], c[\"cpu\"], c[\"off_cpu\"] }") &&
 	read -r cw cc co <<<"$cols" &&
 	read -r w c o < <(awk -v cw=$cw -v cc=$cc -v co=$co "/^Samples:/ { on = 1; next }
-		on && /^ +[0-9]+ .*:/ { w += \$cw; c += \$cc; o += \$co }
+		on && /^ +[0-9]+:? / { w += \$cw; c += \$cc; o += \$co }
 		END { printf \"%.0f %.0f %.0f\\n\", w / 1000, c / 1000, o / 1000 }" raw) &&
 	f=$(fsum wall.folded .) && n=$(grep -c . wall.folded) &&
 	echo "pprof: wall $w us = cpu $c + off_cpu $o; folded $f us ($n stacks)" &&
