@@ -73,13 +73,14 @@ test_expect_success ROOT_BPF,GO '--wall pprof: wall = cpu + off_cpu, in nanoseco
 	wall_profile &&
 	go tool pprof -raw wall.pprof >raw 2>raw.err &&
 	types=$(sed -n "/^Samples:/{n;p;q}" raw) && echo "pprof sample types: $types" &&
+	types=$(echo "$types" | sed "s/\[dflt\]//g") &&
 	for t in wall cpu off_cpu; do
 		echo "$types" | tr " " "\n" | grep -q -x "$t/nanoseconds" || echo "$t/nanoseconds"
 	done >missing &&
 	{ [ ! -s missing ] || fail "sample types missing: $(cat missing)"; } &&
 	cols=$(echo "$types" | tr " " "\n" | awk "{ sub(/\\/.*/, \"\"); c[\$0] = NR } END { print c[\"wall\"], c[\"cpu\"], c[\"off_cpu\"] }") &&
 	read -r cw cc co <<<"$cols" &&
-	read -r w c o < <(awk -v cw=$cw -v cc=$cc -v co=$co "/^Samples:/ { on = 1; next }
+	read -r w c o < <(awk -v cw=$cw -v cc=$cc -v co=$co "/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
 		on && /^ +[0-9]+:? / { w += \$cw; c += \$cc; o += \$co }
 		END { printf \"%.0f %.0f %.0f\\n\", w / 1000, c / 1000, o / 1000 }" raw) &&
 	f=$(fsum wall.folded .) && n=$(grep -c . wall.folded) &&
