@@ -17,7 +17,10 @@ cost    `taskset -c 0 perf bench sched pipe -l LOOPS` (two tasks on one
         A tool is started, the bench is run once its BPF links are
         attached and have stayed the same for 0.5 s, then the tool gets
         SIGINT.  Conditions interleaved, order rotated, medians of ROUNDS;
-        added = median beside - median alone.  Targets: added by ours <=
+        added = median beside - median alone.  Ours unwinds whole stacks
+        meanwhile: the share of sched-pipe's blocked time in stacks with a
+        root frame (_start, __libc_start_main, clone3...) among their three
+        outermost, the lowest of the rounds.  Targets: added by ours <=
         added by offcputime; with -m 1000, less than without.
 """
 import os
@@ -95,13 +98,15 @@ def fold_offcputime(path):
     return out
 
 
-def fold_ours(path):
+def fold_ours(path, comm=None):
+    """Folded lines as (frames, us) pairs, of one comm if given."""
     out = []
     with open(path, errors="replace") as f:
         for line in f:
             st, _, n = line.rstrip("\n").rpartition(" ")
-            if st and n.isdigit():
-                out.append((st.split(";")[1:], int(n)))
+            fr = st.split(";")
+            if st and n.isdigit() and comm in (None, fr[0]):
+                out.append((fr[1:], int(n)))
     return out
 
 
@@ -142,6 +147,25 @@ def run_answer(b):
         wl.kill()
         wl.wait()
     return res
+
+
+ROOTS = ("_start", "__libc_start_main", "__libc_start_call_main", "clone3", "start_thread")
+
+
+def bench_whole(path):
+    """The share of perf bench's blocked time (comm sched-pipe) in stacks
+    with a root frame among their three outermost: unwound whole."""
+    tot = whole = 0
+    try:
+        stacks = fold_ours(path, "sched-pipe")
+    except OSError:
+        return None
+    for fr, n in stacks:
+        if not fr:
+            continue
+        tot += n
+        whole += n * any(f in ROOTS for f in fr[:3])
+    return whole / tot if tot else None
 
 
 def bench_once(b):
@@ -188,6 +212,8 @@ def case(b):
             runs[c].append(beside(b, c, rnd))
         log(f"round {rnd + 1}: " + ", ".join(f"{c} {runs[c][-1]}" for c in CONDS))
     res["runs"] = runs
+    res["bench_whole"] = {c: [bench_whole(os.path.join(b.out, f"offcpu-cost-{r}-{c}.out"))
+                              for r in range(ROUNDS)] for c in ("ours", "ours_m1000")}
     med = {c: statistics.median([x for x in v if x is not None]) if any(
         x is not None for x in v) else None for c, v in runs.items()}
     res["median_secs"] = med
@@ -230,6 +256,10 @@ def report(res, w):
         w(f"    {c:12} {fmt(med.get(c), 2)} s" +
           ("" if c == "alone" else f"  (+{fmt(add.get(c), 2)} s)") +
           "   runs: " + " ".join(fmt(x, 2) for x in res["runs"][c]))
+    for c, v in (res.get("bench_whole") or {}).items():
+        v = [x for x in v if x is not None]
+        w(f"    {c}: sched-pipe's blocked time in stacks unwound to their root (_start, "
+          f"__libc_start_main...): {fmt(100 * min(v), 2) if v else '-'}% at least")
     ao, am, ab = add.get("ours"), add.get("ours_m1000"), add.get("offcputime")
     targets.append(("off-CPU cost: added <= offcputime's", f"{fmt(ao, 2)} s vs {fmt(ab, 2)} s",
                     None not in (ao, ab) and ao <= ab))
