@@ -6,7 +6,8 @@
 #
 #   func_a / func_b = 3.0 and func_c / func_b = 2.0, within 10%
 #   the main thread's blocked time = the profile's duration, within 10%
-#   >= 99% of the main thread's blocked time, and of its stacks, under main
+#   >= 99% of the main thread's blocked time under main, and no stack cut
+#   short (as CPU samples, a -p target's blocks count once its tables are in)
 #
 # and the filters keep to it: -U (no kernel frames), -m 3000 (the 2 ms
 # sleeps are gone), -M 5000 (the 6 ms ones are), --state S (all of it) and
@@ -73,8 +74,7 @@ ratios_ok() {
 	in_range $r 1.8 2.2 || { fail "func_c/func_b is $r, want 2.0 within 10%"; return 1; }
 }
 
-# whole FILE: >= 99% of FILE's blocked time under main, and all but 1% (and
-# one) of its distinct stacks.
+# whole FILE: >= 99% of FILE's blocked time under main.
 whole() {
 	local tot inmain n nmain
 	tot=$(fsum "$1" .)
@@ -84,11 +84,6 @@ whole() {
 	echo "$1: $inmain of $tot us, $nmain of $n stacks under main"
 	[ "$tot" -gt 0 ] || { fail "no blocked time"; return 1; }
 	in_range "$(ratio $inmain $tot)" 0.99 1 || { fail "$inmain of $tot us under main"; return 1; }
-	[ $(((n - nmain) * 100)) -le $((n + 100)) ] || {
-		grep -v -E "^[^;]+;(.*;)?main;" "$1" | head -5
-		fail "$((n - nmain)) of $n stacks not under main"
-		return 1
-	}
 }
 
 test_expect_success ROOT_BPF 'func_a/func_b 3.0, func_c/func_b 2.0 within 10% (main thread)' '
@@ -104,10 +99,21 @@ test_expect_success ROOT_BPF 'the main thread blocked for the profile duration w
 	in_range $t 3600000 4400000
 '
 
-test_expect_success ROOT_BPF '>= 99% of the main thread'"'"'s off-CPU time and stacks under main' '
+test_expect_success ROOT_BPF '>= 99% of the main thread'"'"'s off-CPU time under main' '
 	offcpu_profile all.folded 4 -f --per-thread &&
 	main_lines all.folded $(cat all.folded.pid) >main.folded &&
 	whole main.folded
+'
+
+# As a -p target's CPU samples are counted once its unwind tables are in
+# (t01), so are its blocks: no stack of the first milliseconds stops in
+# libc, where the unwinder had no table yet.
+test_expect_success ROOT_BPF 'no stack of the main thread cut short, none of the waker'"'"'s' '
+	offcpu_profile all.folded 4 -f --per-thread &&
+	pid=$(cat all.folded.pid) &&
+	grep -E "^[^;]*-$pid/" all.folded >proc.folded &&
+	{ ! grep -v -E "^[^;]*-$pid/$pid;_start;(.*;)?main;|^[^;]*-$pid/[0-9]+;clone3;(.*;)?waker;" proc.folded ||
+		fail "stacks cut short"; }
 '
 
 # The waker (another thread) blocks too, in waker_wait and waker_nap: its
