@@ -163,14 +163,19 @@ test_expect_success ROOT_BPF '-m 3800: the 2 ms sleeps of func_b are gone, func_
 	in_range $r 0.6 0.733
 '
 
-test_expect_success ROOT_BPF '-M 5800: the 6 ms sleeps of func_a are gone, func_c/func_b 2.0 within 10%' '
+# func_c'"'"'s 4 ms wait, plus two wake-ups, passes 5.8 ms now and then on a
+# busy host: it may only lose time to -M, so its ratio to func_b is
+# bounded above as before, below by 1.4; func_b, far below the limit,
+# keeps all of its time (2 ms of every 12, 0.13 s a second or more).
+test_expect_success ROOT_BPF '-M 5800: the 6 ms sleeps of func_a are gone, func_b kept, func_c/func_b 1.4 to 2.2' '
 	offcpu_profile max.folded 3 -f -M 5800 --per-thread &&
 	main_lines max.folded $(cat max.folded.pid) >main.folded &&
 	abc main.folded &&
 	[ $((b + c)) -ge 800000 ] &&
 	{ [ $((a * 100)) -le $((b + c)) ] || fail "func_a kept $a us"; } &&
+	{ [ $b -ge 390000 ] || fail "func_b has $b us of 3 s"; } &&
 	r=$(ratio $c $b) && echo "func_c/func_b=$r" &&
-	in_range $r 1.8 2.2
+	in_range $r 1.4 2.2
 '
 
 test_expect_success ROOT_BPF '--state S: every wait (interruptible), the same ratios; --state D: none' '
