@@ -60,8 +60,11 @@ WL_DIR := $(OUTPUT)/workloads
 # The workloads of the unwinding tests (t70): no frame pointers, and no
 # sibling calls, so that every frame a test checks is a real one.
 WL_UNWIND := deeprec sigburn allocaburn vdsoburn offcpu-min
+# The workloads of the off-CPU tests (t87, t89): blocked in known functions,
+# no frame pointers, no sibling calls.
+WL_OFFCPU := offcpu wallmix
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
-	manystacks-nofp cxxburn-nofp $(WL_UNWIND) pltburn libpltlib.so dlburn libdlburn.so \
+	manystacks-nofp cxxburn-nofp $(WL_UNWIND) $(WL_OFFCPU) pltburn libpltlib.so dlburn libdlburn.so \
 	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
 	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp tpcall-nofp)
 
@@ -190,6 +193,11 @@ $(addprefix $(WL_DIR)/,$(WL_UNWIND)): $(WL_DIR)/%: tests/workloads/%.c tests/wor
 $(WL_DIR)/tpcall-nofp: tests/workloads/tpcall.c | $(WL_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
+
+# Blocked in known functions, for off-CPU and wall-clock profiles (t87, t89).
+$(addprefix $(WL_DIR)/,$(WL_OFFCPU)): $(WL_DIR)/%: tests/workloads/%.c | $(WL_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -pthread -o $@ $<
 
 $(WL_DIR)/lib%.so: tests/workloads/lib%.c | $(WL_DIR)
 	$(call msg,CC,$@)

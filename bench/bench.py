@@ -41,6 +41,9 @@ Cases (issue 5), all at the same frequency and duration for every tool:
   burn_ratio  burn's func_b/func_a in 20 rounds, the default unwinding and
             --unwind=fp sampling the same burn at once (issue 28;
             bench/case_burn_ratio.py)
+  offcpu    off-CPU time of tests/workloads/offcpu against its known
+            answer, and the cost on perf bench sched pipe beside
+            libbpf-tools offcputime (issue 29; bench/case_offcpu.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -65,6 +68,7 @@ import case_burn_ratio  # noqa: E402
 import folded   # noqa: E402
 import case_pyexact  # noqa: E402
 import case_exact  # noqa: E402
+import case_offcpu  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -1231,6 +1235,7 @@ def report(res):
     targets += case_exact.report_exact(res.get("exact") or {}, w)
     if res.get("burn_ratio"):
         targets += case_burn_ratio.report(res["burn_ratio"], w)
+    targets += case_offcpu.report(res.get("offcpu") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1411,7 +1416,7 @@ def main():
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
     ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
-                    "debuginfod,pyexact,exact,burn_ratio")
+                    "debuginfod,pyexact,exact,burn_ratio,offcpu")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1461,6 +1466,8 @@ def main():
         if "exact" in cases:
             b.res["exact"] = case_exact.case_exact(
                 b, {"stackstats": stackstats, "slim": slim, "live": _live})
+        if "offcpu" in cases:
+            b.res["offcpu"] = case_offcpu.case(b)
     finally:
         cleanup()
         if stats_fd is not None:
