@@ -21,13 +21,31 @@ static const struct frame delimiter = { .name = "-", .kind = FRAME_NONE,
 
 const struct frame frame__off_cpu = { .name = "[off-cpu]", .kind = FRAME_NONE };
 
-static void add_seg(struct trace_iter *it, const struct stack *st,
+static void add_seg(struct trace_iter *it, const struct frame *const *frames,
 		    const struct frame *marker, __u32 len)
 {
 	if (!len)
 		return;
-	it->segs[it->nr_segs++] = (struct trace_seg){ st, marker, len };
+	it->segs[it->nr_segs++] = (struct trace_seg){ frames, marker, len };
 	it->len += len;
+}
+
+/*
+ * Leaf kernel frames of an off-CPU stack that belong to the tracepoint
+ * the switch-in runs from, not to the task: the kernel calls the program
+ * through __traceiter_sched_exit_tp() only while another program is
+ * attached there too, so that the same block would show two stacks.
+ */
+static __u32 tracepoint_frames(const struct record *r, const struct stack *st)
+{
+	__u32 n = 0;
+
+	if (r->what != COUNT_OFF_CPU)
+		return 0;
+	while (n < st->nr && st->frames[n]->name &&
+	       !strncmp(st->frames[n]->name, "__traceiter_", strlen("__traceiter_")))
+		n++;
+	return n;
 }
 
 /*
@@ -51,8 +69,11 @@ void trace_iter__init(struct trace_iter *it, const struct record *r,
 			add_seg(it, NULL, &delimiter, 1);
 		if (p->state == PART_MISSED)
 			add_seg(it, NULL, &missed_frames[i], 1);
+		else if (p->state == PART_OK && i == PART_KERNEL)
+			add_seg(it, p->stack->frames + tracepoint_frames(r, p->stack), NULL,
+				p->stack->nr - tracepoint_frames(r, p->stack));
 		else if (p->state == PART_OK)
-			add_seg(it, p->stack, NULL, p->stack->nr);
+			add_seg(it, p->stack->frames, NULL, p->stack->nr);
 		prev = p;
 	}
 	if (v->mark_off_cpu && r->what == COUNT_OFF_CPU)
@@ -65,7 +86,7 @@ const struct frame *trace_iter__frame(const struct trace_iter *it, __u32 i)
 		const struct trace_seg *seg = &it->segs[s];
 
 		if (i < seg->len)
-			return seg->stack ? seg->stack->frames[seg->len - 1 - i] : seg->marker;
+			return seg->frames ? seg->frames[seg->len - 1 - i] : seg->marker;
 		i -= seg->len;
 	}
 	return NULL;

@@ -214,7 +214,8 @@ struct trace_view {
  * stack's frames, or one marker frame.
  */
 struct trace_seg {
-	const struct stack *stack;	/* NULL: the one frame in marker */
+	const struct frame *const *frames;	/* leaf first; NULL: the one
+						 * frame in marker */
 	const struct frame *marker;
 	__u32 len;
 };

@@ -423,6 +423,34 @@ TEST(folded_wall_marker)
 	free(out);
 }
 
+/*
+ * An off-CPU block's kernel stack with the tracepoint's iterator at its
+ * leaf (another program attached to sched_exit_tp) prints as the same
+ * block without it, and merges with it; a CPU sample keeps the frame.
+ */
+TEST(folded_off_cpu_traceiter)
+{
+	struct output_opts o = { .folded = true, .kind = PROFILE_OFF_CPU,
+				 .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
+	STACK(kit, 3);
+	struct record r[2];
+	char *out;
+
+	kit.frames[0] = (struct frame){ .name = "__traceiter_sched_exit_tp", .kind = FRAME_KERNEL };
+	kit.frames[1] = kst.frames[0];
+	kit.frames[2] = kst.frames[1];
+	r[0] = off("burn", 10, 3000, &ust, &kit);
+	r[1] = off("burn", 10, 2000, &ust, &kst);
+	out = render(r, 2, &o);
+	CHECK_STR(out, "burn;main;func_b;kroot;kleaf 5\n");
+	free(out);
+	o.kind = PROFILE_CPU;
+	r[0] = rec("burn", 10, 4, &ust, PART_OK, &kit, PART_OK);
+	out = render(r, 1, &o);
+	CHECK_STR(out, "burn;main;func_b;kroot;kleaf;__traceiter_sched_exit_tp 4\n");
+	free(out);
+}
+
 /* --off-cpu, plain: bcc offcputime's stacks, its total in microseconds. */
 TEST(plain_off_cpu_us)
 {
@@ -463,6 +491,7 @@ int main(void)
 	RUN(short_names);
 	RUN(folded_off_cpu_us);
 	RUN(folded_wall_marker);
+	RUN(folded_off_cpu_traceiter);
 	RUN(plain_off_cpu_us);
 	return unit_summary();
 }
