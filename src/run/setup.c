@@ -11,6 +11,7 @@
 #include "loader/session.h"
 #include "symbols/debuginfod.h"
 #include "symbols/knames.h"
+#include "symbols/procfs.h"
 #include "symbols/usyms.h"
 #include "trace/tracker.h"
 #include "unwind/unwind.h"
@@ -124,6 +125,39 @@ static struct tracker *new_tracker(struct session *s, struct usyms *us,
  * ones too (a target gone), so this never waits for a pid that cannot be
  * synced.
  */
+#define SYNC_THREADS_MAX 64
+
+/*
+ * -L: the threads' processes, each once (the first SYNC_THREADS_MAX; the
+ * others are synced by their first sample); how many were asked for.  A
+ * thread gone already is the -L check's to report.
+ */
+static size_t sync_threads(struct unwind *uw, const __u32 *tids, size_t nr)
+{
+	struct procfs_status st;
+	size_t asked = 0;
+	__u32 seen[SYNC_THREADS_MAX];
+	int fd;
+
+	for (size_t i = 0; i < nr; i++) {
+		size_t j;
+
+		fd = procfs__open_pid(tids[i]);
+		if (fd < 0)
+			continue;
+		if (procfs__status(fd, &st) || !st.tgid)
+			st.tgid = 0;
+		close(fd);
+		for (j = 0; j < asked && seen[j] != st.tgid; j++)
+			;
+		if (!st.tgid || j < asked || asked == SYNC_THREADS_MAX)
+			continue;
+		seen[asked++] = st.tgid;
+		unwind__sync(uw, st.tgid);
+	}
+	return asked;
+}
+
 static void wait_targets_synced(struct unwind *uw, size_t nr_pids)
 {
 	const struct timespec poll = { .tv_nsec = TARGETS_SYNC_POLL_MS * 1000000L };
@@ -158,6 +192,8 @@ static struct unwind *new_unwind(struct session *s, const struct options *o)
 		unwind__sync(uw, o->pids[i]);
 	if (o->nr_pids)
 		wait_targets_synced(uw, o->nr_pids);
+	else if (o->nr_tids)
+		wait_targets_synced(uw, sync_threads(uw, o->tids, o->nr_tids));
 	return uw;
 }
 

@@ -67,6 +67,7 @@ struct procfs_status {
 	 */
 	__u32 charged;
 	__u32 nspid;		/* the pid in its own pid namespace */
+	__u32 tgid;		/* its process (of a thread's /proc/TID) */
 };
 
 int procfs__status(int proc_dirfd, struct procfs_status *st);

@@ -116,6 +116,13 @@ test_expect_success ROOT_BPF 'no stack of the main thread cut short, none of the
 		fail "stacks cut short"; }
 '
 
+# -L: the thread's process is synced before its blocks are counted too.
+test_expect_success ROOT_BPF '-L: no stack of the thread cut short' '
+	offcpu_profile tid.folded 3 -f -L @PID@ &&
+	test -s tid.folded &&
+	{ ! grep -v -E "^offcpu;_start;(.*;)?main;" tid.folded || fail "stacks cut short"; }
+'
+
 # The waker (another thread) blocks too, in waker_wait and waker_nap: its
 # time is its own, never under the main thread's functions.
 test_expect_success ROOT_BPF 'the waker thread'"'"'s time is in waker_wait and waker_nap only' '
