@@ -797,6 +797,19 @@ static void warn_lost(const __u64 *c, const struct sample_tally *t)
 	if (c[CNT_HASH_FULL])
 		log__raw("WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.",
 			 (unsigned long long)c[CNT_HASH_FULL]);
+	/* Off-CPU time lost, by where: each is a block whose time is not shown. */
+	if (c[CNT_OFF_HASH_FULL])
+		pr_warn("%llu off-CPU blocks were dropped because the count map was full: raise --hash-storage-size",
+			(unsigned long long)c[CNT_OFF_HASH_FULL]);
+	if (c[CNT_OFF_START_FULL])
+		pr_warn("%llu off-CPU blocks were not timed: the table of blocks in progress (or their user's share of it) was full; -p or --cgroup narrows what is timed",
+			(unsigned long long)c[CNT_OFF_START_FULL]);
+	if (c[CNT_OFF_RESTARTED])
+		pr_warn("%llu off-CPU blocks were lost: the kernel skipped their switch-in program while their CPU was in another BPF program",
+			(unsigned long long)c[CNT_OFF_RESTARTED]);
+	if (c[CNT_OFF_NESTED])
+		pr_warn("%llu CPU samples were not taken: they came during an off-CPU switch-in on their CPU",
+			(unsigned long long)c[CNT_OFF_NESTED]);
 }
 
 /* Users named in the warning at most; share__report() names as many. */

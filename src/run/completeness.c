@@ -84,21 +84,23 @@ void completeness__add(struct completeness *c, const struct records *rs)
 		const struct record *r = &rs->recs[i];
 		const struct part *p = &r->parts[PART_USER];
 		bool complete = false;
+		__u64 w = c->off_cpu ? r->count / 1000 : r->count;
 		__u32 n;
 
-		if (p->state != PART_OK || !p->stack->nr)
+		if ((r->what == COUNT_OFF_CPU) != c->off_cpu || p->state != PART_OK ||
+		    !p->stack->nr)
 			continue;
 		n = real_frames(p->stack);
 		if (!n)
 			continue;
 		for (__u32 k = n; k > 0 && k + 3 > n && !complete; k--)
 			complete = completeness__is_root(p->stack->frames[k - 1]->name);
-		c->samples += r->count;
-		c->frames += (__u64)n * r->count;
+		c->samples += w;
+		c->frames += (__u64)n * w;
 		if (complete)
-			c->complete += r->count;
+			c->complete += w;
 		else
-			count_stop(c, stop_module(p->stack, n), r->count);
+			count_stop(c, stop_module(p->stack, n), w);
 	}
 }
 
@@ -145,8 +147,8 @@ void completeness__report(const struct completeness *c, enum report_pass pass)
 		warn_incomplete(c);
 		return;
 	}
-	pr_info("user stack completeness: %.1f%% of %llu samples reach a root frame, %.1f frames on average",
+	pr_info("user stack completeness: %.1f%% of %llu %s reach a root frame, %.1f frames on average",
 		c->samples ? 100.0 * c->complete / c->samples : 0.0,
-		(unsigned long long)c->samples,
+		(unsigned long long)c->samples, c->off_cpu ? "us off-CPU" : "samples",
 		c->samples ? (double)c->frames / c->samples : 0.0);
 }

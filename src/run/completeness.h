@@ -19,7 +19,12 @@ struct records;
 #define COMPLETENESS_MODULES 32		/* places of incomplete stacks kept */
 
 struct completeness {
-	__u64 samples;		/* samples with a user stack */
+	/*
+	 * What is counted: CPU samples, or (an --off-cpu profile) off-CPU
+	 * time in microseconds; never the two added up (--wall: samples).
+	 */
+	bool off_cpu;
+	__u64 samples;		/* samples with a user stack (or microseconds) */
 	__u64 complete;		/* ... that reach a root frame */
 	__u64 frames;		/* user frames in all of them */
 	__u32 nr_modules;

@@ -98,7 +98,8 @@ void hints__add(struct hints *h, const struct records *rs)
 		const struct frame *leaf;
 		struct hint_proc *p;
 
-		if (u->state != PART_OK || !u->stack->nr || !r->count)
+		/* CPU samples only: off-CPU counts are nanoseconds. */
+		if (u->state != PART_OK || !u->stack->nr || !r->count || r->what != COUNT_ON_CPU)
 			continue;
 		p = get_proc(h, r);
 		if (!p)

@@ -509,6 +509,7 @@ static int start(struct run *r, const struct limits *lim)
 	if (err)
 		return err;
 	r->complete.advice = setup__stack_advice(&r->m, o);
+	r->complete.off_cpu = o->kind == PROFILE_OFF_CPU;
 	err = session__attach(r->m.s);
 	if (err)
 		return err;

@@ -82,7 +82,7 @@ void summary__warn_few(const struct summary *sum, const struct options *o,
 	unsigned long long n = c[CNT_TAKEN] - c[CNT_FILTERED];	/* counted or dropped */
 	const char *ev = o->event.name;
 
-	if (secs < 1 || n >= 1000 || o->kind == PROFILE_OFF_CPU)
+	if (secs < 1 || n >= 1000 || o->kind != PROFILE_CPU)
 		return;
 	/* A tracepoint at -c 1 counted every hit: nothing to lower. */
 	if (o->period && n < secs && !(event__is_tracepoint(&o->event) && o->period == 1))
@@ -123,32 +123,44 @@ static void describe_lost(const struct summary *sum, const __u64 *c,
 			  __u64 records_lost, char *lost, size_t len)
 {
 	const struct sample_tally *t = &sum->tally;
-	__u64 total = c[CNT_HASH_FULL] + t->missed_stacks + records_lost;
+	__u64 off = c[CNT_OFF_HASH_FULL] + c[CNT_OFF_START_FULL] + c[CNT_OFF_RESTARTED];
+	__u64 total = c[CNT_HASH_FULL] + c[CNT_OFF_NESTED] + off + t->missed_stacks + records_lost;
 	const char *sep = " (";
 	char n1[32];
-	size_t off;
+	size_t at;
 
-	off = snprintf(lost, len, "%s lost", group_digits(total, n1, sizeof(n1)));
+	at = snprintf(lost, len, "%s lost", group_digits(total, n1, sizeof(n1)));
 	if (!total)
 		return;
-	if (c[CNT_HASH_FULL] && off < len) {
-		off += snprintf(lost + off, len - off, "%s%s sample%s: count map full",
-				sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)),
-				c[CNT_HASH_FULL] == 1 ? "" : "s");
+	if (c[CNT_HASH_FULL] && at < len) {
+		at += snprintf(lost + at, len - at, "%s%s sample%s: count map full",
+			       sep, group_digits(c[CNT_HASH_FULL], n1, sizeof(n1)),
+			       c[CNT_HASH_FULL] == 1 ? "" : "s");
 		sep = ", ";
 	}
-	if (t->missed_stacks && off < len) {
-		off += snprintf(lost + off, len - off, "%s%s stack%s not displayed",
+	if (c[CNT_OFF_NESTED] && at < len) {
+		at += snprintf(lost + at, len - at, "%s%s sample%s during a switch-in",
+			       sep, group_digits(c[CNT_OFF_NESTED], n1, sizeof(n1)),
+			       c[CNT_OFF_NESTED] == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (off && at < len) {
+		at += snprintf(lost + at, len - at, "%s%s off-CPU block%s",
+			       sep, group_digits(off, n1, sizeof(n1)), off == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (t->missed_stacks && at < len) {
+		at += snprintf(lost + at, len - at, "%s%s stack%s not displayed",
 				sep, group_digits(t->missed_stacks, n1, sizeof(n1)),
 				t->missed_stacks == 1 ? "" : "s");
 		sep = ", ";
 	}
-	if (records_lost && off < len)
-		off += snprintf(lost + off, len - off, "%s%s process record%s",
+	if (records_lost && at < len)
+		at += snprintf(lost + at, len - at, "%s%s process record%s",
 				sep, group_digits(records_lost, n1, sizeof(n1)),
 				records_lost == 1 ? "" : "s");
-	if (off < len)
-		snprintf(lost + off, len - off, ")");
+	if (at < len)
+		snprintf(lost + at, len - at, ")");
 }
 
 void summary__print(const struct summary *sum, const struct options *o,
