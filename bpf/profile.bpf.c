@@ -942,7 +942,7 @@ int do_tracepoint(void *ctx)
 	struct counters *stat;
 	struct tp_state *tp;
 	struct map_set ms;
-	__u32 zero = 0, set;
+	__u32 zero = 0, set, pid, tid;
 	__u64 *busy;
 
 	if (tp_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)tp_cpu)
@@ -952,13 +952,24 @@ int do_tracepoint(void *ctx)
 	busy = bpf_map_lookup_elem(&inflight, &zero);
 	if (!tp || !stat || !busy)
 		return 0;
-	/* The first hit is taken: it makes the process known (its tables). */
+	/*
+	 * -c N: every Nth hit of the tasks profiled, as perf counts a task's
+	 * own events, not of everything on the CPU.  The first hit is taken:
+	 * it makes the process known (its tables).
+	 */
 	tp->hits++;
-	if (tp->left) {
-		tp->left--;
-		return 0;
+	if (tp_period > 1) {
+		if (!wanted(&pid, &tid)) {
+			stat->c[CNT_TAKEN]++;
+			stat->c[CNT_FILTERED]++;
+			return 0;
+		}
+		if (tp->left) {
+			tp->left--;
+			return 0;
+		}
+		tp->left = tp_period - 1;
 	}
-	tp->left = tp_period - 1;
 	stat->c[CNT_TAKEN]++;
 	set = enter(busy);
 	*busy = INFLIGHT_SET(set);
@@ -1086,6 +1097,26 @@ static __always_inline void off_share_put(__u32 uid)
 }
 
 /*
+ * The current task leaves the CPU for good: a start it left (its
+ * switch-in was missed) must not outlive it, holding its user's share and
+ * waiting for a new thread with its tid.
+ */
+static __always_inline void off_forget(__u64 *cnt)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), uid;
+	struct off_block *b;
+
+	b = bpf_map_lookup_elem(&off_start, &tid);
+	if (!b)
+		return;
+	uid = b->uid;
+	if (bpf_map_delete_elem(&off_start, &tid))
+		return;
+	off_share_put(uid);
+	cnt[CNT_OFF_RESTARTED]++;
+}
+
+/*
  * The current task, prev, leaves the CPU: if wanted, time its block.  An
  * entry still there (its switch-in was missed) starts again.
  * TP_PROTO(bool preempt, prev, next, ...).
@@ -1098,14 +1129,19 @@ int off_switch_out(__u64 *ctx)
 	struct counters *stat;
 	__u64 *u;
 
+	/* The idle tasks (tid 0, one per CPU) never block. */
+	if (!(__u32)bpf_get_current_pid_tgid())
+		return 0;
 	if (off_only_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)off_only_cpu)
 		return 0;
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	if (!stat || !wanted(&pid, &tid))
 		return 0;
 	state = off_state((void *)ctx[1], ctx[0]);
-	if (!state)
+	if (!state) {
+		off_forget(stat->c);
 		return 0;
+	}
 	if (!(state & off_states)) {
 		stat->c[CNT_OFF_STATE]++;
 		return 0;
@@ -1159,8 +1195,11 @@ static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kern
 	}
 	ts = b->ts;
 	uid = b->uid;
-	if (bpf_map_delete_elem(&off_start, &tid))
+	if (bpf_map_delete_elem(&off_start, &tid)) {
+		/* Another switch-in of this tid raced ours (or the map's lock). */
+		stat->c[CNT_OFF_DELETE_FAILED]++;
 		return;
+	}
 	off_share_put(uid);
 	stat->c[CNT_OFF_BLOCKS]++;
 	how.weight = bpf_ktime_get_ns() - ts;

@@ -472,6 +472,9 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 		bpf_program__set_autoload(skel->progs.off_switch_in_tp, false);
 		return 0;
 	}
+	/* --off-cpu alone samples no event: do_sample is not verified either. */
+	if (!c->sample_events)
+		bpf_program__set_autoload(skel->progs.do_sample, false);
 	err = kbtf__offcpu(&kb);
 	if (err) {
 		pr_err("off-CPU time needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
@@ -495,7 +498,8 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 		bpf_program__set_autoload(skel->progs.off_switch_in_fentry, false);
 	if (s->off_in != skel->progs.off_switch_in_tp)
 		bpf_program__set_autoload(skel->progs.off_switch_in_tp, false);
-	rd->off_in_raw_tp = s->off_in == skel->progs.off_switch_in_tp;
+	/* Only a kprobe keeps perf events' programs off its CPU. */
+	rd->off_in_raw_tp = s->off_in != skel->progs.off_switch_in_kprobe;
 	rd->off_task_state = kb.task_state;
 	rd->off_min_ns = c->off_min_ns;
 	rd->off_max_ns = c->off_max_ns;
@@ -733,20 +737,12 @@ static int switch_in_symbol(char *name, size_t sz)
 	return err;
 }
 
-/* Off-CPU time: switch-outs, then switch-ins, that find their starts. */
-static int attach_offcpu(struct session *s)
+/* The off-CPU switch-in: a tracepoint or fentry by its section, a kprobe by name. */
+static int attach_switch_in(struct session *s)
 {
 	char name[256];
 	int err;
 
-	if (!s->cfg.off_cpu)
-		return 0;
-	s->off_links[0] = bpf_program__attach(s->skel->progs.off_switch_out);
-	if (!s->off_links[0]) {
-		err = -errno;
-		pr_err("cannot attach to sched_switch: %s; off-CPU time needs it", strerror(-err));
-		return err;
-	}
 	if (s->off_in != s->skel->progs.off_switch_in_kprobe) {
 		s->off_links[1] = bpf_program__attach(s->off_in);
 		if (!s->off_links[1]) {
@@ -772,6 +768,28 @@ static int attach_offcpu(struct session *s)
 		return err;
 	}
 	pr_debug("off-CPU: switch-ins at kprobe %s", name);
+	return 0;
+}
+
+/*
+ * Off-CPU time: the switch-in first, so that every start the switch-out
+ * records from then on finds its end.
+ */
+static int attach_offcpu(struct session *s)
+{
+	int err;
+
+	if (!s->cfg.off_cpu)
+		return 0;
+	err = attach_switch_in(s);
+	if (err)
+		return err;
+	s->off_links[0] = bpf_program__attach(s->skel->progs.off_switch_out);
+	if (!s->off_links[0]) {
+		err = -errno;
+		pr_err("cannot attach to sched_switch: %s; off-CPU time needs it", strerror(-err));
+		return err;
+	}
 	return 0;
 }
 
@@ -804,9 +822,9 @@ static void warn_lost(const __u64 *c, const struct sample_tally *t)
 	if (c[CNT_OFF_START_FULL])
 		pr_warn("%llu off-CPU blocks were not timed: the table of blocks in progress (or their user's share of it) was full; -p or --cgroup narrows what is timed",
 			(unsigned long long)c[CNT_OFF_START_FULL]);
-	if (c[CNT_OFF_RESTARTED])
-		pr_warn("%llu off-CPU blocks were lost: the kernel skipped their switch-in program while their CPU was in another BPF program",
-			(unsigned long long)c[CNT_OFF_RESTARTED]);
+	if (c[CNT_OFF_RESTARTED] + c[CNT_OFF_DELETE_FAILED])
+		pr_warn("%llu off-CPU blocks were lost: their switch-in was skipped by the kernel (another BPF program ran on the CPU) or raced",
+			(unsigned long long)(c[CNT_OFF_RESTARTED] + c[CNT_OFF_DELETE_FAILED]));
 	if (c[CNT_OFF_NESTED])
 		pr_warn("%llu CPU samples were not taken: they came during an off-CPU switch-in on their CPU",
 			(unsigned long long)c[CNT_OFF_NESTED]);
@@ -922,9 +940,14 @@ void session__report_verifier(const struct session *s)
 {
 	const char *prog = is_tracepoint(&s->cfg) ? "do_tracepoint" : "do_sample";
 
-	pr_info("verified instructions: %s %u, uw_exec %u, uw_exit %u (limit 1000000)",
-		prog, session__verified_insns(s, prog), session__verified_insns(s, "uw_exec"),
-		session__verified_insns(s, "uw_exit"));
+	/* --off-cpu alone loads no sampling program. */
+	if (s->cfg.sample_events || is_tracepoint(&s->cfg))
+		pr_info("verified instructions: %s %u, uw_exec %u, uw_exit %u (limit 1000000)",
+			prog, session__verified_insns(s, prog),
+			session__verified_insns(s, "uw_exec"), session__verified_insns(s, "uw_exit"));
+	else
+		pr_info("verified instructions: uw_exec %u, uw_exit %u (limit 1000000)",
+			session__verified_insns(s, "uw_exec"), session__verified_insns(s, "uw_exit"));
 	if (s->cfg.off_cpu)
 		pr_info("verified instructions: off_switch_out %u, %s %u",
 			session__verified_insns(s, "off_switch_out"), bpf_program__name(s->off_in),
@@ -953,13 +976,13 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 		 recursion_misses(s->off_in);
 	counted = c[CNT_OFF_BLOCKS] - c[CNT_OFF_SHORT] - c[CNT_OFF_LONG] -
 		  c[CNT_OFF_FILTERED] - c[CNT_OFF_HASH_FULL];
-	pr_info("off-CPU: %llu switch-outs recorded, %llu blocks counted (%.3f s), %llu shorter than --min-block-time, %llu longer than --max-block-time, %llu not in --state, %llu filtered at switch-in, %llu dropped (count map full), %llu without a start (blocked before the profile began), %llu start table full, %llu missed by the kernel",
+	pr_info("off-CPU: %llu switch-outs recorded, %llu blocks counted (%.3f s), %llu shorter than --min-block-time, %llu longer than --max-block-time, %llu not in --state, %llu filtered at switch-in, %llu dropped (count map full), %llu without a start (blocked before the profile began, or not timed), %llu start table full, %llu missed by the kernel",
 		(unsigned long long)c[CNT_OFF_RECORDED], (unsigned long long)counted,
 		t->off_ns / 1e9, (unsigned long long)c[CNT_OFF_SHORT],
 		(unsigned long long)c[CNT_OFF_LONG], (unsigned long long)c[CNT_OFF_STATE],
 		(unsigned long long)c[CNT_OFF_FILTERED], (unsigned long long)c[CNT_OFF_HASH_FULL],
 		(unsigned long long)c[CNT_OFF_NO_START], (unsigned long long)c[CNT_OFF_START_FULL],
-		(unsigned long long)missed);
+		(unsigned long long)(missed + c[CNT_OFF_DELETE_FAILED]));
 	/*
 	 * A kprobe does not run while its CPU is in BPF (bpf_prog_active),
 	 * which a task in a bpf() call holds even while preempted: its next

@@ -82,6 +82,20 @@ test_expect_success ROOT_BPF '--state D: a sleep (S) does not count; --state S: 
 	{ in_range $r 2.7 3.3 || fail "--state 1: func_a/func_b is $r"; }
 '
 
+test_expect_success ROOT_BPF 'an off-CPU profile loads no sampling program' '
+	offcpu out &&
+	grep "verified instructions: uw_exec" out.err &&
+	{ ! grep -E "do_sample" out.err || fail "--off-cpu loaded do_sample"; } &&
+	test $(fsum out ";func_a;") -gt 0
+'
+
+test_expect_success ROOT_BPF 'the whole host with -I: no idle task timed, no start refused' '
+	"$PROFILE" --off-cpu -I -f -v 1 >host 2>host.err &&
+	test -s host &&
+	{ ! grep -E "^swapper" host || fail "an idle task was timed"; } &&
+	{ test "$(offline host.err "start table full")" = 0 || fail "starts refused"; }
+'
+
 test_expect_success ROOT_BPF 'a CPU profile loads no off-CPU program' '
 	bg "$WORKLOADS/burn" -d 30 && pid=$! &&
 	"$PROFILE" -f -v -p $pid 1 >out 2>err &&
