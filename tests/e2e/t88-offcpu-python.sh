@@ -83,4 +83,28 @@ while read -r label py; do
 	"
 done < <(pythons)
 
+# The GIL: three threads spinning in Python wait for it in turn, off the
+# CPU.  Their off-CPU time is marked [GIL released] on every version (the
+# holder's own preemptions are the rest): at least 90% of it.
+gil_check() {
+	local py=$1 label=$2 rc=0 tot marked
+	bg "$py" "$PYWL/gilwait.py" 8 >"$label.gil.wl"
+	wait_for "$label.gil.wl" "^gilwait: running" 10 || return 1
+	"$PROFILE" --off-cpu -f -p $! 2 >"$label.gil" 2>"$label.gil.err" || rc=$?
+	[ $rc -eq 0 ] || { cat "$label.gil.err"; fail "$label: profile exited with status $rc"; return 1; }
+	tot=$(fsum "$label.gil" ";worker \\(gilwait\\.py\\);")
+	marked=$(fsum "$label.gil" ";worker \\(gilwait\\.py\\);.*\\[GIL released\\];")
+	echo "$label: $marked of $tot us of the workers off-CPU marked [GIL released]"
+	[ "$tot" -gt 500000 ] || { fail "$label: $tot us of the workers off-CPU"; return 1; }
+	in_range "$(ratio $marked $tot)" 0.9 1 || { fail "$label: $marked of $tot us marked"; return 1; }
+}
+
+while read -r label py; do
+	prereq=ROOT_BPF
+	[ "$label" != debian-3.11 ] || prereq=ROOT_BPF,PY311
+	test_expect_success $prereq "$label: threads waiting for the GIL marked in off-CPU stacks" "
+		gil_check $py $label
+	"
+done < <(pythons)
+
 test_done
