@@ -772,7 +772,7 @@ struct uw_proc uw_unsynced = { .flags = UWP_MAPS_CUT };
 
 static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 					   const struct map_set *ms, struct stack_ref *ref,
-					   __u32 pid, __u64 *cnt)
+					   __u32 pid, __u64 *cnt, bool memo)
 {
 	struct uw_proc *proc = NULL;
 	struct hashed_stack *st;
@@ -784,7 +784,7 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 			proc = &uw_unsynced;
 	}
 	if (proc) {
-		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt);
+		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt, memo);
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;
@@ -827,7 +827,9 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user) {
-		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt);
+		/* Off-CPU walks are kept per thread (uw_memo), samples' not. */
+		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt,
+				       off);
 		/* Samples with their registers in ctx are perf events' (do_sample). */
 		fresh |= get_interp_stack(ctx, how->what == COUNT_ON_CPU && how->regs_in_ctx, ms,
 					  &key.parts[PART_INTERP], pid, cnt);

@@ -466,6 +466,7 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 	int err;
 
 	if (!c->off_cpu) {
+		bpf_map__set_autocreate(skel->maps.uw_memos, false);
 		bpf_program__set_autoload(skel->progs.off_switch_out, false);
 		bpf_program__set_autoload(skel->progs.off_switch_in_kprobe, false);
 		bpf_program__set_autoload(skel->progs.off_switch_in_fentry, false);
@@ -496,6 +497,14 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 	if (s->off_in != skel->progs.off_switch_in_tp)
 		bpf_program__set_autoload(skel->progs.off_switch_in_tp, false);
 	rd->off_in_raw_tp = s->off_in == skel->progs.off_switch_in_tp;
+	/*
+	 * The threads' memos of their last walk (bpf/unwind/unwind.bpf.h):
+	 * task storage, allocated in the switch-in, which only the raw
+	 * tracepoint's runs where that is safe (no runqueue lock held).
+	 */
+	rd->uw_memo_on = rd->off_in_raw_tp && c->unwind &&
+			 libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
+	bpf_map__set_autocreate(skel->maps.uw_memos, rd->uw_memo_on);
 	rd->off_task_state = kb.task_state;
 	rd->off_min_ns = c->off_min_ns;
 	rd->off_max_ns = c->off_max_ns;
@@ -955,6 +964,9 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 	if (c[CNT_OFF_RESTARTED])
 		pr_info("off-CPU: %llu switch-ins missed (the kernel skipped the program): their blocks are lost, their next switch-outs started anew",
 			(unsigned long long)c[CNT_OFF_RESTARTED]);
+	if (s->skel->rodata->uw_memo_on)
+		pr_info("off-CPU: %llu user stacks from the thread's last walk (the same registers and stack words)",
+			(unsigned long long)c[CNT_UW_MEMO_HITS]);
 	if (s->cfg.sample_events)
 		pr_info("off-CPU: %llu CPU samples not taken: they came during a switch-in on their CPU",
 			(unsigned long long)c[CNT_OFF_NESTED]);
