@@ -772,7 +772,7 @@ struct uw_proc uw_unsynced = { .flags = UWP_MAPS_CUT };
 
 static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 					   const struct map_set *ms, struct stack_ref *ref,
-					   __u32 pid, __u64 *cnt)
+					   __u32 pid, __u64 *cnt, bool memo)
 {
 	struct uw_proc *proc = NULL;
 	struct hashed_stack *st;
@@ -784,7 +784,7 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 			proc = &uw_unsynced;
 	}
 	if (proc) {
-		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt);
+		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt, memo);
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;
@@ -827,7 +827,9 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 		key.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user) {
-		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt);
+		/* Off-CPU walks are kept per thread (uw_memo), samples' not. */
+		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt,
+				       off);
 		/* Samples with their registers in ctx are perf events' (do_sample). */
 		fresh |= get_interp_stack(ctx, how->what == COUNT_ON_CPU && how->regs_in_ctx, ms,
 					  &key.parts[PART_INTERP], pid, cnt);
@@ -1000,13 +1002,18 @@ const volatile __u64 off_share_cap = SHARE_UNBOUNDED;
 #define TASK_UNINTERRUPTIBLE 0x2
 #define TASK_DEAD 0x80
 
+/*
+ * A thread's entry stays from its first recorded switch-out to its death
+ * (its last switch-out, TASK_DEAD): each block sets ts and its switch-in
+ * takes it back to 0, so that neither pays for an insert or a delete.
+ */
 struct off_block {
-	__u64 ts;		/* ktime at the switch-out, ns */
+	__u64 ts;		/* ktime at the switch-out, ns; 0: not blocked */
 	__u32 uid;		/* whose share the entry is held under */
 	__u32 pad;
 };
 
-/* kernel tid -> the block it is in (OFF_START_SIZE entries). */
+/* kernel tid -> its block, if any (OFF_START_SIZE entries). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
@@ -1096,29 +1103,22 @@ static __always_inline void off_share_put(__u32 uid)
 	__sync_fetch_and_add(&off_total, -1);
 }
 
-/*
- * The current task leaves the CPU for good: a start it left (its
- * switch-in was missed) must not outlive it, holding its user's share and
- * waiting for a new thread with its tid.
- */
-static __always_inline void off_forget(__u64 *cnt)
+/* A dying thread's last switch-out: its entry goes. */
+static __always_inline void off_forget(__u32 tid)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), uid;
-	struct off_block *b;
+	struct off_block *b = bpf_map_lookup_elem(&off_start, &tid);
+	__u32 uid;
 
-	b = bpf_map_lookup_elem(&off_start, &tid);
 	if (!b)
 		return;
 	uid = b->uid;
-	if (bpf_map_delete_elem(&off_start, &tid))
-		return;
-	off_share_put(uid);
-	cnt[CNT_OFF_RESTARTED]++;
+	if (!bpf_map_delete_elem(&off_start, &tid))
+		off_share_put(uid);
 }
 
 /*
- * The current task, prev, leaves the CPU: if wanted, time its block.  An
- * entry still there (its switch-in was missed) starts again.
+ * The current task, prev, leaves the CPU: if wanted, time its block.  A
+ * block still open (its switch-in was missed) starts again.
  * TP_PROTO(bool preempt, prev, next, ...).
  */
 SEC("raw_tp/sched_switch")
@@ -1134,14 +1134,14 @@ int off_switch_out(__u64 *ctx)
 		return 0;
 	if (off_only_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)off_only_cpu)
 		return 0;
+	state = off_state((void *)ctx[1], ctx[0]);
+	if (!state) {
+		off_forget((__u32)bpf_get_current_pid_tgid());
+		return 0;
+	}
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	if (!stat || !wanted(&pid, &tid))
 		return 0;
-	state = off_state((void *)ctx[1], ctx[0]);
-	if (!state) {
-		off_forget(stat->c);
-		return 0;
-	}
 	if (!(state & off_states)) {
 		stat->c[CNT_OFF_STATE]++;
 		return 0;
@@ -1150,9 +1150,10 @@ int off_switch_out(__u64 *ctx)
 	nb.ts = bpf_ktime_get_ns();
 	b = bpf_map_lookup_elem(&off_start, &tid);
 	if (b) {
+		if (b->ts)
+			stat->c[CNT_OFF_RESTARTED]++;
 		b->ts = nb.ts;
 		stat->c[CNT_OFF_RECORDED]++;
-		stat->c[CNT_OFF_RESTARTED]++;
 		return 0;
 	}
 	u = off_share_take(uid);
@@ -1180,27 +1181,22 @@ static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kern
 	struct off_block *b;
 	struct map_set ms;
 	__u64 *busy, ts;
-	__u32 set, uid;
+	__u32 set;
 
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	busy = bpf_map_lookup_elem(&inflight, &zero);
 	if (!stat || !busy)
 		return;
 	b = bpf_map_lookup_elem(&off_start, &tid);
-	if (!b) {
+	if (!b || !b->ts) {
 		/* Idle and unwanted tasks are never recorded: not a miss. */
 		if (tid && wanted(&pid, &tid))
 			stat->c[CNT_OFF_NO_START]++;
 		return;
 	}
+	/* Only the task itself switches out or in: no other writer. */
 	ts = b->ts;
-	uid = b->uid;
-	if (bpf_map_delete_elem(&off_start, &tid)) {
-		/* Another switch-in of this tid raced ours (or the map's lock). */
-		stat->c[CNT_OFF_DELETE_FAILED]++;
-		return;
-	}
-	off_share_put(uid);
+	b->ts = 0;
 	stat->c[CNT_OFF_BLOCKS]++;
 	how.weight = bpf_ktime_get_ns() - ts;
 	if (how.weight < off_min_ns) {

@@ -401,8 +401,8 @@ enum counter {
 				 * CPU was in BPF), and the block lost */
 	CNT_OFF_NESTED,		/* CPU samples not taken: they came during a
 				 * switch-in (raw tracepoint) on their CPU */
-	CNT_OFF_DELETE_FAILED,	/* switch-ins whose start could not be taken
-				 * out of off_start: the block is lost */
+	CNT_UW_MEMO_HITS,	/* of CNT_UW_WALKS: off-CPU walks taken from the
+				 * thread's memo (bpf/unwind/unwind.bpf.h) */
 	NR_COUNTERS,
 };
 

@@ -65,6 +65,18 @@ struct {
 #define REG_SP 19
 #define NR_REGS 21
 
+/*
+ * One read of user memory by a walk, as the memo keeps it (struct uw_memo):
+ * len 8 or 16 bytes at addr, their value.
+ */
+struct uw_read {
+	__u64 addr;
+	__u64 len;
+	__u64 val[2];
+};
+
+#define UW_MEMO_READS 32
+
 struct uw_state {
 	__u64 pc, sp, bp;
 	__u64 ax;		/* the leaf's rax: 0 in a thread just cloned */
@@ -75,6 +87,10 @@ struct uw_state {
 	__u64 table_frames, fp_frames;
 	__u64 regs[NR_REGS];	/* the task's user registers (off the BPF stack) */
 	struct hashed_stack st;
+	/* A memo walk's reads (uw_memo_note()), and whether it may be kept. */
+	__u32 n_reads;
+	__u32 memo_bad;
+	struct uw_read reads[UW_MEMO_READS];
 };
 
 struct {
@@ -109,6 +125,39 @@ static __always_inline int uw_end(struct uw_state *s, enum uw_end why)
 	s->end = why;
 	return 1;
 }
+
+/*
+ * A user read, logged for the memo (struct uw_memo).  Only 8- and 16-byte
+ * reads are logged; any other read, or one too many, or one that failed,
+ * leaves the walk out of the memo.
+ */
+static __always_inline long uw_read_logged(struct uw_state *s, void *dst, __u32 len, __u64 addr)
+{
+	long err = bpf_probe_read_user(dst, len, (void *)addr);
+	struct uw_read *r;
+	__u32 n;
+
+	n = s->n_reads;
+	if (err || (len != 8 && len != 16) || n >= UW_MEMO_READS) {
+		s->memo_bad = 1;
+		return err;
+	}
+	r = &s->reads[n];
+	r->addr = addr;
+	r->len = len;
+	r->val[0] = ((__u64 *)dst)[0];
+	r->val[1] = len == 16 ? ((__u64 *)dst)[1] : 0;
+	s->n_reads = n + 1;
+	return 0;
+}
+
+/*
+ * A walk's read of user memory; memo is a constant, so that the CPU
+ * samples' walk is the plain read, compiled as it was before the memo.
+ */
+#define uw_read_user(s, dst, len, addr, memo)					\
+	((memo) ? uw_read_logged(s, dst, len, (__u64)(addr)) :			\
+		  bpf_probe_read_user(dst, len, (void *)(addr)))
 
 /*
  * All ones when a <= b, else 0, without a branch: the searches below take
@@ -207,7 +256,7 @@ static __always_inline const struct uw_row *uw_find_row(void *table, __u32 n_chu
 }
 
 /* Step to the caller through the frame-pointer chain at bp. */
-static __always_inline int uw_fp_step(struct uw_state *s)
+static __always_inline int uw_fp_step(struct uw_state *s, bool memo)
 {
 	__u64 fr[2];
 
@@ -219,7 +268,7 @@ static __always_inline int uw_fp_step(struct uw_state *s)
 		return uw_end(s, UW_END_ROOT_FP);
 	if (s->bp < s->sp || s->bp - s->sp > UW_MAX_FRAME || (s->bp & 7))
 		return uw_end(s, UW_END_FP_BAD);
-	if (bpf_probe_read_user(fr, sizeof(fr), (void *)s->bp))
+	if (uw_read_user(s, fr, sizeof(fr), s->bp, memo))
 		return uw_end(s, UW_END_READ);
 	if (!fr[1])
 		return uw_end(s, UW_END_ROOT_FP);
@@ -234,13 +283,13 @@ static __always_inline int uw_fp_step(struct uw_state *s)
 }
 
 /* The interrupted registers, saved by the kernel in the signal frame. */
-static __always_inline int uw_sigreturn(struct uw_state *s)
+static __always_inline int uw_sigreturn(struct uw_state *s, bool memo)
 {
 	__u64 r[SIGFRAME_IP + 1];
 
 	if (!s)
 		return 1;
-	if (bpf_probe_read_user(r, sizeof(r), (void *)(s->sp + SIGFRAME_REGS)))
+	if (uw_read_user(s, r, sizeof(r), s->sp + SIGFRAME_REGS, memo))
 		return uw_end(s, UW_END_READ);
 	if (r[SIGFRAME_IP] < 0x1000 || r[SIGFRAME_IP] >= UW_USER_TOP)
 		return uw_end(s, UW_END_BAD_FRAME);
@@ -254,7 +303,7 @@ static __always_inline int uw_sigreturn(struct uw_state *s)
 }
 
 /* Step to the caller by the row's rule. */
-static __always_inline int uw_cfa_step(struct uw_state *s, __u32 rule)
+static __always_inline int uw_cfa_step(struct uw_state *s, __u32 rule, bool memo)
 {
 	unsigned int op = uw_rule_op(rule), off = uw_rule_cfa_off(rule);
 	int slot = uw_rule_bp(rule);
@@ -278,18 +327,18 @@ static __always_inline int uw_cfa_step(struct uw_state *s, __u32 rule)
 		/* rbp pushed first, as most prologues do: one read for both. */
 		__u64 fr[2];
 
-		if (bpf_probe_read_user(fr, sizeof(fr), (void *)(cfa - 16)))
+		if (uw_read_user(s, fr, sizeof(fr), cfa - 16, memo))
 			return uw_end(s, UW_END_READ);
 		bp = fr[0];
 		ra = fr[1];
 		s->bp_lost = 0;
-	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+	} else if (uw_read_user(s, &ra, sizeof(ra), cfa - 8, memo)) {
 		return uw_end(s, UW_END_READ);
 	} else if (slot == UW_BP_UNKNOWN) {
 		bp = 0;
 		s->bp_lost = 1;
 	} else if (slot != UW_BP_SAME &&
-		   bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + 8 * (__s64)slot))) {
+		   uw_read_user(s, &bp, sizeof(bp), cfa + 8 * (__s64)slot, memo)) {
 		return uw_end(s, UW_END_READ);
 	}
 	if (!ra)
@@ -306,7 +355,7 @@ static __always_inline int uw_cfa_step(struct uw_state *s, __u32 rule)
 
 /* Step from a mapping that has a table. */
 static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __u64 bias,
-			     int leaf)
+			     int leaf, bool memo)
 {
 	const struct uw_row *row;
 	__u64 addr;
@@ -317,30 +366,35 @@ static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 
 		return 1;
 	addr = s->pc - bias - s->adjust;
 	rows = bpf_map_lookup_elem(&uw_tables, &table);
+	/* A table not loaded yet: the same walk later may go further. */
+	if (memo && !rows)
+		s->memo_bad = 1;
 	if (!rows)
-		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
+		return leaf ? uw_fp_step(s, memo) : uw_end(s, UW_END_NO_TABLE);
 	if (addr >> 32)
-		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_GAP);
+		return leaf ? uw_fp_step(s, memo) : uw_end(s, UW_END_GAP);
 	row = uw_find_row(rows, n_chunks, addr);
+	if (memo && !row)
+		s->memo_bad = 1;
 	rule = row ? row->rule : UW_OP_GAP;
 	switch (uw_rule_op(rule)) {
 	case UW_OP_CFA_SP:
 	case UW_OP_CFA_BP:
 	case UW_OP_PLT:
-		return uw_cfa_step(s, rule);
+		return uw_cfa_step(s, rule, memo);
 	case UW_OP_SIGRETURN:
-		return uw_sigreturn(s);
+		return uw_sigreturn(s, memo);
 	case UW_OP_STOP:
 		return uw_end(s, UW_END_ROOT);
 	case UW_OP_CLONE:
 		/* The child's registers are the parent's but for rsp and rax. */
 		if (s->st.nr == 1 && !s->ax)
 			return uw_end(s, UW_END_ROOT);
-		return uw_cfa_step(s, (rule & ~0xfu) | UW_OP_CFA_SP);
+		return uw_cfa_step(s, (rule & ~0xfu) | UW_OP_CFA_SP, memo);
 	case UW_OP_UNSUPPORTED:
-		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_UNSUPPORTED);
+		return leaf ? uw_fp_step(s, memo) : uw_end(s, UW_END_UNSUPPORTED);
 	default:
-		return leaf ? uw_fp_step(s) : uw_end(s, UW_END_GAP);
+		return leaf ? uw_fp_step(s, memo) : uw_end(s, UW_END_GAP);
 	}
 }
 
@@ -359,7 +413,7 @@ static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 
  * pointer?  Then its frame is 16 bytes, rbp untouched.  Its code is read
  * only then: other JIT code, walked by frame pointer, pays nothing.
  */
-static __always_inline bool uw_py_trampoline(struct uw_state *s)
+static __always_inline bool uw_py_trampoline(struct uw_state *s, bool memo)
 {
 	__u64 code;
 
@@ -367,12 +421,12 @@ static __always_inline bool uw_py_trampoline(struct uw_state *s)
 		return false;
 	return s->adjust && (s->bp_lost || s->bp < s->sp || s->bp - s->sp > UW_MAX_FRAME ||
 			     (s->bp & 7)) &&
-	       !bpf_probe_read_user(&code, sizeof(code), (void *)(s->pc - UW_PY_TRAMPOLINE_RET)) &&
+	       !uw_read_user(s, &code, sizeof(code), s->pc - UW_PY_TRAMPOLINE_RET, memo) &&
 	       code == UW_PY_TRAMPOLINE;
 }
 
 /* One frame: record the PC, then step to the caller.  Non-zero ends the walk. */
-static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc)
+static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc, bool memo)
 {
 	const struct uw_map *m;
 	bool exact;
@@ -390,15 +444,15 @@ static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc)
 	m = uw_find_map(proc, s, s->pc);
 	if (!m)
 		/* Not in the list the loader wrote: new code, or JIT. */
-		return uw_py_trampoline(s) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE) :
-		       exact || (proc->flags & UWP_MAPS_CUT) ? uw_fp_step(s) :
+		return uw_py_trampoline(s, memo) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE, memo) :
+		       exact || (proc->flags & UWP_MAPS_CUT) ? uw_fp_step(s, memo) :
 		       uw_end(s, UW_END_NO_MAP);
 	if (m->flags & UWM_FP)
-		return uw_py_trampoline(s) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE) :
-		       uw_fp_step(s);
+		return uw_py_trampoline(s, memo) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE, memo) :
+		       uw_fp_step(s, memo);
 	if (!(m->flags & UWM_TABLE))
-		return exact ? uw_fp_step(s) : uw_end(s, UW_END_NO_TABLE);
-	return uw_table_step(s, m->table, m->n_chunks, m->bias, exact);
+		return exact ? uw_fp_step(s, memo) : uw_end(s, UW_END_NO_TABLE);
+	return uw_table_step(s, m->table, m->n_chunks, m->bias, exact, memo);
 }
 
 static long uw_step(__u64 i, void *data)
@@ -406,7 +460,15 @@ static long uw_step(__u64 i, void *data)
 	struct uw_walk *w = data;
 
 	/* bpf_loop() takes 0 or 1; the steps return any non-zero to end. */
-	return uw_frame(w->s, w->proc) ? 1 : 0;
+	return uw_frame(w->s, w->proc, false) ? 1 : 0;
+}
+
+/* The same step, its reads logged for the memo. */
+static long uw_step_memo(__u64 i, void *data)
+{
+	struct uw_walk *w = data;
+
+	return uw_frame(w->s, w->proc, true) ? 1 : 0;
 }
 
 /*
@@ -445,6 +507,108 @@ static __always_inline bool uw_regs(void *ctx, bool regs_in_ctx, struct uw_state
 }
 
 /*
+ * The memo of an off-CPU switch-in's user walk, kept with the task (task
+ * local storage: its own, freed with it, written and read only in its
+ * own switch-ins).  A thread that blocks where it blocked last time is
+ * walked from the same registers through the same stack again.  A walk
+ * is a function of the registers, of the process's mapping list and the
+ * tables it names (gen: new for each list the loader writes, which holds
+ * the tables of the list it published), and of the words it reads; when
+ * all of them are the same, so is the stack, and the memo's is used
+ * without a table lookup, after reading the same words again.  Only walks
+ * that found every table and row they looked up and whose every read was
+ * logged and succeeded are kept.  Loaded for the switch-in's raw
+ * tracepoint only, which runs where allocating is safe.
+ */
+struct uw_memo {
+	__u64 pc, sp, bp, ax;	/* the registers the walk began from */
+	__u32 gen;		/* uw_proc.gen of the list it used */
+	__u32 n_reads;
+	__u32 end;
+	__u32 pad;
+	__u64 table_frames, fp_frames;
+	struct uw_read reads[UW_MEMO_READS];
+	struct hashed_stack st;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct uw_memo);
+} uw_memos SEC(".maps");
+
+/* Set by the loader when uw_memos is created (off-CPU, raw tracepoint). */
+const volatile bool uw_memo_on = false;
+
+struct uw_memo_check {
+	const struct uw_memo *m;
+	bool differ;
+};
+
+/* Read one of the memo's words again: the same? */
+static long uw_memo_read(__u64 i, void *data)
+{
+	struct uw_memo_check *mc = data;
+	const struct uw_read *r;
+	__u64 v[2] = {};
+
+	if (i >= UW_MEMO_READS || i >= mc->m->n_reads)
+		return 1;
+	r = &mc->m->reads[i];
+	if ((r->len == 16 ? bpf_probe_read_user(v, 16, (void *)r->addr) :
+			    bpf_probe_read_user(v, 8, (void *)r->addr)) ||
+	    v[0] != r->val[0] || v[1] != r->val[1]) {
+		mc->differ = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The current task's memo, if its walk would be the same now; else NULL. */
+static __always_inline struct uw_memo *uw_memo_find(const struct uw_state *s,
+						    const struct uw_proc *proc)
+{
+	struct uw_memo_check mc = {};
+	struct uw_memo *m;
+
+	m = bpf_task_storage_get(&uw_memos, bpf_get_current_task_btf(), NULL, 0);
+	if (!m || m->gen != proc->gen || m->pc != s->pc || m->sp != s->sp ||
+	    m->bp != s->bp || m->ax != s->ax)
+		return NULL;
+	mc.m = m;
+	bpf_loop(UW_MEMO_READS, uw_memo_read, &mc, 0);
+	/* A list replaced while the words were read: walk it. */
+	if (mc.differ || *(volatile __u32 *)&proc->gen != m->gen)
+		return NULL;
+	return m;
+}
+
+/* Keep the walk just done (s, from regs, with list gen) as the task's memo. */
+static __always_inline void uw_memo_keep(const struct uw_state *s, const __u64 *regs, __u32 gen)
+{
+	struct uw_memo *m;
+
+	if (s->memo_bad || s->end == UW_END_CHANGED)
+		return;
+	m = bpf_task_storage_get(&uw_memos, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!m)
+		return;
+	m->pc = regs[0];
+	m->sp = regs[1];
+	m->bp = regs[2];
+	m->ax = regs[3];
+	m->gen = gen;
+	m->n_reads = s->n_reads;
+	m->end = s->end;
+	m->table_frames = s->table_frames;
+	m->fp_frames = s->fp_frames;
+	bpf_probe_read_kernel(m->reads, sizeof(m->reads), s->reads);
+	bpf_probe_read_kernel(&m->st, sizeof(m->st), &s->st);
+}
+
+/*
  * Walk the user stack of the current task from the tables of proc, into
  * the per-CPU scratch stack; NULL with ref->err set when there is none.
  * A walk of a process not synced yet (!synced: frame pointer alone)
@@ -453,11 +617,13 @@ static __always_inline bool uw_regs(void *ctx, bool regs_in_ctx, struct uw_state
  */
 static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 						    struct uw_proc *proc, bool synced,
-						    struct stack_ref *ref, __u64 *cnt)
+						    struct stack_ref *ref, __u64 *cnt, bool memo)
 {
 	struct uw_walk w = { .proc = proc };
+	struct uw_memo *m;
 	struct uw_state *s;
 	__u32 zero = 0, gen;
+	__u64 regs[4];
 
 	s = bpf_map_lookup_elem(&uw_scratch, &zero);
 	if (!s) {
@@ -479,7 +645,28 @@ static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 	}
 	w.s = s;
 	gen = proc->gen;
-	bpf_loop(MAX_STACK_DEPTH + 1, uw_step, &w, 0);
+	memo = memo && uw_memo_on && synced;
+	if (memo) {
+		m = uw_memo_find(s, proc);
+		if (m) {
+			if (m->end < NR_UW_ENDS)
+				cnt[CNT_UW_END + m->end]++;
+			cnt[CNT_UW_WALKS]++;
+			cnt[CNT_UW_MEMO_HITS]++;
+			cnt[CNT_UW_TABLE_FRAMES] += m->table_frames;
+			cnt[CNT_UW_FP_FRAMES] += m->fp_frames;
+			return &m->st;
+		}
+		regs[0] = s->pc;
+		regs[1] = s->sp;
+		regs[2] = s->bp;
+		regs[3] = s->ax;
+		s->n_reads = 0;
+		s->memo_bad = 0;
+		bpf_loop(MAX_STACK_DEPTH + 1, uw_step_memo, &w, 0);
+	} else {
+		bpf_loop(MAX_STACK_DEPTH + 1, uw_step, &w, 0);
+	}
 	/*
 	 * A list freed and reused for another process's during the walk
 	 * (values of a hash map without preallocation are reused at once):
@@ -495,5 +682,7 @@ static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 	cnt[CNT_UW_TABLE_FRAMES] += s->table_frames;
 	cnt[CNT_UW_FP_FRAMES] += s->fp_frames;
 	s->st.end = s->end + 1;
+	if (memo)
+		uw_memo_keep(s, regs, gen);
 	return &s->st;
 }

@@ -466,6 +466,7 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 	int err;
 
 	if (!c->off_cpu) {
+		bpf_map__set_autocreate(skel->maps.uw_memos, false);
 		bpf_program__set_autoload(skel->progs.off_switch_out, false);
 		bpf_program__set_autoload(skel->progs.off_switch_in_kprobe, false);
 		bpf_program__set_autoload(skel->progs.off_switch_in_fentry, false);
@@ -500,6 +501,14 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 		bpf_program__set_autoload(skel->progs.off_switch_in_tp, false);
 	/* Only a kprobe keeps perf events' programs off its CPU. */
 	rd->off_in_raw_tp = s->off_in != skel->progs.off_switch_in_kprobe;
+	/*
+	 * The threads' memos of their last walk (bpf/unwind/unwind.bpf.h):
+	 * task storage, allocated in the switch-in, which only the raw
+	 * tracepoint's runs where that is safe (no runqueue lock held).
+	 */
+	rd->uw_memo_on = s->off_in == skel->progs.off_switch_in_tp && c->unwind &&
+			 libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
+	bpf_map__set_autocreate(skel->maps.uw_memos, rd->uw_memo_on);
 	rd->off_task_state = kb.task_state;
 	rd->off_min_ns = c->off_min_ns;
 	rd->off_max_ns = c->off_max_ns;
@@ -822,9 +831,9 @@ static void warn_lost(const __u64 *c, const struct sample_tally *t)
 	if (c[CNT_OFF_START_FULL])
 		pr_warn("%llu off-CPU blocks were not timed: the table of blocks in progress (or their user's share of it) was full; -p or --cgroup narrows what is timed",
 			(unsigned long long)c[CNT_OFF_START_FULL]);
-	if (c[CNT_OFF_RESTARTED] + c[CNT_OFF_DELETE_FAILED])
-		pr_warn("%llu off-CPU blocks were lost: their switch-in was skipped by the kernel (another BPF program ran on the CPU) or raced",
-			(unsigned long long)(c[CNT_OFF_RESTARTED] + c[CNT_OFF_DELETE_FAILED]));
+	if (c[CNT_OFF_RESTARTED])
+		pr_warn("%llu off-CPU blocks were lost: the kernel skipped their switch-in program while their CPU was in another BPF program",
+			(unsigned long long)c[CNT_OFF_RESTARTED]);
 	if (c[CNT_OFF_NESTED])
 		pr_warn("%llu CPU samples were not taken: they came during an off-CPU switch-in on their CPU",
 			(unsigned long long)c[CNT_OFF_NESTED]);
@@ -982,7 +991,7 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 		(unsigned long long)c[CNT_OFF_LONG], (unsigned long long)c[CNT_OFF_STATE],
 		(unsigned long long)c[CNT_OFF_FILTERED], (unsigned long long)c[CNT_OFF_HASH_FULL],
 		(unsigned long long)c[CNT_OFF_NO_START], (unsigned long long)c[CNT_OFF_START_FULL],
-		(unsigned long long)(missed + c[CNT_OFF_DELETE_FAILED]));
+		(unsigned long long)missed);
 	/*
 	 * A kprobe does not run while its CPU is in BPF (bpf_prog_active),
 	 * which a task in a bpf() call holds even while preempted: its next
@@ -991,6 +1000,9 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 	if (c[CNT_OFF_RESTARTED])
 		pr_info("off-CPU: %llu switch-ins missed (the kernel skipped the program): their blocks are lost, their next switch-outs started anew",
 			(unsigned long long)c[CNT_OFF_RESTARTED]);
+	if (s->skel->rodata->uw_memo_on)
+		pr_info("off-CPU: %llu user stacks from the thread's last walk (the same registers and stack words)",
+			(unsigned long long)c[CNT_UW_MEMO_HITS]);
 	if (s->cfg.sample_events)
 		pr_info("off-CPU: %llu CPU samples not taken: they came during a switch-in on their CPU",
 			(unsigned long long)c[CNT_OFF_NESTED]);

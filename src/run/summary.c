@@ -123,8 +123,7 @@ static void describe_lost(const struct summary *sum, const __u64 *c,
 			  __u64 records_lost, char *lost, size_t len)
 {
 	const struct sample_tally *t = &sum->tally;
-	__u64 off = c[CNT_OFF_HASH_FULL] + c[CNT_OFF_START_FULL] + c[CNT_OFF_RESTARTED] +
-		    c[CNT_OFF_DELETE_FAILED];
+	__u64 off = c[CNT_OFF_HASH_FULL] + c[CNT_OFF_START_FULL] + c[CNT_OFF_RESTARTED];
 	__u64 total = c[CNT_HASH_FULL] + c[CNT_OFF_NESTED] + off + t->missed_stacks + records_lost;
 	const char *sep = " (";
 	char n1[32];

@@ -16,7 +16,14 @@
  * Timer slack is 1 ns, so that a sleep lasts what it asked for, plus the
  * wake-up latency alone (tens of microseconds), not 50 us more.
  *
- *   offcpu [-d SECONDS]
+ * With -s the main thread instead blocks from one call site reached from
+ * two callers whose frames are alike: func_x 3 ms and func_y 1 ms, each
+ * through same_site(), in the order x x y y (twice() calls each twice from
+ * one call site).  Its registers at the block are the same under both;
+ * only the return addresses on its stack tell them apart (the off-CPU
+ * walk's memo must see it): x:y = 3:1.
+ *
+ *   offcpu [-d SECONDS] [-s]
  *
  * Without -d it runs until killed.  It prints "offcpu: running" once the
  * waker is started, and on exit "offcpu: <rounds>".
@@ -84,6 +91,40 @@ __attribute__((noinline)) void func_b(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* The one call site of -s: its registers at the block are the same for both callers. */
+__attribute__((noinline)) static void same_site(long ns)
+{
+	sleep_ns(ns, 1);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void func_x(void)
+{
+	same_site(3 * B_NS / 2);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void func_y(void)
+{
+	same_site(B_NS / 2);
+	__asm__ volatile("" ::: "memory");
+}
+
+/*
+ * twice() calls which() twice from one call site.  Its counter and the
+ * function live in memory, not in registers, so that the registers at
+ * each block are the same under func_x and func_y.
+ */
+static void (*volatile which)(void);
+
+__attribute__((noinline)) static void twice(void)
+{
+	for (volatile int i = 0; i < 2; i++) {
+		which();
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
 __attribute__((noinline)) void func_c(void)
 {
 	write_byte(req[1]);
@@ -127,13 +168,14 @@ int main(int argc, char **argv)
 	double duration = 0, end;
 	unsigned long rounds = 0;
 	pthread_t tid;
-	int opt;
+	int opt, same = 0;
 
-	while ((opt = getopt(argc, argv, "d:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s")) != -1) {
 		switch (opt) {
 		case 'd': duration = atof(optarg); break;
+		case 's': same = 1; break;
 		default:
-			fprintf(stderr, "usage: offcpu [-d seconds]\n");
+			fprintf(stderr, "usage: offcpu [-d seconds] [-s]\n");
 			return 2;
 		}
 	}
@@ -145,7 +187,14 @@ int main(int argc, char **argv)
 	printf("offcpu: running\n");
 	fflush(stdout);
 	end = now() + duration;
-	while (duration <= 0 || now() < end) {
+	while (same && (duration <= 0 || now() < end)) {
+		which = func_x;
+		twice();
+		which = func_y;
+		twice();
+		rounds++;
+	}
+	while (!same && (duration <= 0 || now() < end)) {
 		func_a();
 		func_b();
 		func_c();
