@@ -889,13 +889,26 @@ static __always_inline void leave(__u64 *busy)
 	__atomic_exchange_n(busy, INFLIGHT_IDLE, __ATOMIC_SEQ_CST);
 }
 
+/* One run's sample, counted into the set active now (the -i protocol above). */
+static __always_inline void sample_in_active_set(void *ctx, __u64 *busy, __u64 *cnt,
+						 const struct sample_how *how)
+{
+	struct map_set ms;
+	__u32 set;
+
+	set = enter(busy);
+	*busy = INFLIGHT_SET(set);
+	select_set(&ms, set);
+	sample(ctx, &ms, cnt, how);
+	leave(busy);
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
 	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true };
 	struct counters *stat;
-	struct map_set ms;
-	__u32 zero = 0, set;
+	__u32 zero = 0;
 	__u64 *busy;
 
 	stat = bpf_map_lookup_elem(&stats, &zero);
@@ -913,11 +926,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	stat->c[CNT_TAKEN]++;
-	set = enter(busy);
-	*busy = INFLIGHT_SET(set);
-	select_set(&ms, set);
-	sample(ctx, &ms, stat->c, &how);
-	leave(busy);
+	sample_in_active_set(ctx, busy, stat->c, &how);
 	return 0;
 }
 
@@ -943,8 +952,7 @@ int do_tracepoint(void *ctx)
 	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = false };
 	struct counters *stat;
 	struct tp_state *tp;
-	struct map_set ms;
-	__u32 zero = 0, set, pid, tid;
+	__u32 zero = 0, pid, tid;
 	__u64 *busy;
 
 	if (tp_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)tp_cpu)
@@ -973,11 +981,7 @@ int do_tracepoint(void *ctx)
 		tp->left = tp_period - 1;
 	}
 	stat->c[CNT_TAKEN]++;
-	set = enter(busy);
-	*busy = INFLIGHT_SET(set);
-	select_set(&ms, set);
-	sample(ctx, &ms, stat->c, &how);
-	leave(busy);
+	sample_in_active_set(ctx, busy, stat->c, &how);
 	return 0;
 }
 
@@ -1179,9 +1183,7 @@ static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kern
 	__u32 zero = 0, pid, tid = (__u32)bpf_get_current_pid_tgid();
 	struct counters *stat;
 	struct off_block *b;
-	struct map_set ms;
 	__u64 *busy, ts;
-	__u32 set;
 
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	busy = bpf_map_lookup_elem(&inflight, &zero);
@@ -1207,11 +1209,7 @@ static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kern
 		stat->c[CNT_OFF_LONG]++;
 		return;
 	}
-	set = enter(busy);
-	*busy = INFLIGHT_SET(set);
-	select_set(&ms, set);
-	sample(ctx, &ms, stat->c, &how);
-	leave(busy);
+	sample_in_active_set(ctx, busy, stat->c, &how);
 }
 
 /*
