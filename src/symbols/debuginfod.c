@@ -428,6 +428,14 @@ static void run_lookup(struct fetcher *w, debuginfod_client *c,
 
 	w->too_big = w->over = w->cut = false;
 	fd = d->api.find_debuginfo(c, (const unsigned char *)lk->id, 0, &path);
+	/*
+	 * The library's own error (a connection reset while the server cut
+	 * another user's download, say), not the server's answer: once more,
+	 * so that one user's cut downloads do not fail another's.
+	 */
+	if (fd < 0 && fd != -ENOENT && fault_of(fd) == FAULT_ERRNO && !w->too_big && !w->over &&
+	    !w->cut)
+		fd = d->api.find_debuginfo(c, (const unsigned char *)lk->id, 0, &path);
 	if (fd >= 0) {
 		fault = path ? check_file(fd, &size) : FAULT_NOT_ELF;
 		close(fd);
