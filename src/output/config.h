@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+struct otlp_config;
+
 enum output_format {
 	FMT_UNSET,
 	FMT_PLAIN,
@@ -21,6 +23,7 @@ enum output_format {
 	FMT_SVG,
 	FMT_PPROF,
 	FMT_REPORT,
+	FMT_OTLP,	/* --otlp: sent to a collector, not written */
 };
 
 /*
@@ -91,6 +94,9 @@ struct output_config {
 	__u64 duration;		/* seconds; 0: until stopped */
 	enum profile_kind kind;	/* PROFILE_CPU unless --off-cpu or --wall */
 	__u64 period_ns;	/* a clock event at -F: 1e9 / F; 0 otherwise */
+
+	/* --otlp: where and how profiles are sent (export/otlp_config.h). */
+	const struct otlp_config *otlp;
 };
 
 #endif /* OUTPUT_CONFIG_H */

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One report as an OTLP ExportProfilesServiceRequest (protobuf, not yet
+ * compressed), in the profiles protocol the pinned test collector accepts:
+ * opentelemetry-proto's profiles v1development with a request-wide
+ * ProfilesDictionary and a stack table (pdata v1.67.0, collector v0.161.0).
+ *
+ * One ResourceProfiles per process (process.pid, process.executable.*,
+ * container.id, and the run's own attributes: host.name, service.name,
+ * OTEL_RESOURCE_ATTRIBUTES), one ScopeProfiles ("profile", its version),
+ * and in it one Profile per kind of count: CPU samples (samples/count,
+ * period cpu/nanoseconds) and, for --off-cpu and --wall, blocked time
+ * (off_cpu/nanoseconds).  Each record is a Sample with its stack, thread.id
+ * and thread.name; frames are Locations with their mapping (build-id as
+ * process.executable.build_id.gnu), function and line where known, and
+ * profile.frame.type.
+ */
+#ifndef EXPORT_OTLP_H
+#define EXPORT_OTLP_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct pb;
+struct records;
+struct output_opts;
+
+/* A string attribute. */
+struct otlp_attr {
+	const char *key;
+	const char *value;
+};
+
+/* What a resource says of its process, looked up when the report is made. */
+struct otlp_process {
+	const char *exe_path;		/* /proc/PID/exe, or NULL */
+	const char *container_id;	/* from /proc/PID/cgroup, or NULL */
+};
+
+/*
+ * Look up pid's process; fill *out (strings valid until the next call) and
+ * return 0, or -errno (gone: the resource carries pid and comm only).
+ */
+typedef int (*otlp_process_fn)(void *ctx, __u32 pid, struct otlp_process *out);
+
+struct otlp_meta {
+	__u64 time_nanos;		/* the report's start, wall clock */
+	__u64 duration_nanos;
+	__u64 period_ns;		/* CPU: what one sample stands for; 0 unknown */
+	const char *event;		/* the sampled event's name */
+	/* On every resource: host.name, service.name, OTEL_RESOURCE_ATTRIBUTES. */
+	const struct otlp_attr *resource;
+	size_t nr_resource;
+	otlp_process_fn process;	/* NULL: pid and comm only */
+	void *process_ctx;
+};
+
+/* What one request carries, for the sender's counts and the tests. */
+struct otlp_counts {
+	__u64 samples;			/* on-CPU samples */
+	__u64 off_cpu_ns;		/* blocked time */
+	__u32 profiles;			/* Profile messages */
+	__u32 resources;		/* ResourceProfiles messages */
+};
+
+/*
+ * Append the request for p (as oo shows it: the parts of stacks, the kind
+ * of profile) to out.  0 or -errno (-ENOMEM).
+ */
+int otlp__encode(struct pb *out, const struct records *p, const struct output_opts *oo,
+		 const struct otlp_meta *m, struct otlp_counts *counts);
+
+/* The process lookup the profiler uses: /proc, read as a hostile file. */
+int otlp__proc_process(void *ctx, __u32 pid, struct otlp_process *out);
+
+#endif /* EXPORT_OTLP_H */
