@@ -872,7 +872,7 @@ static bool is_hex_run(const char *s, size_t n)
 /*
  * The last 64-hex-digit id of one cgroup path (one line, len bytes): one
  * that starts a path component or follows a runtime's "NAME-" prefix, and
- * ends the component or is followed by ".scope".
+ * ends the component, or ".scope" does.
  */
 static const char *line_container_id(const char *s, size_t len)
 {
@@ -884,7 +884,11 @@ static const char *line_container_id(const char *s, size_t len)
 
 		if (s[i - 1] != '/' && s[i - 1] != '-')
 			continue;
-		if (rest && *end != '/' && !(rest >= 6 && !memcmp(end, ".scope", 6)))
+		if (rest >= 6 && !memcmp(end, ".scope", 6)) {
+			end += 6;
+			rest -= 6;
+		}
+		if (rest && *end != '/')
 			continue;
 		if (is_hex_run(id, CONTAINER_ID_LEN))
 			found = id;
@@ -892,8 +896,7 @@ static const char *line_container_id(const char *s, size_t len)
 	return found;
 }
 
-/* The container id in a cgroup file's text; the first line with one. */
-static int cgroup_container_id(const char *buf, size_t len, char id[CONTAINER_ID_LEN + 1])
+int otlp__container_id(const char *buf, size_t len, char id[CONTAINER_ID_LEN + 1])
 {
 	while (len) {
 		const char *nl = memchr(buf, '\n', len);
@@ -930,7 +933,7 @@ static int read_container_id(int dirfd, char id[CONTAINER_ID_LEN + 1])
 		if (n > 0)
 			len += n;
 	}
-	err = n < 0 ? -errno : cgroup_container_id(buf, len, id);
+	err = n < 0 ? -errno : otlp__container_id(buf, len, id);
 	close(fd);
 	free(buf);
 	return err;

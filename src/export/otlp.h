@@ -85,4 +85,10 @@ struct otlp_proc_buf {
  */
 int otlp__proc_process(void *ctx, __u32 pid, struct otlp_process *out);
 
+/*
+ * The container id in len bytes of a /proc/PID/cgroup file's text (any
+ * bytes at all): the first line naming one.  0, or -ENOENT.
+ */
+int otlp__container_id(const char *cgroup, size_t len, char id[65]);
+
 #endif /* EXPORT_OTLP_H */
