@@ -19,6 +19,7 @@ set -u
 : "${PROFILE_BUILD:=$PROFILE_TOP/build}"
 : "${PROFILE:=$PROFILE_BUILD/profile}"
 : "${WORKLOADS:=$PROFILE_BUILD/workloads}"
+: "${COLLECTOR_BIN:=/opt/profile-tests/otelcol-v0.161.0/otelcol}"
 export LC_ALL=C
 
 TRASH=$(mktemp -d /tmp/profile-test.XXXXXX)
@@ -143,6 +144,9 @@ prereq_missing() {
 		     ! ip -o link show lo | grep -q '[<,]UP[,>]'; then
 			echo "a network namespace with only loopback, up (unshare --net; ip link set lo up)"
 		fi ;;
+	# The OpenTelemetry Collector scripts/build-collector builds, which
+	# the OTLP tests send profiles to (collector_start).
+	COLLECTOR) [ -x "$COLLECTOR_BIN" ] || echo "the test collector $COLLECTOR_BIN (scripts/build-collector, run by scripts/install-deps)" ;;
 	# A command by its name: strace, groff, mandoc...
 	[a-z]*) command -v "$1" >/dev/null || echo "the command $1 (scripts/install-deps)" ;;
 	*) echo "a prerequisite tests/e2e/lib.sh does not know" ;;
@@ -234,6 +238,128 @@ wait_attached() {
 		sleep 0.02
 	done
 	fail "profile $1 never opened a perf event"
+}
+
+# The test collector (prereq COLLECTOR), in a test body:
+#
+#   collector_start [--tls]   start it on 127.0.0.1 at a free port, with a
+#                             config in $TRASH/otelcol; returns once it listens
+#   collector_stop            stop it (SIGTERM: what it received is written)
+#   collector_restart         start it again, same port, same output file
+#
+# collector_start exports COLLECTOR_URL (http[s]://127.0.0.1:PORT, to which
+# profile adds /v1development/profiles), COLLECTOR_OUT (the file exporter's
+# JSON lines, one per request received, appended across restarts: read it
+# with tests/collector/otlp_read.py), COLLECTOR_PID and, with --tls,
+# COLLECTOR_CA (the CA that signed its certificate, made here by openssl;
+# prereq openssl).  Its log is $TRASH/otelcol/log.  The collector is killed
+# when the test ends, like bg's workloads.
+OTLP_READ="python3 $PROFILE_TOP/tests/collector/otlp_read.py"
+
+collector_start() {
+	local d=$TRASH/otelcol tls= port scheme=http
+	[ "${1:-}" = --tls ] && tls=1
+	rm -rf "$d" && mkdir -p "$d" || return 1
+	# A port nothing listens on now (another collector may take it before
+	# this one does: the start then fails, and says so).
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+		return 1
+	echo "$port" >"$d/port"
+	if [ -n "$tls" ]; then
+		scheme=https
+		collector_certs "$d" || return 1
+	fi
+	# Only the profiles pipeline, HTTP only (no gRPC port), no telemetry
+	# port of its own (several collectors run at once); the file is
+	# flushed every 100 ms and appended to across restarts.
+	{
+		echo "receivers:"
+		echo "  otlp:"
+		echo "    protocols:"
+		echo "      http:"
+		echo "        endpoint: 127.0.0.1:$port"
+		if [ -n "$tls" ]; then
+			echo "        tls:"
+			echo "          cert_file: $d/server.crt"
+			echo "          key_file: $d/server.key"
+		fi
+		echo "exporters:"
+		echo "  file:"
+		echo "    path: $d/out.jsonl"
+		echo "    format: json"
+		echo "    append: true"
+		echo "    flush_interval: 100ms"
+		echo "service:"
+		echo "  telemetry:"
+		echo "    metrics:"
+		echo "      level: none"
+		echo "  pipelines:"
+		echo "    profiles:"
+		echo "      receivers: [otlp]"
+		echo "      exporters: [file]"
+	} >"$d/config.yaml"
+	export COLLECTOR_URL=$scheme://127.0.0.1:$port
+	export COLLECTOR_OUT=$d/out.jsonl
+	[ -z "$tls" ] || export COLLECTOR_CA=$d/ca.crt
+	collector_launch
+}
+
+# A CA and a certificate for 127.0.0.1 signed by it, in DIR.
+collector_certs() {
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=profile test CA" \
+		-keyout "$1/ca.key" -out "$1/ca.crt" >"$1/openssl.log" 2>&1 &&
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+		-keyout "$1/server.key" -out "$1/server.csr" >>"$1/openssl.log" 2>&1 &&
+	printf "subjectAltName=IP:127.0.0.1,DNS:localhost\n" >"$1/san.ext" &&
+	openssl x509 -req -in "$1/server.csr" -CA "$1/ca.crt" -CAkey "$1/ca.key" \
+		-CAcreateserial -days 2 -extfile "$1/san.ext" \
+		-out "$1/server.crt" >>"$1/openssl.log" 2>&1 ||
+	fail "openssl could not make the collector's certificates: $(tail -3 "$1/openssl.log")"
+}
+
+# Run the collector of $TRASH/otelcol/config.yaml; wait until it listens.
+collector_launch() {
+	local d=$TRASH/otelcol port
+	port=$(cat "$d/port") || return 1
+	"$COLLECTOR_BIN" --config "$d/config.yaml" \
+		--feature-gates=service.profilesSupport >>"$d/log" 2>&1 &
+	export COLLECTOR_PID=$!
+	echo "$COLLECTOR_PID" >>"$TRASH/bg.pids"
+	for _ in $(seq 300); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			return 0
+		fi
+		kill -0 "$COLLECTOR_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	tail -20 "$d/log"
+	fail "the collector did not listen on 127.0.0.1:$port (log above)"
+}
+
+collector_stop() {
+	[ -n "${COLLECTOR_PID:-}" ] || return 0
+	kill -TERM "$COLLECTOR_PID" 2>/dev/null || :
+	for _ in $(seq 200); do
+		kill -0 "$COLLECTOR_PID" 2>/dev/null || break
+		# A child that exited and is not reaped yet.
+		[ "$(awk '{ print $3 }' "/proc/$COLLECTOR_PID/stat" 2>/dev/null)" != Z ] || break
+		sleep 0.05
+	done
+	if kill -0 "$COLLECTOR_PID" 2>/dev/null &&
+	   [ "$(awk '{ print $3 }' "/proc/$COLLECTOR_PID/stat" 2>/dev/null)" != Z ]; then
+		kill -9 "$COLLECTOR_PID" 2>/dev/null
+		wait "$COLLECTOR_PID" 2>/dev/null || :
+		COLLECTOR_PID=
+		fail "the collector did not stop within 10 s of SIGTERM"
+		return
+	fi
+	wait "$COLLECTOR_PID" 2>/dev/null || :
+	COLLECTOR_PID=
+	return 0
+}
+
+collector_restart() {
+	collector_stop && collector_launch
 }
 
 # The lines of FILE that are not folded "comm;frame;... COUNT" lines.
