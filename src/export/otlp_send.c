@@ -440,7 +440,7 @@ static const char *refusal_hint(long status)
 	case 413:
 		return "lower -i or raise the collector's max_request_body_size";
 	default:
-		return status >= 500 ? "see the collector's log" : "check the URL";
+		return status >= 500 ? "is it an OpenTelemetry Collector? see its log" : "check the URL";
 	}
 }
 
@@ -480,10 +480,10 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 		const char *what = errbuf[0] ? errbuf : curl_easy_strerror(rc);
 
 		if (tls_error(rc))
-			snprintf(a->message, sizeof(a->message), "TLS: %s; %s", what,
+			snprintf(a->message, sizeof(a->message), "TLS: %s (%s)", what,
 				 tls_hint(rc, s->c));
 		else if (rc == CURLE_COULDNT_CONNECT)
-			snprintf(a->message, sizeof(a->message), "%s; is the collector running?",
+			snprintf(a->message, sizeof(a->message), "%s (is the collector running?)",
 				 what);
 		else
 			snprintf(a->message, sizeof(a->message), "%s", what);
@@ -651,6 +651,15 @@ static void *sender_main(void *arg)
 			pthread_mutex_lock(&s->lock);
 			if (out != RETRY)
 				break;
+			/*
+			 * Failing still after the stop: the rest is dropped now
+			 * rather than retried until the deadline, which a collector
+			 * that is away would only make the exit wait for.
+			 */
+			if (stopping) {
+				describe(a, s->last_failure, sizeof(s->last_failure));
+				break;
+			}
 			s->st.retries++;
 			report_retry(s, a);
 			if (s->stop && past(&s->deadline))
@@ -803,11 +812,12 @@ int otlp_sender__close(struct otlp_sender *s, struct otlp_stats *final)
 	}
 	s->st.dropped += left;
 	s->st.dropped_samples += left_samples;
-	if (left)
-		pr_warn("otlp: %llu profile%s not sent to %s within the %u ms timeout; dropped (%s)",
-			(unsigned long long)left, left == 1 ? "" : "s", s->c->url,
-			s->c->timeout_ms,
-			s->last_failure[0] ? s->last_failure : "the collector was slow");
+	if (left && s->last_failure[0])
+		pr_warn("otlp: %llu profile%s not sent to %s at exit: %s; dropped",
+			(unsigned long long)left, left == 1 ? "" : "s", s->c->url, s->last_failure);
+	else if (left)
+		pr_warn("otlp: %llu profile%s not sent to %s within the %u ms timeout at exit; dropped",
+			(unsigned long long)left, left == 1 ? "" : "s", s->c->url, s->c->timeout_ms);
 	st = s->st;
 	st.queued = st.queued_bytes = 0;
 	if (final)
