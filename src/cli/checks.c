@@ -17,6 +17,7 @@
 #include <linux/magic.h>
 
 #include "cli/opts.h"
+#include "export/otlp_config.h"
 #include "lib/log.h"
 
 /* A small /proc or /sys file into buf, NUL-terminated.  0 or -errno. */
@@ -209,6 +210,25 @@ static int check_rates(struct options *o, const struct limits *lim)
 	return 0;
 }
 
+/* --otlp: where to and how, from the URL and the OTEL_* variables. */
+static int check_otlp(struct options *o)
+{
+	struct otlp_config *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	if (otlp_config__init(c, o->otlp_url)) {
+		free(c);
+		return -EINVAL;
+	}
+	if (o->otlp_queue)
+		c->queue_max = o->otlp_queue;
+	o->otlp_config = c;
+	return 0;
+}
+
 int options__check(struct options *o, const struct limits *lim)
 {
 	if (check_rates(o, lim))
@@ -232,9 +252,9 @@ int options__check(struct options *o, const struct limits *lim)
 		return -EINVAL;
 	if (o->user && command_user__lookup(&o->run_as, o->user))
 		return -EINVAL;
-	if (o->format == FMT_PPROF && !o->output && isatty(STDOUT_FILENO)) {
+	if (o->format == FMT_PPROF && !o->output && !o->otlp && isatty(STDOUT_FILENO)) {
 		pr_err("pprof output is binary; use -o FILE.pb.gz or redirect stdout");
 		return -EINVAL;
 	}
-	return 0;
+	return o->otlp ? check_otlp(o) : 0;
 }

@@ -19,6 +19,7 @@
 #include <linux/magic.h>
 
 #include "cli/opts.h"
+#include "export/otlp_config.h"
 #include "symbols/debuginfod.h"
 #include "bpf/profile.h"
 #include "lib/log.h"
@@ -58,6 +59,8 @@ enum {
 	OPT_OFF_CPU,
 	OPT_WALL,
 	OPT_STATE,
+	OPT_OTLP,
+	OPT_OTLP_QUEUE,
 };
 
 static const struct option long_opts[] = {
@@ -110,6 +113,8 @@ static const struct option long_opts[] = {
 	{ "min-block-time", required_argument, NULL, 'm' },
 	{ "max-block-time", required_argument, NULL, 'M' },
 	{ "state", required_argument, NULL, OPT_STATE },
+	{ "otlp", optional_argument, NULL, OPT_OTLP },
+	{ "otlp-queue", required_argument, NULL, OPT_OTLP_QUEUE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -165,6 +170,12 @@ void options__usage(FILE *out)
 "      --title TEXT            title of the SVG flame graph\n"
 "      --inverted              SVG: draw an icicle graph (root at the top)\n"
 "      --min-width PCT         SVG: omit frames under PCT%% of samples (default 0.1)\n"
+"      --otlp[=URL]            send each interval's profile (-i; %d s without it) to\n"
+"                              an OpenTelemetry Collector, OTLP/HTTP: URL, else the\n"
+"                              OTEL_EXPORTER_OTLP_* variables, else localhost:4318;\n"
+"                              nothing on stdout unless -o names it\n"
+"      --otlp-queue N          --otlp: profiles kept while the collector is away\n"
+"                              (default %d, and 64 MiB); then the oldest is dropped\n"
 "  -C, --cpu CPU               profile this CPU only\n"
 "      --off-cpu               profile the time tasks spend blocked (off the CPU),\n"
 "                              by stack, instead of CPU samples; counts in us\n"
@@ -209,7 +220,8 @@ void options__usage(FILE *out)
 "                              as profile does, root, unless --user is given\n"
 "      --user USER             run COMMAND as USER (a name or uid), with its groups\n"
 "                              and no capabilities: --user \"$SUDO_USER\" under sudo\n",
-		DEFAULT_FREQ, DEFAULT_EVENT_FREQ, MAX_OUTPUTS, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
+		DEFAULT_FREQ, DEFAULT_EVENT_FREQ, MAX_OUTPUTS, OTLP_DEFAULT_INTERVAL,
+		OTLP_QUEUE_DEFAULT, DEFAULT_STACK_STORAGE, DEFAULT_HASH_STORAGE,
 		MAX_STACK_DEPTH, UNWIND_MEM_DEFAULT >> 20, DEBUGINFOD_WAIT_S);
 }
 
@@ -526,6 +538,34 @@ static int parse_state(struct options *o, const char *arg)
 	return 0;
 }
 
+/*
+ * --otlp is one more output, after the -o ones (so that none of them
+ * goes to stdout unless -o says so), and makes the run an agent: a
+ * profile every OTLP_DEFAULT_INTERVAL seconds unless -i says otherwise.
+ */
+static int settle_otlp(struct options *o)
+{
+	if (!o->otlp) {
+		if (o->otlp_queue)
+			return usage_error("%s is for --otlp: add --otlp[=URL]", "--otlp-queue");
+		return 0;
+	}
+	if (o->top)
+		return usage_error("%s: --top and --otlp cannot be used together",
+				   "conflicting options");
+	if (o->nr_outputs == MAX_OUTPUTS) {
+		pr_err("more than %d outputs with --otlp; write fewer -o files (see --help)",
+		       MAX_OUTPUTS);
+		return -EINVAL;
+	}
+	o->outputs[o->nr_outputs++] = (struct output_spec){
+		.path = o->otlp_url, .format = FMT_OTLP,
+	};
+	if (!o->interval)
+		o->interval = OTLP_DEFAULT_INTERVAL;
+	return 0;
+}
+
 /* -f is bcc's name for --format folded. */
 static int settle_format(struct options *o)
 {
@@ -553,7 +593,7 @@ static int settle_format(struct options *o)
 	if (o->format == FMT_UNSET)
 		o->format = o->nr_outputs ? o->outputs[0].format : FMT_PLAIN;
 	o->folded = o->format == FMT_FOLDED;
-	return 0;
+	return settle_otlp(o);
 }
 
 static int parse_one(struct options *o, int c, const char *arg)
@@ -698,6 +738,17 @@ static int parse_one(struct options *o, int c, const char *arg)
 		break;
 	case OPT_STATE:
 		return parse_state(o, arg);
+	case OPT_OTLP:
+		if (o->otlp)
+			return usage_error("%s given twice; send to one collector", "--otlp");
+		if (arg && !*arg)
+			return usage_error("%s needs a URL after '=', or none", "--otlp");
+		o->otlp = true;
+		o->otlp_url = arg;
+		break;
+	case OPT_OTLP_QUEUE:
+		err = parse_num_opt("--otlp-queue", arg, 1, 1000000, &o->otlp_queue);
+		break;
 	case 'v': o->verbose++; break;
 	case 'q': o->quiet = true; break;
 	case 'h': o->help = true; break;
@@ -998,6 +1049,10 @@ void options__free(struct options *o)
 	free(o->tids);
 	free(o->cmdline);
 	command_user__free(&o->run_as);
+	if (o->otlp_config)
+		otlp_config__free(o->otlp_config);
+	free(o->otlp_config);
+	o->otlp_config = NULL;
 	o->pids = o->tids = NULL;
 	o->cmdline = NULL;
 }

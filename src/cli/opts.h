@@ -17,6 +17,8 @@
 #include "run/command.h"	/* struct command_user */
 
 #define DEFAULT_FREQ 49
+/* With --otlp and no -i: a profile sent every this many seconds. */
+#define OTLP_DEFAULT_INTERVAL 10
 /*
  * Without -F or -c, an event other than a clock samples at this rate in the
  * kernel's frequency mode.  The kernel tunes the period only from overflows
@@ -107,6 +109,15 @@ struct options {
 	__u32 state_mask;		/* --state, default OFF_STATE_ALL */
 	bool state_set;
 	struct command_user run_as;	/* ... looked up by options__check() */
+	/*
+	 * --otlp[=URL]: an output (FMT_OTLP, last in outputs) sent to a
+	 * collector; otlp_config read from the URL and the environment by
+	 * options__check(), freed by options__free().
+	 */
+	bool otlp;
+	const char *otlp_url;		/* as typed, or NULL */
+	__u64 otlp_queue;		/* --otlp-queue, 0: the default */
+	struct otlp_config *otlp_config;
 	bool help;
 	bool version;
 	char *cmdline;			/* argv joined, for SVG subtitles */

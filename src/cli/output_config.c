@@ -48,4 +48,5 @@ void options__output_config(const struct options *o, struct output_config *oc)
 	oc->cmd = o->cmd ? o->cmd[0] : NULL;
 	oc->cpu = o->cpu;
 	oc->duration = o->duration;
+	oc->otlp = o->otlp_config;
 }

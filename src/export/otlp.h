@@ -70,7 +70,25 @@ struct otlp_counts {
 int otlp__encode(struct pb *out, const struct records *p, const struct output_opts *oo,
 		 const struct otlp_meta *m, struct otlp_counts *counts);
 
-/* The process lookup the profiler uses: /proc, read as a hostile file. */
+/* otlp__proc_process()'s ctx: where the strings it returns live. */
+struct otlp_proc_buf {
+	char exe[4096];
+	char container_id[65];	/* 64 hex digits */
+};
+
+/*
+ * The process lookup the profiler uses: /proc, read as a hostile file.
+ * ctx is a struct otlp_proc_buf.  The container id is the 64 hex digits
+ * a runtime names the process's cgroup by (docker-ID.scope,
+ * cri-containerd-ID.scope, crio-ID.scope, libpod-ID.scope, /docker/ID,
+ * /kubepods/.../ID).
+ */
 int otlp__proc_process(void *ctx, __u32 pid, struct otlp_process *out);
+
+/*
+ * The container id in len bytes of a /proc/PID/cgroup file's text (any
+ * bytes at all): the first line naming one.  0, or -ENOENT.
+ */
+int otlp__container_id(const char *cgroup, size_t len, char id[65]);
 
 #endif /* EXPORT_OTLP_H */

@@ -75,6 +75,16 @@ void pb__uint64(struct pb *b, __u32 field, __u64 v)
 	pb__varint(b, v);
 }
 
+void pb__fixed64(struct pb *b, __u32 field, __u64 v)
+{
+	__u8 le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = v >> (8 * i);
+	pb__tag(b, field, PB_I64);
+	pb__raw(b, le, sizeof(le));
+}
+
 void pb__int64(struct pb *b, __u32 field, __s64 v)
 {
 	pb__uint64(b, field, (__u64)v);

@@ -38,6 +38,8 @@ void pb__tag(struct pb *b, __u32 field, enum pb_wire wire);
  */
 void pb__uint64(struct pb *b, __u32 field, __u64 v);
 void pb__int64(struct pb *b, __u32 field, __s64 v);
+/* fixed64: eight bytes, little-endian. */
+void pb__fixed64(struct pb *b, __u32 field, __u64 v);
 void pb__bool(struct pb *b, __u32 field, bool v);
 void pb__bytes(struct pb *b, __u32 field, const void *data, size_t n);
 /* s as written is made safe text (text.h): valid UTF-8, as proto3 wants. */

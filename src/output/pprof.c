@@ -16,6 +16,7 @@
 #include "output/pprof.h"
 #include "lib/htab.h"
 #include "output/pb.h"
+#include "output/strtab.h"
 #include "output/output.h"
 #include "trace/trace.h"
 
@@ -106,10 +107,8 @@ struct pp {
 	const struct output_opts *oo;	/* the profile's kind: the values */
 	int err;			/* sticky, like out.err */
 
+	struct strtab strs;
 	/* Each array has a table of ids (index + 1) into it, by content. */
-	const char **strs;
-	size_t nr_strs, cap_strs;
-	struct htab str_ht;
 
 	struct pp_function *funcs;	/* function id - 1 -> its strings */
 	size_t nr_funcs, cap_funcs;
@@ -130,7 +129,7 @@ struct pp {
 	size_t nr_ids, cap_ids;
 };
 
-/* What str_eq() and map_eq() compare an entry of the tables with. */
+/* What map_eq() compares an entry of the table with. */
 struct probe {
 	const struct pp *pp;
 	const void *key;
@@ -143,38 +142,16 @@ static __u32 fail(struct pp *pp, int err)
 	return 0;
 }
 
-static const char *str_at(const struct pp *pp, __u32 idx)
-{
-	return idx < pp->nr_strs ? pp->strs[idx] : "";
-}
-
-static bool str_eq(const void *val, const void *ctx)
-{
-	const struct probe *p = ctx;
-
-	return !strcmp(p->pp->strs[htab__val_id(val) - 1], p->key);
-}
-
 /* Index of s in the string table; s must outlive pprof__write(). */
 static __u32 intern_string(struct pp *pp, const char *s)
 {
-	struct probe probe = { pp, s };
-	size_t len = strlen(s);
-	__u64 hash = htab__hash_bytes(s, len);
-	struct hent *e;
+	__u32 idx;
 
 	if (pp->err)
 		return 0;
-	if (util__grow_array((void **)&pp->strs, &pp->cap_strs, pp->nr_strs + 1, sizeof(*pp->strs)))
+	if (strtab__intern(&pp->strs, s, &idx))
 		return fail(pp, -ENOMEM);
-	e = htab__slot(&pp->str_ht, hash, len, str_eq, &probe);
-	if (!e)
-		return fail(pp, -ENOMEM);
-	if (e->val)
-		return htab__val_id(e->val) - 1;
-	pp->strs[pp->nr_strs++] = s;
-	htab__fill(&pp->str_ht, e, hash, len, htab__id_val(pp->nr_strs));
-	return pp->nr_strs - 1;
+	return idx;
 }
 
 /*
@@ -265,7 +242,7 @@ static __u32 intern_mapping(struct pp *pp, const struct pp_mapping *key, bool *a
 		return htab__val_id(e->val);
 	pp->maps[pp->nr_maps] = *key;
 	pp->maps[pp->nr_maps++].main = !key->kernel &&
-				       is_comm_file(str_at(pp, key->file), pp->comm);
+				       is_comm_file(strtab__at(&pp->strs, key->file), pp->comm);
 	htab__fill(&pp->map_ht, e, k1, k2, htab__id_val(pp->nr_maps));
 	*added = true;
 	return pp->nr_maps;
@@ -652,8 +629,8 @@ static void write_functions(struct pp *pp)
 
 static void write_strings(struct pp *pp)
 {
-	for (size_t i = 0; i < pp->nr_strs; i++)
-		pb__string(&pp->out, PROFILE_STRING_TABLE, pp->strs[i]);
+	for (size_t i = 0; i < pp->strs.nr; i++)
+		pb__string(&pp->out, PROFILE_STRING_TABLE, pp->strs.strs[i]);
 }
 
 static int write_error(void)
@@ -700,8 +677,7 @@ static int gzip_write(FILE *out, const __u8 *data, size_t len)
 static void pp_free(struct pp *pp)
 {
 	pb__free(&pp->out);
-	free(pp->strs);
-	htab__free(&pp->str_ht);
+	strtab__free(&pp->strs);
 	free(pp->funcs);
 	htab__free(&pp->func_ht);
 	free(pp->maps);

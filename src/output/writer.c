@@ -12,6 +12,9 @@
 #include "output/top.h"
 #include "output/svg.h"
 #include "output/pprof.h"
+#include "output/pb.h"
+#include "export/otlp.h"
+#include "export/otlp_config.h"
 #include "trace/trace.h"
 #include "lib/log.h"
 
@@ -64,8 +67,13 @@ static void print_header(FILE *out, const struct output_config *o)
 
 static int report_error(const struct writer *w, int err)
 {
-	if (err == -EPIPE)
+	if (!err || err == -EPIPE)
 		return err;
+	if (w->format == FMT_OTLP) {
+		pr_err("otlp: cannot make the request for %s: %s", w->cfg->otlp->url,
+		       strerror(-err));
+		return err;
+	}
 	if (w->path)
 		pr_err("cannot write '%s': %s", w->path, strerror(-err));
 	else
@@ -133,6 +141,25 @@ static bool short_names(const struct output_config *o, enum output_format format
 	return format == FMT_SVG || o->top;
 }
 
+/* --otlp: a sender, whose thread starts now; nothing is written locally. */
+static int open_otlp(struct writer *w)
+{
+	const struct otlp_config *c = w->cfg->otlp;
+
+	if (!c) {
+		pr_err("--otlp: no collector configured");
+		return -EINVAL;
+	}
+	w->otlp = otlp_sender__new(c);
+	if (!w->otlp) {
+		int err = -errno;
+
+		pr_err("otlp: cannot start sending to %s: %s", c->url, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 int writer__open(struct writer *w, const struct output_config *o,
 		 const struct output_spec *spec)
 {
@@ -155,6 +182,8 @@ int writer__open(struct writer *w, const struct output_config *o,
 		.lines = o->lines,
 		.kind = o->kind, .period_ns = o->period_ns,
 	};
+	if (w->format == FMT_OTLP)
+		return open_otlp(w);
 	w->per_interval = w->path && o->interval && strchr(w->path, '%');
 	if (w->per_interval)
 		return check_pattern(w);
@@ -286,6 +315,47 @@ static int write_pprof(struct writer *w, const struct records *p,
 	return pprof__write(w->f, p, &w->oo, &m);
 }
 
+/*
+ * One request per report, queued for the sender's thread.  Every resource
+ * carries the run's attributes (host.name, service.name,
+ * OTEL_RESOURCE_ATTRIBUTES) and its process's, read from /proc now.
+ */
+static int write_otlp(struct writer *w, const struct records *p, unsigned int n,
+		      const struct timespec *start, const struct timespec *end)
+{
+	const struct output_config *o = w->cfg;
+	struct otlp_meta m = {
+		.time_nanos = ts_ns(start),
+		.duration_nanos = ts_ns(end) - ts_ns(start),
+		.period_ns = o->period_ns,
+		.event = o->event,
+		.resource = o->otlp->resource,
+		.nr_resource = o->otlp->nr_resource,
+		.process = otlp__proc_process,
+	};
+	struct otlp_counts counts = {};
+	struct otlp_stats st;
+	struct pb body = {};
+	int err;
+
+	err = otlp__encode(&body, p, &w->oo, &m, &counts);
+	if (!err)
+		err = body.err;
+	if (!err)
+		err = otlp_sender__push(w->otlp, &body, &counts);
+	pb__free(&body);
+	if (err)
+		return err;
+	otlp_sender__stats(w->otlp, &st);
+	pr_info("otlp: report %u: %llu samples queued; sent %llu profiles (%llu samples), "
+		"dropped %llu (%llu samples), %llu retries, %zu waiting",
+		n, (unsigned long long)counts.samples, (unsigned long long)st.sent,
+		(unsigned long long)st.sent_samples, (unsigned long long)st.dropped,
+		(unsigned long long)st.dropped_samples, (unsigned long long)st.retries,
+		st.queued);
+	return 0;
+}
+
 static int write_format(struct writer *w, const struct records *p,
 			const struct timespec *start, const struct timespec *end)
 {
@@ -339,6 +409,8 @@ int writer__write(struct writer *w, const struct records *p, unsigned int n,
 		print_header(w->f, w->cfg);
 		w->header_due = false;
 	}
+	if (w->format == FMT_OTLP)
+		return report_error(w, write_otlp(w, p, n, start, end));
 	err = interval_marker(w, n, start, end);
 	if (!err)
 		err = write_format(w, p, start, end);
@@ -376,9 +448,34 @@ int writer__finish(struct writer *w)
 	return err ? report_error(w, err) : 0;
 }
 
+/*
+ * Send what is queued, for at most the timeout, and say what became of
+ * every profile.  Drops are not an error of the run: the -o files are
+ * written, and the line says what was lost.
+ */
+static int close_otlp(struct writer *w)
+{
+	struct otlp_stats *st = &w->otlp_final;
+
+	otlp_sender__close(w->otlp, st);
+	w->otlp = NULL;
+	if (log__verbosity() < 0 && !st->dropped)
+		return 0;
+	log__raw("profile: otlp: sent %llu profile%s (%llu samples) to %s; dropped %llu (%llu samples); %llu retries",
+		 (unsigned long long)st->sent, st->sent == 1 ? "" : "s",
+		 (unsigned long long)st->sent_samples, w->cfg->otlp->url,
+		 (unsigned long long)st->dropped, (unsigned long long)st->dropped_samples,
+		 (unsigned long long)st->retries);
+	return 0;
+}
+
 int writer__close(struct writer *w)
 {
-	int err = writer__finish(w);
+	int err;
+
+	if (w->otlp)
+		return close_otlp(w);
+	err = writer__finish(w);
 
 	if (err || !w->out.name)
 		return err;
@@ -391,6 +488,10 @@ int writer__close(struct writer *w)
 
 void writer__abort(struct writer *w)
 {
+	if (w->otlp) {
+		otlp_sender__close(w->otlp, &w->otlp_final);
+		w->otlp = NULL;
+	}
 	restore_screen(w);
 	if (w->f == stdout)
 		fflush(stdout);
@@ -520,9 +621,11 @@ void writers__describe(const struct writers *ws, char *buf, size_t sz)
 		const struct writer *w = &ws->w[i];
 		const char *sep = off ? ", " : "";
 
-		if (!w->path)
+		if (w->format == FMT_OTLP)
+			off += snprintf(buf + off, sz - off, "%sOTLP to %s", sep, w->cfg->otlp->url);
+		else if (!w->path)
 			continue;
-		if (w->per_interval)
+		else if (w->per_interval)
 			off += snprintf(buf + off, sz - off, "%s%u file%s %s", sep, w->files,
 					w->files == 1 ? "" : "s", w->path);
 		else

@@ -15,6 +15,7 @@
 #include "output/config.h"
 #include "output/output.h"
 #include "output/outfile.h"
+#include "export/otlp_send.h"
 
 struct records;
 struct top;
@@ -37,6 +38,9 @@ struct writer {
 	 * in this report, on average (the kernel tunes the period); 0 unknown.
 	 */
 	__u64 events_per_sample;
+	/* --otlp: the sender (export/otlp_send.h), and its counts once closed. */
+	struct otlp_sender *otlp;
+	struct otlp_stats otlp_final;
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "output/output.h"
 #include "trace/symbolize.h"
 #include "stacks.h"
+#include "pbread.h"
 #include "symbols/usyms.h"
 
 
@@ -121,61 +122,6 @@ TEST(pb_nested)
 	CHECK_INT(b.buf[6], 'x');
 	CHECK_INT(b.buf[b.len - 1], 'x');
 	pb__free(&b);
-}
-
-/* ---- a reader, just enough for profile.proto ---- */
-
-struct rd {
-	const __u8 *p, *end;
-	int err;
-};
-
-static __u64 rd_varint(struct rd *r)
-{
-	__u64 v = 0;
-
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (r->p >= r->end) {
-			r->err = 1;
-			return 0;
-		}
-		v |= (__u64)(*r->p & 0x7f) << shift;
-		if (!(*r->p++ & 0x80))
-			return v;
-	}
-	r->err = 1;
-	return 0;
-}
-
-/* The next field: a varint in *val, or a length-delimited body in *sub. */
-static bool rd_field(struct rd *r, __u32 *field, __u64 *val, struct rd *sub)
-{
-	__u64 key, n;
-
-	if (r->err || r->p >= r->end)
-		return false;
-	key = rd_varint(r);
-	*field = key >> 3;
-	*sub = (struct rd){};
-	*val = 0;
-	switch (key & 7) {
-	case 0:
-		*val = rd_varint(r);
-		break;
-	case 2:
-		n = rd_varint(r);
-		if (n > (__u64)(r->end - r->p)) {
-			r->err = 1;
-			return false;
-		}
-		*sub = (struct rd){ .p = r->p, .end = r->p + n };
-		r->p += n;
-		break;
-	default:
-		r->err = 1;
-		return false;
-	}
-	return !r->err;
 }
 
 #define MAXN 64

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sender: requests wait in a FIFO under one lock; one thread takes the
+ * oldest, POSTs it with libcurl, and on a failure that may pass keeps it
+ * and waits (backoff, or the server's hint) before trying again.  The
+ * sampling thread only compresses, queues and reads counts: it never
+ * waits on the network.
+ *
+ * Bodies are compressed when queued, so the queue's byte bound is on what
+ * it really holds.  The request being sent is off the queue: the queue
+ * holds queue_max requests besides it.
+ *
+ * curl_global_init() is called from otlp_sender__new(), before the thread
+ * starts and on the caller's thread, as libcurl asks (it is not
+ * thread-safe); curl_global_cleanup() from otlp_sender__close().  A run
+ * has one sender.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+#include <zlib.h>
+
+#include "export/otlp_send.h"
+#include "export/otlp_config.h"
+#include "output/pb.h"
+#include "lib/log.h"
+
+#define BACKOFF_FIRST_MS 1000
+#define BACKOFF_MAX_MS 30000
+/* A server's hint longer than this is taken as this: the queue must move. */
+#define HINT_MAX_MS 300000
+/* A failure already reported is repeated at most this often. */
+#define REPEAT_MS 60000
+/* What is kept of a response body: enough for a Status and its message. */
+#define BODY_MAX 65536
+
+struct req {
+	struct req *next;
+	void *data;
+	size_t len;
+	struct otlp_counts counts;
+};
+
+/* What one attempt came to. */
+enum outcome {
+	SENT,
+	RETRY,		/* may pass: keep the request, wait, try again */
+	REFUSED,	/* for good: drop it */
+};
+
+struct attempt {
+	long status;			/* HTTP status, 0 when none came */
+	char reason[160];		/* the status line's words */
+	char message[256];		/* the body's Status.message, or curl's error */
+	__u64 hint_ms;			/* Retry-After or RetryInfo; 0 none */
+	char body[BODY_MAX];
+	size_t body_len;
+};
+
+struct otlp_sender {
+	const struct otlp_config *c;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* work queued, or stop asked */
+
+	/* Under lock. */
+	struct req *head, *tail;
+	size_t nr, bytes;		/* on the queue (not the one in flight) */
+	struct req *cur;		/* in flight, owned by the thread */
+	bool stop;
+	struct timespec deadline;	/* stop: give up sending after it */
+	struct otlp_stats st;
+
+	/* The thread's own. */
+	CURL *curl;
+	struct curl_slist *headers;
+	unsigned int seed;		/* backoff jitter */
+	__u64 backoff_ms;
+	bool failing;			/* the last attempt failed */
+	char last_failure[512];
+	__u64 last_failure_ms;
+	__u64 recovered;		/* sent since the failing stopped */
+	long last_refused;		/* status of the last refusal reported */
+	__u64 last_full_ms;		/* the last "queue full" message */
+	__u64 last_partial_ms;
+};
+
+static __u64 now_ms(clockid_t clk)
+{
+	struct timespec t;
+
+	clock_gettime(clk, &t);
+	return (__u64)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void req__free(struct req *r)
+{
+	if (!r)
+		return;
+	free(r->data);
+	free(r);
+}
+
+/* gzip (not zlib's own wrapping: Content-Encoding gzip wants the gzip header). */
+static int gzip(const struct pb *in, void **out, size_t *out_len)
+{
+	z_stream z = {};
+	size_t cap;
+	void *buf;
+	int ret;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, in->len);
+	buf = malloc(cap);
+	if (!buf) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = in->buf;
+	z.avail_in = in->len;
+	z.next_out = buf;
+	z.avail_out = cap;
+	ret = deflate(&z, Z_FINISH);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	if (ret != Z_STREAM_END) {
+		free(buf);
+		return -EIO;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* Drop the queue's oldest to make room for len more bytes; lock held. */
+static void make_room(struct otlp_sender *s, size_t len)
+{
+	const struct otlp_config *c = s->c;
+	__u64 dropped = 0, now;
+
+	while (s->head && (s->nr + 1 > c->queue_max || s->bytes + len > c->queue_max_bytes)) {
+		struct req *r = s->head;
+
+		s->head = r->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->nr--;
+		s->bytes -= r->len;
+		s->st.dropped++;
+		s->st.dropped_samples += r->counts.samples;
+		dropped++;
+		req__free(r);
+	}
+	now = now_ms(CLOCK_MONOTONIC);
+	if (dropped && (!s->last_full_ms || now - s->last_full_ms >= REPEAT_MS)) {
+		s->last_full_ms = now;
+		pr_warn("otlp: the queue is full (%zu profiles); dropped the oldest, %llu so far; "
+			"raise --otlp-queue or bring %s back",
+			c->queue_max, (unsigned long long)s->st.dropped, c->url);
+	}
+}
+
+int otlp_sender__push(struct otlp_sender *s, struct pb *body, const struct otlp_counts *counts)
+{
+	struct req *r = calloc(1, sizeof(*r));
+	int err = 0;
+
+	if (!r)
+		return -ENOMEM;
+	r->counts = *counts;
+	if (s->c->gzip) {
+		err = gzip(body, &r->data, &r->len);
+		pb__free(body);
+	} else {
+		r->data = body->buf;
+		r->len = body->len;
+	}
+	memset(body, 0, sizeof(*body));
+	if (err) {
+		free(r);
+		return err;
+	}
+	pthread_mutex_lock(&s->lock);
+	make_room(s, r->len);
+	if (s->tail)
+		s->tail->next = r;
+	else
+		s->head = r;
+	s->tail = r;
+	s->nr++;
+	s->bytes += r->len;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+void otlp_sender__stats(struct otlp_sender *s, struct otlp_stats *st)
+{
+	pthread_mutex_lock(&s->lock);
+	*st = s->st;
+	st->queued = s->nr + (s->cur != NULL);
+	st->queued_bytes = s->bytes + (s->cur ? s->cur->len : 0);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* -- Reading the protobuf answers: just enough to walk fields. -- */
+
+struct pbr {
+	const __u8 *p, *end;
+};
+
+static bool pbr_varint(struct pbr *r, __u64 *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64 && r->p < r->end; shift += 7) {
+		__u8 b = *r->p++;
+
+		*v |= (__u64)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The next field: its number, and for a length-delimited one its bytes in
+ * *sub, else its value in *v.  False at the end or on bad input.
+ */
+static bool pbr_field(struct pbr *r, __u32 *field, __u64 *v, struct pbr *sub)
+{
+	__u64 key, len;
+
+	if (r->p >= r->end || !pbr_varint(r, &key))
+		return false;
+	*field = key >> 3;
+	switch (key & 7) {
+	case PB_VARINT:
+		return pbr_varint(r, v);
+	case PB_I64:
+		if (r->end - r->p < 8)
+			return false;
+		r->p += 8;
+		return true;
+	case PB_I32:
+		if (r->end - r->p < 4)
+			return false;
+		r->p += 4;
+		return true;
+	case PB_LEN:
+		if (!pbr_varint(r, &len) || len > (__u64)(r->end - r->p))
+			return false;
+		sub->p = r->p;
+		sub->end = r->p + len;
+		r->p += len;
+		*v = len;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Printable text of at most sz - 1 bytes; anything else becomes '?'. */
+static void pbr_text(const struct pbr *r, char *out, size_t sz)
+{
+	size_t n = r->end - r->p;
+
+	if (n >= sz)
+		n = sz - 1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = r->p[i] < ' ' || r->p[i] == 0x7f ? '?' : (char)r->p[i];
+	out[n] = '\0';
+}
+
+/* google.protobuf.Duration{1 seconds, 2 nanos}, in ms. */
+static __u64 pb_duration_ms(struct pbr r)
+{
+	__u64 v, sec = 0, nanos = 0;
+	struct pbr sub;
+	__u32 f;
+
+	while (pbr_field(&r, &f, &v, &sub)) {
+		if (f == 1)
+			sec = v;
+		else if (f == 2)
+			nanos = v & 0xffffffff;
+	}
+	return sec * 1000 + nanos / 1000000;
+}
+
+/*
+ * google.rpc.Status{1 code, 2 message, 3 details: Any{1 type_url, 2
+ * value}}; a RetryInfo{1 retry_delay} among the details gives the hint.
+ * Not a Status: nothing is filled.
+ */
+static void parse_status(const char *body, size_t len, struct attempt *a)
+{
+	struct pbr r = { (const __u8 *)body, (const __u8 *)body + len }, sub, any;
+	char type[128];
+	__u64 v;
+	__u32 f, g;
+
+	while (pbr_field(&r, &f, &v, &sub)) {
+		if (f == 2 && sub.p)
+			pbr_text(&sub, a->message, sizeof(a->message));
+		if (f != 3)
+			continue;
+		struct pbr value = {};
+
+		type[0] = '\0';
+		while (pbr_field(&sub, &g, &v, &any)) {
+			if (g == 1)
+				pbr_text(&any, type, sizeof(type));
+			else if (g == 2)
+				value = any;
+		}
+		if (value.p && strstr(type, "google.rpc.RetryInfo")) {
+			struct pbr ri = value, d;
+
+			while (pbr_field(&ri, &g, &v, &d))
+				if (g == 1)
+					a->hint_ms = pb_duration_ms(d) ? pb_duration_ms(d) : 1;
+		}
+	}
+}
+
+/*
+ * ExportProfilesServiceResponse{1 partial_success:
+ * ExportProfilesPartialSuccess{1 rejected_profiles, 2 error_message}}.
+ */
+static void parse_partial(const char *body, size_t len, __u64 *rejected, char *msg, size_t sz)
+{
+	struct pbr r = { (const __u8 *)body, (const __u8 *)body + len }, sub, s2;
+	__u64 v;
+	__u32 f, g;
+
+	*rejected = 0;
+	msg[0] = '\0';
+	while (pbr_field(&r, &f, &v, &sub)) {
+		if (f != 1)
+			continue;
+		while (pbr_field(&sub, &g, &v, &s2)) {
+			if (g == 1)
+				*rejected = v;
+			else if (g == 2)
+				pbr_text(&s2, msg, sz);
+		}
+	}
+}
+
+/* -- One attempt. -- */
+
+static size_t on_body(char *data, size_t size, size_t n, void *ctx)
+{
+	struct attempt *a = ctx;
+	size_t len = size * n, room = sizeof(a->body) - a->body_len;
+
+	memcpy(a->body + a->body_len, data, len < room ? len : room);
+	a->body_len += len < room ? len : room;
+	return len;
+}
+
+/* Retry-After: delay-seconds, or an HTTP date. */
+static __u64 retry_after_ms(const char *v)
+{
+	char *end;
+	unsigned long sec = strtoul(v, &end, 10);
+	time_t when;
+
+	if (end != v && (!*end || *end == '\r' || *end == '\n' || *end == ' '))
+		return sec ? sec * 1000 : 1;
+	when = curl_getdate(v, NULL);
+	if (when < 0)
+		return 0;
+	return when > time(NULL) ? (__u64)(when - time(NULL)) * 1000 : 1;
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+{
+	struct attempt *a = ctx;
+	size_t len = size * n;
+	char line[256];
+
+	if (len >= sizeof(line))
+		return len;
+	memcpy(line, data, len);
+	line[len] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	if (!strncmp(line, "HTTP/", 5)) {
+		/* A new status line (after a 100 Continue): start over. */
+		const char *words = strchr(line, ' ');
+
+		words = words ? strchr(words + 1, ' ') : NULL;
+		snprintf(a->reason, sizeof(a->reason), "%s", words ? words + 1 : "");
+		a->hint_ms = 0;
+	} else if (!strncasecmp(line, "Retry-After:", 12)) {
+		a->hint_ms = retry_after_ms(line + 12 + strspn(line + 12, " \t"));
+	}
+	return len;
+}
+
+/* What to do about a TLS failure, from curl's error. */
+static const char *tls_hint(CURLcode rc, const struct otlp_config *c)
+{
+	if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE)
+		return c->ca_file ? "check OTEL_EXPORTER_OTLP_CERTIFICATE: does it hold the CA that signed the collector's certificate?"
+				  : "set OTEL_EXPORTER_OTLP_CERTIFICATE to the CA file that signed the collector's certificate";
+	if (rc == CURLE_SSL_CERTPROBLEM)
+		return "check OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and _CLIENT_KEY";
+	return "is the collector serving TLS on this port? if not, use http://";
+}
+
+static bool tls_error(CURLcode rc)
+{
+	return rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
+	       rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CIPHER ||
+	       rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_ENGINE_INITFAILED ||
+	       rc == CURLE_SSL_ISSUER_ERROR || rc == CURLE_SSL_CRL_BADFILE;
+}
+
+/* What to do about a refusal, by its status. */
+static const char *refusal_hint(long status)
+{
+	switch (status) {
+	case 401:
+	case 403:
+		return "check the credentials in OTEL_EXPORTER_OTLP_HEADERS";
+	case 404:
+	case 405:
+		return "check the URL's path: the collector's OTLP/HTTP receiver takes /v1development/profiles";
+	case 400:
+	case 415:
+		return "is it an OpenTelemetry Collector with profiles on (--feature-gates=service.profilesSupport)?";
+	case 413:
+		return "lower -i or raise the collector's max_request_body_size";
+	default:
+		return status >= 500 ? "is it an OpenTelemetry Collector? see its log" : "check the URL";
+	}
+}
+
+static void set_deadline_timeout(struct otlp_sender *s, bool stopping)
+{
+	long ms = s->c->timeout_ms;
+
+	if (stopping) {
+		struct timespec now;
+		long left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (s->deadline.tv_sec - now.tv_sec) * 1000 +
+		       (s->deadline.tv_nsec - now.tv_nsec) / 1000000;
+		if (left < ms)
+			ms = left > 1 ? left : 1;
+	}
+	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, ms);
+}
+
+static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool stopping,
+			    struct attempt *a)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	CURLcode rc;
+
+	memset(a, 0, offsetof(struct attempt, body));
+	a->body_len = 0;
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, r->data);
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, a);
+	curl_easy_setopt(s->curl, CURLOPT_HEADERDATA, a);
+	curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, errbuf);
+	set_deadline_timeout(s, stopping);
+	rc = curl_easy_perform(s->curl);
+	if (rc != CURLE_OK) {
+		const char *what = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+
+		if (tls_error(rc))
+			snprintf(a->message, sizeof(a->message), "TLS: %s (%s)", what,
+				 tls_hint(rc, s->c));
+		else if (rc == CURLE_COULDNT_CONNECT)
+			snprintf(a->message, sizeof(a->message), "%s (is the collector running?)",
+				 what);
+		else
+			snprintf(a->message, sizeof(a->message), "%s", what);
+		/* A URL curl cannot use will not become usable. */
+		return rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL ? REFUSED
+										      : RETRY;
+	}
+	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &a->status);
+	if (a->status >= 200 && a->status < 300)
+		return SENT;
+	parse_status(a->body, a->body_len, a);
+	if (a->status == 429 || a->status == 502 || a->status == 503 || a->status == 504)
+		return RETRY;
+	return REFUSED;
+}
+
+/* -- The thread. -- */
+
+static __u64 backoff(struct otlp_sender *s, __u64 hint_ms)
+{
+	__u64 ms;
+	int jitter;
+
+	if (hint_ms)
+		return hint_ms < HINT_MAX_MS ? hint_ms : HINT_MAX_MS;
+	s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : BACKOFF_FIRST_MS;
+	if (s->backoff_ms > BACKOFF_MAX_MS)
+		s->backoff_ms = BACKOFF_MAX_MS;
+	/* +-20%: agents that lost one collector together do not return in step. */
+	jitter = (int)(rand_r(&s->seed) % 41) - 20;
+	ms = s->backoff_ms * (100 + jitter) / 100;
+	return ms;
+}
+
+static void describe(const struct attempt *a, char *buf, size_t sz)
+{
+	if (!a->status)
+		snprintf(buf, sz, "%s", a->message);
+	else if (a->message[0])
+		snprintf(buf, sz, "HTTP %ld %s: %s", a->status, a->reason, a->message);
+	else
+		snprintf(buf, sz, "HTTP %ld %s", a->status, a->reason);
+}
+
+/* Lock held. */
+static void report_retry(struct otlp_sender *s, const struct attempt *a)
+{
+	char what[512];
+	__u64 now = now_ms(CLOCK_MONOTONIC);
+
+	describe(a, what, sizeof(what));
+	s->recovered = 0;
+	if (s->failing && !strcmp(what, s->last_failure) && now - s->last_failure_ms < REPEAT_MS)
+		return;
+	s->failing = true;
+	snprintf(s->last_failure, sizeof(s->last_failure), "%s", what);
+	s->last_failure_ms = now;
+	pr_warn("otlp: cannot send to %s: %s; retrying, %zu profile%s queued", s->c->url, what,
+		s->nr + 1, s->nr ? "s" : "");
+}
+
+/* Lock held. */
+static void report_refused(struct otlp_sender *s, const struct attempt *a)
+{
+	char what[512];
+
+	describe(a, what, sizeof(what));
+	if (s->last_refused == (a->status ? a->status : -1))
+		return;
+	s->last_refused = a->status ? a->status : -1;
+	pr_warn("otlp: %s refused a profile: %s; dropped it (%s)", s->c->url, what,
+		a->status ? refusal_hint(a->status) : "check the URL");
+}
+
+/* Lock held: sent; say so once the failing is over and the backlog is out. */
+static void report_sent(struct otlp_sender *s, const struct attempt *a)
+{
+	char msg[256];
+	__u64 rejected, now;
+
+	/* Counting from the first success after a failure until the queue is empty. */
+	if (s->failing || s->recovered)
+		s->recovered++;
+	s->failing = false;
+	s->last_failure[0] = '\0';
+	if (s->recovered && !s->nr) {
+		pr_warn("otlp: %s reachable again, %llu queued profile%s sent", s->c->url,
+			(unsigned long long)s->recovered, s->recovered == 1 ? "" : "s");
+		s->recovered = 0;
+	}
+	parse_partial(a->body, a->body_len, &rejected, msg, sizeof(msg));
+	if (!rejected && !msg[0])
+		return;
+	s->st.partial_rejected += rejected;
+	now = now_ms(CLOCK_MONOTONIC);
+	if (s->last_partial_ms && now - s->last_partial_ms < REPEAT_MS)
+		return;
+	s->last_partial_ms = now;
+	pr_warn("otlp: %s took the request but rejected %llu profile%s: %s; see the collector's log",
+		s->c->url, (unsigned long long)rejected, rejected == 1 ? "" : "s",
+		msg[0] ? msg : "no reason given");
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static bool past(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return !before(&now, t);
+}
+
+/* Wait ms (or until stop is asked, or the deadline after it); lock held. */
+static void wait_ms(struct otlp_sender *s, __u64 ms)
+{
+	struct timespec until;
+	bool was_stopping = s->stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	while (!past(&until)) {
+		/* Asked to stop: try at once, then wait no longer than the deadline. */
+		if (s->stop != was_stopping)
+			return;
+		if (s->stop && past(&s->deadline))
+			return;
+		pthread_cond_timedwait(&s->cond, &s->lock,
+				       s->stop && before(&s->deadline, &until) ? &s->deadline : &until);
+	}
+}
+
+static void *sender_main(void *arg)
+{
+	struct otlp_sender *s = arg;
+	struct attempt *a = malloc(sizeof(*a));
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		enum outcome out;
+		bool stopping;
+
+		while (!s->head && !s->stop)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (!s->head || (s->stop && past(&s->deadline)) || !a)
+			break;
+		s->cur = s->head;
+		s->head = s->cur->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->nr--;
+		s->bytes -= s->cur->len;
+		for (;;) {
+			stopping = s->stop;
+			pthread_mutex_unlock(&s->lock);
+			out = attempt(s, s->cur, stopping, a);
+			pthread_mutex_lock(&s->lock);
+			if (out != RETRY)
+				break;
+			/*
+			 * Failing still after the stop: the rest is dropped now
+			 * rather than retried until the deadline, which a collector
+			 * that is away would only make the exit wait for.
+			 */
+			if (stopping) {
+				describe(a, s->last_failure, sizeof(s->last_failure));
+				break;
+			}
+			s->st.retries++;
+			report_retry(s, a);
+			if (s->stop && past(&s->deadline))
+				break;
+			wait_ms(s, backoff(s, a->hint_ms));
+			if (s->stop && past(&s->deadline))
+				break;
+		}
+		if (out == SENT) {
+			s->backoff_ms = 0;
+			s->st.sent++;
+			s->st.sent_samples += s->cur->counts.samples;
+			report_sent(s, a);
+			req__free(s->cur);
+			s->cur = NULL;
+			continue;
+		}
+		if (out == REFUSED) {
+			s->st.dropped++;
+			s->st.dropped_samples += s->cur->counts.samples;
+			report_refused(s, a);
+			req__free(s->cur);
+			s->cur = NULL;
+			continue;
+		}
+		/* Out of time while retrying: close() counts it with the rest. */
+		break;
+	}
+	pthread_mutex_unlock(&s->lock);
+	free(a);
+	return NULL;
+}
+
+static int setup_curl(struct otlp_sender *s)
+{
+	const struct otlp_config *c = s->c;
+	struct curl_slist *l = NULL;
+	CURL *h = curl_easy_init();
+
+	if (!h)
+		return -ENOMEM;
+	s->curl = h;
+	l = curl_slist_append(l, "Content-Type: application/x-protobuf");
+	if (l && c->gzip)
+		l = curl_slist_append(l, "Content-Encoding: gzip");
+	/* curl would add "Expect: 100-continue" to a big body: a round trip lost. */
+	if (l)
+		l = curl_slist_append(l, "Expect:");
+	for (size_t i = 0; l && i < c->nr_headers; i++)
+		l = curl_slist_append(l, c->headers[i]);
+	if (!l)
+		return -ENOMEM;
+	s->headers = l;
+	curl_easy_setopt(h, CURLOPT_URL, c->url);
+	curl_easy_setopt(h, CURLOPT_POST, 1L);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, l);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "profile/" PROFILE_VERSION);
+	/* No signals from curl: the run owns them (SIGALRM for DNS timeouts). */
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	if (c->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+	if (c->client_cert)
+		curl_easy_setopt(h, CURLOPT_SSLCERT, c->client_cert);
+	if (c->client_key)
+		curl_easy_setopt(h, CURLOPT_SSLKEY, c->client_key);
+	return 0;
+}
+
+static void sender__free(struct otlp_sender *s)
+{
+	if (s->curl)
+		curl_easy_cleanup(s->curl);
+	curl_slist_free_all(s->headers);
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+	curl_global_cleanup();
+}
+
+struct otlp_sender *otlp_sender__new(const struct otlp_config *c)
+{
+	struct otlp_sender *s;
+	pthread_condattr_t ca;
+	int err;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		curl_global_cleanup();
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->c = c;
+	s->seed = (unsigned int)(now_ms(CLOCK_REALTIME) ^ getpid());
+	pthread_mutex_init(&s->lock, NULL);
+	/* Waits are on the monotonic clock: a clock step must not stall a retry. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	err = setup_curl(s);
+	if (!err)
+		err = -pthread_create(&s->thread, NULL, sender_main, s);
+	if (err) {
+		sender__free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+int otlp_sender__close(struct otlp_sender *s, struct otlp_stats *final)
+{
+	__u64 left = 0, left_samples = 0;
+	struct otlp_stats st;
+
+	pthread_mutex_lock(&s->lock);
+	clock_gettime(CLOCK_MONOTONIC, &s->deadline);
+	s->deadline.tv_sec += s->c->timeout_ms / 1000;
+	s->deadline.tv_nsec += (s->c->timeout_ms % 1000) * 1000000L;
+	if (s->deadline.tv_nsec >= 1000000000) {
+		s->deadline.tv_sec++;
+		s->deadline.tv_nsec -= 1000000000;
+	}
+	s->stop = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+
+	/* The thread is gone: what it did not send is counted here. */
+	if (s->cur) {
+		s->cur->next = s->head;
+		s->head = s->cur;
+		s->cur = NULL;
+	}
+	while (s->head) {
+		struct req *r = s->head;
+
+		s->head = r->next;
+		left++;
+		left_samples += r->counts.samples;
+		req__free(r);
+	}
+	s->st.dropped += left;
+	s->st.dropped_samples += left_samples;
+	if (left && s->last_failure[0])
+		pr_warn("otlp: %llu profile%s not sent to %s at exit: %s; dropped",
+			(unsigned long long)left, left == 1 ? "" : "s", s->c->url, s->last_failure);
+	else if (left)
+		pr_warn("otlp: %llu profile%s not sent to %s within the %u ms timeout at exit; dropped",
+			(unsigned long long)left, left == 1 ? "" : "s", s->c->url, s->c->timeout_ms);
+	st = s->st;
+	st.queued = st.queued_bytes = 0;
+	if (final)
+		*final = st;
+	sender__free(s);
+	return st.dropped ? -EIO : 0;
+}

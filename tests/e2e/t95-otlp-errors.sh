@@ -1,0 +1,130 @@
+#!/bin/bash
+# --otlp when the collector cannot take the profiles: nothing listening,
+# a malformed URL, TLS that fails (https to a plain HTTP port; a
+# certificate no CA we trust signed, then the same collector trusted
+# through OTEL_EXPORTER_OTLP_CERTIFICATE), a 4xx (a wrong path on the real
+# collector: 404) and a 5xx (python's http.server refuses POST: 501).
+# Each gives one clear line saying what failed and what to do, exits 0,
+# still writes the -o file whole, and its summary line counts as dropped
+# every interval and every sample the file holds.
+# Prerequisites (tests/e2e/lib.sh): ROOT_BPF, COLLECTOR, openssl.
+. "$(dirname "$0")/lib.sh"
+
+# A port nothing listens on (it is closed again at once).
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Wait until something listens on 127.0.0.1:PORT.
+wait_port() {
+	for _ in $(seq 100); do
+		python3 -c "import socket, sys; socket.create_connection((\"127.0.0.1\", int(sys.argv[1])), 0.2)" \
+			"$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "nothing listens on 127.0.0.1:$1"
+}
+
+# otlp_try URL [ENV=VALUE...]: burn profiled 3 s at 999 Hz with -i 1, to
+# --otlp=URL and -o out.folded; stdout in ./stdout, stderr in ./err, the
+# exit status in ./rc.
+otlp_try() {
+	local url=$1
+	shift
+	bg "$WORKLOADS/burn" -t 1 -d 8 &&
+	rc=0 &&
+	env "$@" "$PROFILE" -F 999 -p $! -i 1 --otlp="$url" -o out.folded 3 >stdout 2>err || rc=$?
+	echo $rc >rc
+	echo "--- stderr:" && cat err
+}
+
+# The summary line's numbers: "SENT SENT_SAMPLES DROPPED DROPPED_SAMPLES".
+otlp_counts() {
+	sed -n "s/^profile: otlp: sent \([0-9]*\) profiles* (\([0-9]*\) samples) to .*; dropped \([0-9]*\) (\([0-9]*\) samples); [0-9]* retries$/\1 \2 \3 \4/p" err
+}
+
+# Exit 0, nothing on stdout, the -o file written with its samples, and
+# every interval and sample dropped (none sent): the summary says so.
+all_dropped() {
+	{ [ "$(cat rc)" -eq 0 ] || fail "exit $(cat rc)"; } &&
+	{ ! grep -qiE "sanitizer|segmentation|assert" err || fail "a crash"; } &&
+	{ [ ! -s stdout ] || fail "$(wc -c <stdout) bytes on stdout"; } &&
+	intervals=$(grep -c "^# interval" out.folded) &&
+	samples=$(fsum out.folded "") &&
+	echo "out.folded: $intervals intervals, $samples samples; summary: $(otlp_counts)" &&
+	{ [ "$samples" -gt 100 ] || fail "only $samples samples in out.folded"; } &&
+	{ [ "$intervals" -ge 3 ] || fail "$intervals intervals in out.folded"; } &&
+	{ [ "$(otlp_counts)" = "0 0 $intervals $samples" ] ||
+		fail "summary says '$(otlp_counts)', want '0 0 $intervals $samples'"; }
+}
+
+# exactly one line matching REGEX (the message is said once, not per retry).
+one_line() {
+	n=$(grep -cE "$1" err) &&
+	{ [ "$n" -eq 1 ] || fail "$n lines matching '$1', want 1"; }
+}
+
+test_expect_success ROOT_BPF 'otlp: nothing listening: one line, retried, all counted as dropped' '
+	port=$(free_port) &&
+	otlp_try "http://127.0.0.1:$port" &&
+	all_dropped &&
+	one_line "^profile: otlp: cannot send to http://127.0.0.1:$port/v1development/profiles: .*connect.*is the collector running.*; retrying" &&
+	grep -E "retries$" err | grep -vE " 0 retries$"
+'
+
+test_expect_success 'otlp: a malformed URL is a usage error, before anything runs' '
+	rc=0 && "$PROFILE" --otlp=http//127.0.0.1:4318 -o never.folded 1 >stdout 2>err || rc=$? &&
+	cat err &&
+	{ [ $rc -eq 2 ] || fail "exit $rc, want 2"; } &&
+	{ [ "$(wc -l <err)" -eq 1 ] || fail "$(wc -l <err) lines on stderr"; } &&
+	grep -q "^profile: --otlp .http//127.0.0.1:4318. is not an http:// or https:// URL" err &&
+	{ [ ! -e never.folded ] && [ ! -s stdout ] || fail "output written"; } &&
+	rc=0 && OTEL_EXPORTER_OTLP_ENDPOINT=127.0.0.1:4318 "$PROFILE" --otlp 1 >stdout 2>err || rc=$? &&
+	cat err && [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "^profile: OTEL_EXPORTER_OTLP_ENDPOINT .127.0.0.1:4318. is not an http" err &&
+	rc=0 && OTEL_EXPORTER_OTLP_HEADERS="Authorization=Basic%zz" "$PROFILE" --otlp 1 >stdout 2>err || rc=$? &&
+	cat err && [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "^profile: OTEL_EXPORTER_OTLP_HEADERS: .* broken %XX escape" err
+'
+
+test_expect_success ROOT_BPF 'otlp: https to a plain HTTP port: a TLS line saying to use http://' '
+	port=$(free_port) &&
+	bg python3 -m http.server --bind 127.0.0.1 "$port" >/dev/null 2>&1 &&
+	wait_port "$port" &&
+	otlp_try "https://127.0.0.1:$port" &&
+	all_dropped &&
+	one_line "^profile: otlp: cannot send to https://127.0.0.1:$port/.*: TLS: .*use http://.*; retrying"
+'
+
+test_expect_success ROOT_BPF,COLLECTOR,openssl 'otlp: an untrusted certificate: a TLS line naming OTEL_EXPORTER_OTLP_CERTIFICATE; trusted through it, all sent' '
+	collector_start --tls &&
+	otlp_try "$COLLECTOR_URL" &&
+	all_dropped &&
+	one_line "^profile: otlp: cannot send to $COLLECTOR_URL/.*: TLS: .*certificate.*set OTEL_EXPORTER_OTLP_CERTIFICATE" &&
+	otlp_try "$COLLECTOR_URL" OTEL_EXPORTER_OTLP_CERTIFICATE="$COLLECTOR_CA" &&
+	intervals=$(grep -c "^# interval" out.folded) &&
+	samples=$(fsum out.folded "") &&
+	{ [ "$(otlp_counts)" = "$intervals $samples 0 0" ] ||
+		fail "summary says $(otlp_counts), want $intervals $samples 0 0"; } &&
+	{ ! grep -q "cannot send" err || fail "a failure reported"; }
+'
+
+test_expect_success ROOT_BPF,COLLECTOR 'otlp: a wrong path on the collector: 404 said once, with the path to use' '
+	collector_start &&
+	otlp_try "$COLLECTOR_URL/v1/wrong" &&
+	all_dropped &&
+	one_line "^profile: otlp: $COLLECTOR_URL/v1/wrong refused a profile: HTTP 404.*; dropped it \(check the URL.s path: .*/v1development/profiles\)$" &&
+	{ ! grep -q "retrying" err || fail "a 404 retried"; }
+'
+
+test_expect_success ROOT_BPF 'otlp: a server that refuses POST: 501 said once, nothing retried' '
+	port=$(free_port) &&
+	bg python3 -m http.server --bind 127.0.0.1 "$port" >/dev/null 2>&1 &&
+	wait_port "$port" &&
+	otlp_try "http://127.0.0.1:$port" &&
+	all_dropped &&
+	one_line "^profile: otlp: http://127.0.0.1:$port/v1development/profiles refused a profile: HTTP 501 " &&
+	grep -E " 0 retries$" err
+'
+
+test_done
