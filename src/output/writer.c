@@ -324,6 +324,7 @@ static int write_otlp(struct writer *w, const struct records *p, unsigned int n,
 		      const struct timespec *start, const struct timespec *end)
 {
 	const struct output_config *o = w->cfg;
+	struct otlp_proc_buf proc;
 	struct otlp_meta m = {
 		.time_nanos = ts_ns(start),
 		.duration_nanos = ts_ns(end) - ts_ns(start),
@@ -332,6 +333,7 @@ static int write_otlp(struct writer *w, const struct records *p, unsigned int n,
 		.resource = o->otlp->resource,
 		.nr_resource = o->otlp->nr_resource,
 		.process = otlp__proc_process,
+		.process_ctx = &proc,
 	};
 	struct otlp_counts counts = {};
 	struct otlp_stats st;
