@@ -21,9 +21,8 @@ summary() {
 outage() {
 	local d=$TRASH/$1 prof
 	[ -s "$d/done" ] && return 0
-	rm -rf "$d" && mkdir "$d" &&
-	collector_start &&
-	bg "$WORKLOADS/burn" -d 16 &&
+	rm -rf "$d" && mkdir "$d" && collector_start || return 1
+	bg "$WORKLOADS/burn" -d 16
 	(cd "$d" && exec "$PROFILE" -v -F 999 -p $! -i 1 --otlp="$COLLECTOR_URL" \
 		--otlp-queue "$2" -o "iv-%H%M%S.folded" 12 >stdout 2>err) &
 	prof=$!
