@@ -350,7 +350,7 @@ static int write_otlp(struct writer *w, const struct records *p, unsigned int n,
 		return err;
 	otlp_sender__stats(w->otlp, &st);
 	pr_info("otlp: report %u: %llu samples queued; sent %llu profiles (%llu samples), "
-		"dropped %llu (%llu samples), %llu retries, %zu waiting",
+		"dropped %llu (%llu samples), retries %llu, %zu waiting",
 		n, (unsigned long long)counts.samples, (unsigned long long)st.sent,
 		(unsigned long long)st.sent_samples, (unsigned long long)st.dropped,
 		(unsigned long long)st.dropped_samples, (unsigned long long)st.retries,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "unit.h"
 #include "cli/opts.h"
 
@@ -143,6 +144,43 @@ TEST(quiet)
 	options__free(&o);
 }
 
+/* --otlp: one more output, after the -o ones; an agent's interval. */
+TEST(otlp)
+{
+	struct options o;
+
+	CHECK_INT(parse(&o, "--otlp"), 0);
+	CHECK_INT(o.nr_outputs, 1);
+	CHECK_INT(o.outputs[0].format, FMT_OTLP);
+	CHECK(!o.outputs[0].path);
+	CHECK_INT(o.interval, OTLP_DEFAULT_INTERVAL);
+	CHECK_INT(o.format, FMT_PLAIN);
+	options__free(&o);
+
+	CHECK_INT(parse(&o, "-o a.svg --otlp=http://c:4318 -i 3 --otlp-queue 5"), 0);
+	CHECK_INT(o.nr_outputs, 2);
+	CHECK_INT(o.outputs[0].format, FMT_SVG);
+	CHECK_INT(o.outputs[1].format, FMT_OTLP);
+	CHECK_STR(o.outputs[1].path, "http://c:4318");
+	CHECK_INT(o.interval, 3);
+	CHECK_INT(o.otlp_queue, 5);
+	options__free(&o);
+
+	CHECK(parse(&o, "--otlp-queue 5") < 0);
+	CHECK(strstr(msg, "--otlp-queue is for --otlp"));
+	options__free(&o);
+	CHECK(parse(&o, "--otlp --top") < 0);
+	CHECK(strstr(msg, "--top and --otlp"));
+	options__free(&o);
+	CHECK(parse(&o, "--otlp --otlp=http://x:1") < 0);
+	CHECK(strstr(msg, "--otlp given twice"));
+	options__free(&o);
+	CHECK(parse(&o, "--otlp= 1") < 0);
+	options__free(&o);
+	CHECK(parse(&o, "--otlp --otlp-queue 0") < 0);
+	options__free(&o);
+}
+
 int main(void)
 {
 	RUN(implied);
@@ -150,5 +188,6 @@ int main(void)
 	RUN(refused);
 	RUN(bound);
 	RUN(quiet);
+	RUN(otlp);
 	return unit_summary();
 }
