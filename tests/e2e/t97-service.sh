@@ -53,7 +53,7 @@ test_expect_success 'the unit: the command, its settings file and stop signal th
 	grep -q "/etc/default/profile" section &&
 	grep -q "SIGINT" section &&
 	grep -q "TimeoutStopSec=$t" section &&
-	grep -q -- "--no-enable\|not enabled" section
+	grep -q "neither enabled nor started" section
 '
 
 # Each of these would hide what a whole-host profiler reads: other
