@@ -44,6 +44,10 @@ Cases (issue 5), all at the same frequency and duration for every tool:
   offcpu    off-CPU time of tests/workloads/offcpu against its known
             answer, and the cost on perf bench sched pipe beside
             libbpf-tools offcputime (issue 29; bench/case_offcpu.py)
+  agent     profile --otlp against the test collector for
+            PROFILE_BENCH_AGENT_MINUTES (default 60): RSS and CPU per
+            interval flat, samples sent = received (issue 30;
+            bench/case_agent.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -69,6 +73,7 @@ import folded   # noqa: E402
 import case_pyexact  # noqa: E402
 import case_exact  # noqa: E402
 import case_offcpu  # noqa: E402
+import case_agent  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -1236,6 +1241,7 @@ def report(res):
     if res.get("burn_ratio"):
         targets += case_burn_ratio.report(res["burn_ratio"], w)
     targets += case_offcpu.report(res.get("offcpu") or {}, w)
+    targets += case_agent.report(res.get("agent") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1416,7 +1422,7 @@ def main():
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
     ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
-                    "debuginfod,pyexact,exact,burn_ratio,offcpu")
+                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1468,6 +1474,8 @@ def main():
                 b, {"stackstats": stackstats, "slim": slim, "live": _live})
         if "offcpu" in cases:
             b.res["offcpu"] = case_offcpu.case(b)
+        if "agent" in cases:
+            b.res["agent"] = case_agent.case(b)
     finally:
         cleanup()
         if stats_fd is not None:

@@ -818,12 +818,12 @@ static void warn_lost(const __u64 *c, const struct sample_tally *t)
 {
 	/* bcc's words, without our prefix, for scripts that grep for them. */
 	if (t->missed_stacks)
-		log__raw("WARNING: %llu stack traces could not be displayed.%s",
-			 (unsigned long long)t->missed_stacks,
-			 t->missed_enomem ? " Consider increasing --stack-storage-size." : "");
+		log__raw_at(LOG_WARN, "WARNING: %llu stack traces could not be displayed.%s",
+			    (unsigned long long)t->missed_stacks,
+			    t->missed_enomem ? " Consider increasing --stack-storage-size." : "");
 	if (c[CNT_HASH_FULL])
-		log__raw("WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.",
-			 (unsigned long long)c[CNT_HASH_FULL]);
+		log__raw_at(LOG_WARN, "WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.",
+			    (unsigned long long)c[CNT_HASH_FULL]);
 	/* Off-CPU time lost, by where: each is a block whose time is not shown. */
 	if (c[CNT_OFF_HASH_FULL])
 		pr_warn("%llu off-CPU blocks were dropped because the count map was full: raise --hash-storage-size",
