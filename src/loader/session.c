@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -53,6 +55,7 @@ struct session {
 	struct bpf_link *off_links[2];	/* switch out, switch in: off-CPU time */
 	struct bpf_program *off_in;	/* the switch-in's program: kprobe or fentry */
 	int *pfds;
+	int *pcpus;		/* the CPU of each of pfds */
 	__u64 events_closed;	/* counted by the events detached so far */
 	int nr_links;
 	int nr_cpus;		/* possible CPUs: per-CPU map value count */
@@ -111,9 +114,10 @@ struct session *session__open(const struct session_config *cfg)
 	s->nr_cpus = n;
 	s->links = calloc(n, sizeof(*s->links));
 	s->pfds = calloc(n, sizeof(*s->pfds));
+	s->pcpus = calloc(n, sizeof(*s->pcpus));
 	s->batch_keys = calloc(DRAIN_CHUNK, sizeof(*s->batch_keys));
 	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
-	if (!s->links || !s->pfds || !s->batch_keys || !s->batch_vals)
+	if (!s->links || !s->pfds || !s->pcpus || !s->batch_keys || !s->batch_vals)
 		goto nomem;
 	if (open_skel(s)) {
 		session__destroy(s);
@@ -665,6 +669,7 @@ static int attach_cpu(struct session *s, const struct perf_sampling *ps,
 		return err;
 	}
 	s->pfds[s->nr_links] = fd;
+	s->pcpus[s->nr_links] = cpu;
 	s->links[s->nr_links++] = link;
 	return 0;
 }
@@ -1116,6 +1121,7 @@ void session__destroy(struct session *s)
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);
+	free(s->pcpus);
 	free(s->batch_keys);
 	free(s->batch_vals);
 	free(s);
@@ -1143,6 +1149,55 @@ int session__counters(struct session *s, __u64 out[NR_COUNTERS])
 out:
 	free(vals);
 	return err;
+}
+
+int session__nr_cpus(const struct session *s)
+{
+	return s->nr_cpus;
+}
+
+/*
+ * Timer samples that came: taken, and those a switch-in kept from being
+ * taken (CNT_OFF_NESTED); a CPU with no event of ours is UINT64_MAX.
+ */
+int session__cpu_samples(struct session *s, __u64 *out)
+{
+	size_t sz = NR_COUNTERS * sizeof(__u64);
+	__u32 zero = 0;
+	__u64 *vals;
+	int err = 0;
+
+	vals = calloc(s->nr_cpus, sz);
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map__lookup_elem(s->skel->maps.stats, &zero, sizeof(zero), vals,
+				 s->nr_cpus * sz, 0)) {
+		err = -errno;
+		goto out;
+	}
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		out[cpu] = UINT64_MAX;
+	for (int i = 0; i < s->nr_links; i++) {
+		const __u64 *c = &vals[s->pcpus[i] * NR_COUNTERS];
+
+		out[s->pcpus[i]] = c[CNT_TAKEN] + c[CNT_OFF_NESTED];
+	}
+out:
+	free(vals);
+	return err;
+}
+
+int session__restart_cpu(struct session *s, int cpu)
+{
+	for (int i = 0; i < s->nr_links; i++) {
+		if (s->pcpus[i] != cpu)
+			continue;
+		if (ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0) ||
+		    ioctl(s->pfds[i], PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* Batched read: one syscall per thousand keys instead of two per key. */

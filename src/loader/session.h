@@ -97,6 +97,23 @@ __u64 session__events(const struct session *s);
 /* Number of CPUs a perf event was attached on. */
 int session__nr_attached(const struct session *s);
 
+/* Possible CPUs: the entries of session__cpu_samples()'s out. */
+int session__nr_cpus(const struct session *s);
+
+/*
+ * The timer's samples that came on each CPU so far (every run of the
+ * sampling program, taken or kept out by a switch-in), for the stall
+ * watch (run/stall.h): out[cpu], session__nr_cpus() entries, UINT64_MAX
+ * where no event of ours is attached.  0 or -errno.
+ */
+int session__cpu_samples(struct session *s, __u64 *out);
+
+/*
+ * Disable and enable again the sampling event on cpu: the kernel arms its
+ * timer anew, the program stays attached.  0, -ENOENT or -errno.
+ */
+int session__restart_cpu(struct session *s, int cpu);
+
 /* Sum of the per-CPU counters. */
 int session__counters(struct session *s, __u64 out[NR_COUNTERS]);
 

@@ -18,6 +18,7 @@
 #include "run/setup.h"
 #include "run/summary.h"
 #include "run/targets.h"
+#include "run/stall.h"
 #include "loader/session.h"
 #include "symbols/knames.h"
 #include "symbols/usyms.h"
@@ -48,6 +49,7 @@ struct run {
 	bool finishing;		/* the reports after sampling ended */
 	bool flip_interrupted;	/* a stop request came while a flip waited */
 	struct targets targets;	/* -p/-L: which have exited */
+	struct stall stall;	/* each CPU's timer against its rate */
 	bool targets_gone;	/* every -p process has exited: the run ends */
 	struct timespec tick;	/* monotonic: next look at the targets and prefetch */
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
@@ -69,6 +71,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	unwind__report(r->m.uw, c, REPORT_WARN);
 	completeness__report(&r->complete, REPORT_WARN);
 	summary__warn_few(&r->sum, r->o, c);
+	stall__report(&r->stall, REPORT_WARN);
 	interps__report(r->m.ints, c, REPORT_WARN);
 	command__report(r->cmd, c, REPORT_WARN);
 	debuginfod__report(r->m.dfd, REPORT_WARN);
@@ -79,6 +82,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	knames__report(r->m.kn, REPORT_STATS);
 	debuginfod__report(r->m.dfd, REPORT_STATS);
 	session__report(r->m.s, c, &r->sum.tally, REPORT_STATS);
+	stall__report(&r->stall, REPORT_STATS);
 	completeness__report(&r->complete, REPORT_STATS);
 	unwind__report(r->m.uw, c, REPORT_STATS);
 	session__report_offcpu(r->m.s, c, &r->sum.tally);
@@ -380,6 +384,7 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 			if (r->targets_gone)
 				return;
 			prefetch(r);
+			stall__check(&r->stall, r->m.s);
 			r->tick = now;
 			r->tick.tv_sec += 1;
 		}
@@ -437,6 +442,7 @@ static int finish(struct run *r)
 	int err = 0;
 
 	r->finishing = true;
+	stall__check(&r->stall, r->m.s);
 	session__detach(r->m.s);
 	/* The side band's last records: new interpreter stacks to name among them. */
 	if (r->m.tracker)
@@ -477,6 +483,7 @@ static int finish(struct run *r)
 		r->complete.advice = unwind__hint(r->m.uw, counters);
 	report_counters(r, counters);
 	hints__warn(&r->hints);
+	r->sum.timer_missed = stall__missed(&r->stall);
 	summary__print(&r->sum, r->o, counters, r->m.tracker, &r->out);
 	return 0;
 }
@@ -513,6 +520,10 @@ static int start(struct run *r, const struct limits *lim)
 	err = session__attach(r->m.s);
 	if (err)
 		return err;
+	err = stall__init(&r->stall, o, r->m.s);
+	if (err)
+		return err;
+	stall__check(&r->stall, r->m.s);
 	writers__start(&r->out);
 	return setup__release_command(&r->m, r->cmd);
 }
@@ -542,6 +553,7 @@ out:
 	sym_cache__free(r.cache);
 	setup__free(&r.m);
 	targets__free(&r.targets);
+	stall__free(&r.stall);
 	hints__free(&r.hints);
 	status = command__end(r.cmd, exit_status(err), stop, o->duration);
 	command__free(r.cmd);

@@ -124,7 +124,8 @@ static void describe_lost(const struct summary *sum, const __u64 *c,
 {
 	const struct sample_tally *t = &sum->tally;
 	__u64 off = c[CNT_OFF_HASH_FULL] + c[CNT_OFF_START_FULL] + c[CNT_OFF_RESTARTED];
-	__u64 total = c[CNT_HASH_FULL] + c[CNT_OFF_NESTED] + off + t->missed_stacks + records_lost;
+	__u64 total = c[CNT_HASH_FULL] + c[CNT_OFF_NESTED] + off + t->missed_stacks + records_lost +
+		      sum->timer_missed;
 	const char *sep = " (";
 	char n1[32];
 	size_t at;
@@ -155,10 +156,16 @@ static void describe_lost(const struct summary *sum, const __u64 *c,
 				t->missed_stacks == 1 ? "" : "s");
 		sep = ", ";
 	}
-	if (records_lost && at < len)
+	if (records_lost && at < len) {
 		at += snprintf(lost + at, len - at, "%s%s process record%s",
 				sep, group_digits(records_lost, n1, sizeof(n1)),
 				records_lost == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (sum->timer_missed && at < len)
+		at += snprintf(lost + at, len - at, "%s%s sample%s the CPUs' timers did not give",
+				sep, group_digits(sum->timer_missed, n1, sizeof(n1)),
+				sum->timer_missed == 1 ? "" : "s");
 	if (at < len)
 		snprintf(lost + at, len - at, ")");
 }
@@ -168,7 +175,7 @@ void summary__print(const struct summary *sum, const struct options *o,
 		    const struct writers *out)
 {
 	struct tracker_stats ts = {};
-	char files[2048], lost[256], many[48], n2[32], n3[32], what[96];
+	char files[2048], lost[384], many[48], n2[32], n3[32], what[96];
 
 	if (!wants_summary(o))
 		return;

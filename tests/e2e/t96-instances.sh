@@ -1,0 +1,81 @@
+#!/bin/bash
+# Several profilers at once: a -p run beside two whole-host runs (one with
+# -i), perf record and bpftrace, all at 999 Hz; each of ours counts burn's
+# samples as it does alone: F times burn's CPU time in its window (read
+# from /proc, independent of every profiler).  And a CPU whose timer gives
+# fewer samples than -F (kernel.perf_event_max_sample_rate lowered under it
+# midway, as the kernel itself does when sampling interrupts take too
+# long) is reported, never silent.
+. "$(dirname "$0")/lib.sh"
+
+F=999
+
+# burn's user+system CPU time, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
+
+# prof NAME BURN ARGS...: run profile ARGS... -o NAME.folded, and write
+# F x burn's CPU seconds while it sampled to NAME.due.
+prof() {
+	local name=$1 burn=$2 p t0 t1 hz
+	shift 2
+	"$PROFILE" -F $F -v -o "$name.folded" "$@" 2>"$name.err" &
+	p=$!
+	wait_attached $p
+	t0=$(cpu_ticks $burn)
+	wait $p || { cat "$name.err"; return 1; }
+	t1=$(cpu_ticks $burn)
+	hz=$(getconf CLK_TCK)
+	awk -v d=$((t1 - t0)) -v hz=$hz -v f=$F 'BEGIN { printf "%d\n", d / hz * f }' >"$name.due"
+}
+
+# check NAME: burn's samples within [lo, hi] of what its CPU time promises,
+# and func_b/func_a near 3.
+check() {
+	local got due r a b
+	got=$(fsum "$1.folded" "^burn;") due=$(cat "$1.due")
+	r=$(ratio $got $due)
+	a=$(fsum "$1.folded" ";func_a( |;)") b=$(fsum "$1.folded" ";func_b( |;)")
+	echo "$1: burn $got samples, $due due: $r; func_b/func_a $(ratio $b $a)"
+	in_range $r 0.85 1.10 || fail "$1: burn's samples are $r of F x its CPU time"
+	in_range $(ratio $b $a) 2.55 3.45 || fail "$1: func_b/func_a is not 3"
+}
+
+test_expect_success ROOT_BPF 'alone: a -p run counts F x burn CPU time' '
+	bg "$WORKLOADS/burn" -d 20 && burn=$! &&
+	prof alone $burn -p $burn 3 &&
+	check alone
+'
+
+test_expect_success ROOT_BPF,perf,bpftrace 'together: -p, two whole-host runs, perf and bpftrace, each as alone' '
+	bg "$WORKLOADS/burn" -d 30 && burn=$! &&
+	bg perf record -q -F $F -a -g -o perf.data -- sleep 6 &&
+	bg bpftrace -e "profile:hz:$F { @[ustack] = count(); }" -c "sleep 6" >bt.out 2>&1 &&
+	sleep 1 &&
+	{ prof host1 $burn 4 & p1=$!; } &&
+	{ prof agent $burn -i 1 4 & p2=$!; } &&
+	prof target $burn -p $burn 3 &&
+	wait $p1 && wait $p2 &&
+	for n in target host1 agent; do
+		check $n || exit 1
+		! grep "timers did not give" $n.err || fail "$n: a timer missed samples"
+	done
+'
+
+restore_rate() { [ -z "${OLD_RATE:-}" ] || sysctl -qw kernel.perf_event_max_sample_rate=$OLD_RATE; }
+
+test_expect_success ROOT_BPF 'a CPU whose timer is throttled under -F is reported, with the samples missed' '
+	OLD_RATE=$(sysctl -n kernel.perf_event_max_sample_rate) &&
+	trap restore_rate EXIT &&
+	bg taskset -c 0 "$WORKLOADS/burn" -d 20 && burn=$! &&
+	{ "$PROFILE" -F $F -v -p $burn -o thr.folded 4 2>thr.err & p=$!; } &&
+	wait_attached $p && sleep 1.2 &&
+	sysctl -qw kernel.perf_event_max_sample_rate=250 && sleep 2 && restore_rate &&
+	wait $p && cat thr.err &&
+	grep -E "^profile: CPU 0.s timer gave [0-9]+ samples in .* about [0-9]+ fewer than 999 Hz: kernel.perf_event_max_sample_rate \(250\) is under -F 999" thr.err &&
+	missed=$(sed -n "s/.*[ (]\([0-9,]*\) samples the CPUs. timers did not give.*/\1/p" thr.err | tr -d ,) &&
+	echo "missed=$missed" &&
+	[ "${missed:-0}" -ge 700 ] &&
+	grep -E "^profile: timer: CPU 0: [0-9]+ samples, .* [1-9][0-9]* short seconds" thr.err
+'
+
+test_done
