@@ -12,7 +12,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "export/otlp.h"
+#include <linux/types.h>
+
+/* A string attribute. */
+struct otlp_attr {
+	const char *key;
+	const char *value;
+};
 
 #define OTLP_MAX_HEADERS 32
 #define OTLP_MAX_RESOURCE 64

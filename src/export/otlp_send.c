@@ -29,7 +29,7 @@
 
 #include "export/otlp_send.h"
 #include "export/otlp_config.h"
-#include "output/pb.h"
+#include "lib/pb.h"
 #include "lib/log.h"
 
 #define BACKOFF_FIRST_MS 1000

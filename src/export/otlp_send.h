@@ -14,11 +14,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "export/otlp.h"
 
 struct pb;
 struct otlp_config;
 struct otlp_sender;
+
+/* What one request carries, for the sender's counts and the tests. */
+struct otlp_counts {
+	__u64 samples;			/* on-CPU samples */
+	__u64 off_cpu_ns;		/* blocked time */
+	__u32 profiles;			/* Profile messages */
+	__u32 resources;		/* ResourceProfiles messages */
+};
 
 struct otlp_stats {
 	__u64 sent, sent_samples;	/* requests the collector took */

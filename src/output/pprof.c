@@ -15,7 +15,7 @@
 #include "lib/util.h"
 #include "output/pprof.h"
 #include "lib/htab.h"
-#include "output/pb.h"
+#include "lib/pb.h"
 #include "output/strtab.h"
 #include "output/output.h"
 #include "trace/trace.h"

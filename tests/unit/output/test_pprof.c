@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "unit.h"
-#include "output/pb.h"
+#include "lib/pb.h"
 #include "output/pprof.h"
 #include "output/output.h"
 #include "trace/symbolize.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "unit.h"
-#include "output/pb.h"
+#include "lib/pb.h"
 #include "output/writer.h"
 #include "stacks.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/pb.h"
+#include "lib/pb.h"
 #include "lib/text.h"
 
 static int pb_grow(struct pb *b, size_t extra)

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "export/otlp.h"
-#include "output/pb.h"
+#include "output/otlp.h"
+#include "lib/pb.h"
 #include "output/output.h"
 #include "stacks.h"
 #include "pbread.h"

@@ -23,12 +23,13 @@
 #include <unistd.h>
 #include <sys/random.h>
 
-#include "export/otlp.h"
+#include "output/otlp.h"
+#include "export/otlp_send.h"
 #include "interp/interp.h"
 #include "lib/htab.h"
 #include "lib/util.h"
 #include "output/output.h"
-#include "output/pb.h"
+#include "lib/pb.h"
 #include "output/strtab.h"
 #include "symbols/procfs.h"
 #include "trace/trace.h"

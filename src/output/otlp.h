@@ -20,16 +20,12 @@
 
 #include <stddef.h>
 #include <linux/types.h>
+#include "export/otlp_config.h"	/* struct otlp_attr */
 
 struct pb;
 struct records;
 struct output_opts;
-
-/* A string attribute. */
-struct otlp_attr {
-	const char *key;
-	const char *value;
-};
+struct otlp_counts;
 
 /* What a resource says of its process, looked up when the report is made. */
 struct otlp_process {
@@ -53,14 +49,6 @@ struct otlp_meta {
 	size_t nr_resource;
 	otlp_process_fn process;	/* NULL: pid and comm only */
 	void *process_ctx;
-};
-
-/* What one request carries, for the sender's counts and the tests. */
-struct otlp_counts {
-	__u64 samples;			/* on-CPU samples */
-	__u64 off_cpu_ns;		/* blocked time */
-	__u32 profiles;			/* Profile messages */
-	__u32 resources;		/* ResourceProfiles messages */
 };
 
 /*
