@@ -72,6 +72,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	completeness__report(&r->complete, REPORT_WARN);
 	summary__warn_few(&r->sum, r->o, c);
 	stall__report(&r->stall, REPORT_WARN);
+	targets__report(&r->targets, REPORT_WARN);
 	interps__report(r->m.ints, c, REPORT_WARN);
 	command__report(r->cmd, c, REPORT_WARN);
 	debuginfod__report(r->m.dfd, REPORT_WARN);
@@ -83,6 +84,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	debuginfod__report(r->m.dfd, REPORT_STATS);
 	session__report(r->m.s, c, &r->sum.tally, REPORT_STATS);
 	stall__report(&r->stall, REPORT_STATS);
+	targets__report(&r->targets, REPORT_STATS);
 	completeness__report(&r->complete, REPORT_STATS);
 	unwind__report(r->m.uw, c, REPORT_STATS);
 	session__report_offcpu(r->m.s, c, &r->sum.tally);
@@ -438,12 +440,13 @@ static int sample_loop(struct run *r, const struct timespec *start)
 
 static int finish(struct run *r)
 {
-	__u64 counters[NR_COUNTERS];
+	__u64 counters[NR_COUNTERS], target_short;
 	int err = 0;
 
 	r->finishing = true;
 	stall__check(&r->stall, r->m.s);
 	session__detach(r->m.s);
+	targets__stop(&r->targets);
 	/* The side band's last records: new interpreter stacks to name among them. */
 	if (r->m.tracker)
 		tracker__poll(r->m.tracker, 0);
@@ -478,12 +481,16 @@ static int finish(struct run *r)
 		pr_err("cannot read the counters: %s", strerror(-err));
 		return err;
 	}
+	/* Samples the timers never gave: per CPU, and per -p process's CPU time. */
+	r->sum.timer_missed = stall__missed(&r->stall);
+	target_short = targets__judge(&r->targets, r->sum.tally.counted);
+	if (target_short > r->sum.timer_missed)
+		r->sum.timer_missed = target_short;
 	/* What the walks ended on may name a better --unwind. */
 	if (unwind__hint(r->m.uw, counters))
 		r->complete.advice = unwind__hint(r->m.uw, counters);
 	report_counters(r, counters);
 	hints__warn(&r->hints);
-	r->sum.timer_missed = stall__missed(&r->stall);
 	summary__print(&r->sum, r->o, counters, r->m.tracker, &r->out);
 	return 0;
 }
@@ -524,6 +531,7 @@ static int start(struct run *r, const struct limits *lim)
 	if (err)
 		return err;
 	stall__check(&r->stall, r->m.s);
+	targets__mark(&r->targets, o);
 	writers__start(&r->out);
 	return setup__release_command(&r->m, r->cmd);
 }

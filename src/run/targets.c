@@ -8,6 +8,8 @@
 
 #include "run/targets.h"
 #include "lib/log.h"
+#include "loader/events.h"
+#include "symbols/procfs.h"
 
 int targets__init(struct targets *t, const struct options *o)
 {
@@ -51,8 +53,82 @@ bool targets__check(struct targets *t)
 	return t->pids && t->nr && t->nr_gone == t->nr;
 }
 
+/* utime + stime of -p process pid, or -errno. */
+static int cpu_ticks(__u32 pid, __u64 *ticks)
+{
+	int dirfd = procfs__open_pid(pid);
+	int err;
+
+	if (dirfd < 0)
+		return dirfd;
+	err = procfs__cpu_ticks(dirfd, ticks);
+	close(dirfd);
+	return err;
+}
+
+void targets__mark(struct targets *t, const struct options *o)
+{
+	t->rate = 0;
+	if (!t->pids || !t->nr || o->kind != PROFILE_CPU || !o->freq ||
+	    !event__is_clock(&o->event) || o->cpu >= 0)
+		return;
+	t->ticks_per_s = sysconf(_SC_CLK_TCK);
+	t->ticks0 = calloc(t->nr, sizeof(*t->ticks0));
+	if (!t->ticks0 || t->ticks_per_s <= 0)
+		return;		/* an account not kept, said in -v */
+	for (size_t i = 0; i < t->nr; i++)
+		if (cpu_ticks(t->ids[i], &t->ticks0[i]))
+			return;
+	t->rate = o->freq;
+}
+
+void targets__stop(struct targets *t)
+{
+	__u64 ticks = 0, now;
+
+	if (!t->rate || t->nr_gone)
+		return;
+	for (size_t i = 0; i < t->nr; i++) {
+		if (cpu_ticks(t->ids[i], &now) || now < t->ticks0[i])
+			return;
+		ticks += now - t->ticks0[i];
+	}
+	t->cpu_s = (double)ticks / t->ticks_per_s;
+	t->due = (__u64)(t->cpu_s * t->rate + 0.5);
+	t->judged = true;
+}
+
+__u64 targets__judge(struct targets *t, __u64 counted)
+{
+	if (!t->judged)
+		return 0;
+	t->counted = counted;
+	/* Under half a second of CPU is a few dozen ticks: too coarse to judge. */
+	if (t->cpu_s < 0.5 || counted >= TARGETS_SHORT * t->due)
+		return 0;
+	return t->due - counted;
+}
+
+void targets__report(const struct targets *t, enum report_pass pass)
+{
+	if (!t->judged)
+		return;
+	if (pass == REPORT_STATS) {
+		pr_info("targets: the -p processes used %.2f s of CPU while sampled: %llu samples due at %.0f Hz, %llu counted",
+			t->cpu_s, (unsigned long long)t->due, t->rate,
+			(unsigned long long)t->counted);
+		return;
+	}
+	if (t->cpu_s >= 0.5 && t->counted < TARGETS_SHORT * t->due)
+		pr_warn("the -p processes used %.2f s of CPU, %llu samples at %.0f Hz, but only %llu reached profile: the CPUs' timers gave fewer (another profiler on the host, or kernel.perf_event_max_sample_rate under -F); see -v",
+			t->cpu_s, (unsigned long long)t->due, t->rate,
+			(unsigned long long)t->counted);
+}
+
 void targets__free(struct targets *t)
 {
 	free(t->gone);
 	t->gone = NULL;
+	free(t->ticks0);
+	t->ticks0 = NULL;
 }

@@ -168,29 +168,51 @@ int procfs__open_pid(__u32 pid)
 	return fd < 0 ? -errno : fd;
 }
 
-int procfs__starttime(int proc_dirfd, __u64 *ticks)
+/*
+ * Fields first .. first + n - 1 of PID/stat (numbered from 1, as proc(5)
+ * does; first > 2, after the comm).
+ */
+static int stat_fields(int proc_dirfd, int first, int n, __u64 *v)
 {
 	char buf[1024], *p;
-	unsigned long long v;
-	ssize_t n;
+	unsigned long long x;
+	ssize_t len;
 	int fd, field;
 
 	fd = openat(proc_dirfd, "stat", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	len = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EIO;
-	buf[n] = '\0';
+	if (len <= 0)
+		return len < 0 ? -errno : -EIO;
+	buf[len] = '\0';
 	/* The comm may hold anything: count fields after its last ')'. */
 	p = strrchr(buf, ')');
-	for (field = 2; p && field < 22; field++)
+	for (field = 2; p && field < first; field++)
 		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &v) != 1)
-		return -EIO;
-	*ticks = v;
+	for (int i = 0; i < n; i++) {
+		if (!p || sscanf(p + 1, "%llu", &x) != 1)
+			return -EIO;
+		v[i] = x;
+		p = strchr(p + 1, ' ');
+	}
 	return 0;
+}
+
+int procfs__starttime(int proc_dirfd, __u64 *ticks)
+{
+	return stat_fields(proc_dirfd, 22, 1, ticks);
+}
+
+int procfs__cpu_ticks(int proc_dirfd, __u64 *ticks)
+{
+	__u64 v[2];
+	int err = stat_fields(proc_dirfd, 14, 2, v);
+
+	if (!err)
+		*ticks = v[0] + v[1];
+	return err;
 }
 
 /* The value after "key" on its own line, up to the end of that line. */

@@ -56,6 +56,12 @@ int procfs__open_pid(__u32 pid);
 /* Field 22 of /proc/PID/stat: start time in clock ticks after boot. */
 int procfs__starttime(int proc_dirfd, __u64 *ticks);
 
+/*
+ * Fields 14 and 15 of /proc/PID/stat added: the CPU time the process's
+ * threads have used, user and system, in clock ticks.
+ */
+int procfs__cpu_ticks(int proc_dirfd, __u64 *ticks);
+
 /* From /proc/PID/status. */
 struct procfs_status {
 	__u32 euid, fsuid;

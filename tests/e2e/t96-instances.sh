@@ -75,7 +75,25 @@ test_expect_success ROOT_BPF 'a CPU whose timer is throttled under -F is reporte
 	missed=$(sed -n "s/.*[ (]\([0-9,]*\) samples the CPUs. timers did not give.*/\1/p" thr.err | tr -d ,) &&
 	echo "missed=$missed" &&
 	[ "${missed:-0}" -ge 700 ] &&
-	grep -E "^profile: timer: CPU 0: [0-9]+ samples, .* [1-9][0-9]* short seconds" thr.err
+	grep -E "^profile: timer: CPU 0: [0-9]+ samples, .* [1-9][0-9]* short seconds" thr.err &&
+	# The same loss seen from burn: its CPU time against its samples.
+	line=$(grep "^profile: targets: the -p processes used" thr.err) &&
+	due=$(echo "$line" | sed -n "s/.*: \([0-9]*\) samples due at 999 Hz, \([0-9]*\) counted\$/\1/p") &&
+	got=$(echo "$line" | sed -n "s/.*: \([0-9]*\) samples due at 999 Hz, \([0-9]*\) counted\$/\2/p") &&
+	echo "burn: due $due, counted $got" &&
+	[ "$due" -ge 3000 ] && [ $((got * 10)) -lt $((due * 8)) ] &&
+	grep -E "^profile: the -p processes used [0-9.]+ s of CPU, $due samples at 999 Hz, but only $got reached profile" thr.err
+'
+
+test_expect_success ROOT_BPF 'a -p run alone: its samples match the CPU time the kernel charged the process' '
+	bg "$WORKLOADS/burn" -d 20 && burn=$! &&
+	"$PROFILE" -F $F -v -p $burn -o alone.folded 3 2>alone.err &&
+	line=$(grep "^profile: targets: the -p processes used" alone.err) &&
+	due=$(echo "$line" | sed -n "s/.*: \([0-9]*\) samples due at 999 Hz, \([0-9]*\) counted\$/\1/p") &&
+	got=$(echo "$line" | sed -n "s/.*: \([0-9]*\) samples due at 999 Hz, \([0-9]*\) counted\$/\2/p") &&
+	echo "burn: due $due, counted $got" &&
+	[ "$due" -ge 2000 ] && in_range "$got" $((due * 9 / 10)) $((due * 11 / 10)) &&
+	! grep "reached profile" alone.err
 '
 
 test_done
