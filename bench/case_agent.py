@@ -119,11 +119,14 @@ def judge(rows, secs):
 
 def sent_counts(err):
     """(profiles, samples) sent, and (profiles, samples) dropped, from the
-    agent's summary: "sent N profiles (S samples), dropped D (DS samples)"."""
-    m = re.search(r"sent (\d+) profiles? \((\d+) samples?\)(?:, dropped (\d+) \((\d+) samples?\))?", err)
+    agent's last line: "otlp: sent N profiles (S samples) to URL; dropped D
+    (DS samples); R retries" (-v's per-report lines come before it)."""
+    found = re.findall(r"otlp: sent (\d+) profiles? \((\d+) samples?\) to \S+; "
+                       r"dropped (\d+) \((\d+) samples?\)", err)
+    m = found[-1] if found else None
     if not m:
         return None, None, None, None
-    return tuple(None if g is None else int(g) for g in m.groups())
+    return tuple(int(g) for g in m)
 
 
 def received(root, out):
