@@ -1,6 +1,6 @@
 #!/bin/bash
-# Several profilers at once: a -p run beside two whole-host runs (one with
-# -i), perf record and bpftrace, all at 999 Hz; each of ours counts burn's
+# Several profilers at once: a -p run beside two whole-host runs (one the
+# agent, --otlp -i 1 to the test collector), perf record and bpftrace, all at 999 Hz; each of ours counts burn's
 # samples as it does alone: F times burn's CPU time in its window (read
 # from /proc, independent of every profiler).  And a CPU whose timer gives
 # fewer samples than -F (kernel.perf_event_max_sample_rate lowered under it
@@ -46,19 +46,30 @@ test_expect_success ROOT_BPF 'alone: a -p run counts F x burn CPU time' '
 	check alone
 '
 
-test_expect_success ROOT_BPF,perf,bpftrace 'together: -p, two whole-host runs, perf and bpftrace, each as alone' '
+test_expect_success ROOT_BPF,COLLECTOR,perf,bpftrace 'together: the agent, -p, a whole-host run, perf and bpftrace, each as alone' '
+	collector_start &&
 	bg "$WORKLOADS/burn" -d 30 && burn=$! &&
 	bg perf record -q -F $F -a -g -o perf.data -- sleep 6 &&
 	bg bpftrace -e "profile:hz:$F { @[ustack] = count(); }" -c "sleep 6" >bt.out 2>&1 &&
 	sleep 1 &&
 	{ prof host1 $burn 4 & p1=$!; } &&
-	{ prof agent $burn -i 1 4 & p2=$!; } &&
+	{ prof agent $burn --otlp=$COLLECTOR_URL -i 1 4 & p2=$!; } &&
 	prof target $burn -p $burn 3 &&
 	wait $p1 && wait $p2 &&
 	for n in target host1 agent; do
 		check $n || exit 1
 		! grep "timers did not give" $n.err || fail "$n: a timer missed samples"
-	done
+	done &&
+	# The agent sent the collector what it wrote: every sample, none dropped.
+	sent=$(sed -n "s/.*otlp: sent [0-9]* profiles* (\([0-9]*\) samples) to .*; dropped 0 (0 samples).*/\1/p" agent.err) &&
+	want=$(fsum agent.folded "") &&
+	for _ in $(seq 50); do
+		got=$($OTLP_READ --totals "$COLLECTOR_OUT" 2>/dev/null | awk "\$1 == \"samples\" { print \$2 }")
+		[ "$got" = "$want" ] && break
+		sleep 0.1	# the file exporter flushes every 100 ms
+	done &&
+	echo "agent: wrote $want, sent ${sent:-?}, collector has $got" &&
+	[ "$sent" = "$want" ] && [ "$got" = "$want" ]
 '
 
 restore_rate() { [ -z "${OLD_RATE:-}" ] || sysctl -qw kernel.perf_event_max_sample_rate=$OLD_RATE; }
