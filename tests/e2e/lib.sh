@@ -109,13 +109,13 @@ prereq_missing() {
 			>/dev/null 2>&1 || echo "perf record --call-graph dwarf (linux-perf)" ;;
 	DPKG_BUILDPACKAGE)
 		command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
-			echo "dpkg-buildpackage and debhelper (scripts/install-deps)" ;;
-	LINTIAN) command -v lintian >/dev/null || echo "lintian (scripts/install-deps)" ;;
+			echo "dpkg-buildpackage and debhelper (scripts/install-deps --tests)" ;;
+	LINTIAN) command -v lintian >/dev/null || echo "lintian (scripts/install-deps --tests)" ;;
 	PLAYWRIGHT)
 		if ! command -v node >/dev/null || ! command -v chromium >/dev/null; then
-			echo "node and chromium (scripts/install-deps)"
+			echo "node and chromium (scripts/install-deps --tests)"
 		elif [ ! -d "$PROFILE_TOP/tests/browser/node_modules/playwright-core" ]; then
-			echo "playwright-core in tests/browser/node_modules (scripts/install-deps)"
+			echo "playwright-core in tests/browser/node_modules (scripts/install-deps --tests)"
 		fi ;;
 	NOT_ASAN)
 		! grep -a -q "__asan_init" "$PROFILE" 2>/dev/null ||
@@ -129,26 +129,26 @@ prereq_missing() {
 		fi ;;
 	# Debian's CPython 3.11 (python3), its debug build and debug files
 	# (python3.11-dbg), and its internal headers (libpython3.11-dev).
-	PY311) [ -x /usr/bin/python3.11 ] || echo "/usr/bin/python3.11 (scripts/install-deps)" ;;
-	PY311D) [ -x /usr/bin/python3.11d ] || echo "/usr/bin/python3.11d (python3.11-dbg, scripts/install-deps)" ;;
+	PY311) [ -x /usr/bin/python3.11 ] || echo "/usr/bin/python3.11 (scripts/install-deps --tests)" ;;
+	PY311D) [ -x /usr/bin/python3.11d ] || echo "/usr/bin/python3.11d (python3.11-dbg, scripts/install-deps --tests)" ;;
 	PY311_HEADERS)
 		[ -r /usr/include/python3.11/internal/pycore_frame.h ] ||
-			echo "CPython 3.11's internal headers (libpython3.11-dev, scripts/install-deps)" ;;
+			echo "CPython 3.11's internal headers (libpython3.11-dev, scripts/install-deps --tests)" ;;
 	# A network namespace of its own where only loopback exists, up: a
 	# server started there (t90's debuginfod) is reachable from nowhere
 	# else, and nothing but 127.0.0.1 is reachable from it.
 	LOOPBACK_ONLY)
 		if ! command -v ip >/dev/null; then
-			echo "ip (iproute2, scripts/install-deps)"
+			echo "ip (iproute2, scripts/install-deps --tests)"
 		elif [ "$(ip -o link show | awk -F': ' '{ print $2 }')" != lo ] ||
 		     ! ip -o link show lo | grep -q '[<,]UP[,>]'; then
 			echo "a network namespace with only loopback, up (unshare --net; ip link set lo up)"
 		fi ;;
 	# The OpenTelemetry Collector scripts/build-collector builds, which
 	# the OTLP tests send profiles to (collector_start).
-	COLLECTOR) [ -x "$COLLECTOR_BIN" ] || echo "the test collector $COLLECTOR_BIN (scripts/build-collector, run by scripts/install-deps)" ;;
+	COLLECTOR) [ -x "$COLLECTOR_BIN" ] || echo "the test collector $COLLECTOR_BIN (scripts/build-collector, run by scripts/install-deps --tests)" ;;
 	# A command by its name: strace, groff, mandoc...
-	[a-z]*) command -v "$1" >/dev/null || echo "the command $1 (scripts/install-deps)" ;;
+	[a-z]*) command -v "$1" >/dev/null || echo "the command $1 (scripts/install-deps --tests)" ;;
 	*) echo "a prerequisite tests/e2e/lib.sh does not know" ;;
 	esac
 }
