@@ -16,6 +16,7 @@
 
 #include "unit.h"
 #include "output/otlp.h"
+#include "export/otlp_send.h"
 #include "lib/pb.h"
 #include "output/output.h"
 #include "stacks.h"
