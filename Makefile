@@ -32,7 +32,7 @@ PKGS := libbpf libelf libdw zlib liblzma libcurl
 ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DPROFILE_VERSION='"$(VERSION)"' \
 	-I$(OUTPUT) -I. -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lcurl) -liberty -ldl -pthread
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lcurl) -liberty -ldl -lm -pthread
 LDFLAGS ?=
 
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \

@@ -483,7 +483,7 @@ static int finish(struct run *r)
 	}
 	/* Samples the timers never gave: per CPU, and per -p process's CPU time. */
 	r->sum.timer_missed = stall__missed(&r->stall);
-	target_short = targets__judge(&r->targets, r->sum.tally.counted);
+	target_short = targets__judge(&r->targets, r->sum.tally.counted, counters[CNT_HASH_FULL]);
 	if (target_short > r->sum.timer_missed)
 		r->sum.timer_missed = target_short;
 	/* What the walks ended on may name a better --unwind. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The stall watch: see stall.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,15 +84,45 @@ static long read_max_rate(void)
 
 bool stall__judge(struct stall_cpu *c, double rate, __u64 samples, double busy_s)
 {
-	double want = rate * busy_s;
+	double want, n;
 
 	c->samples += samples;
 	c->busy_s += busy_s;
-	if (busy_s < STALL_MIN_BUSY || samples >= STALL_SHORT * want)
+	c->win_samples += samples;
+	c->win_busy_s += busy_s;
+	want = rate * c->win_busy_s;
+	if (want < STALL_MIN_WANT)
+		return false;
+	n = c->win_samples;
+	c->win_samples = 0;
+	c->win_busy_s = 0;
+	if (n >= STALL_SHORT * want || n >= want - STALL_SIGMAS * sqrt(want))
 		return false;
 	c->short_checks++;
-	c->missed += want - samples;
-	return samples < STALL_STOPPED * want;
+	c->missed += want - n;
+	return n < STALL_STOPPED * want;
+}
+
+/* A stopped CPU's event: restarted, unless one came within its gap. */
+static void restart(struct stall *st, struct session *s, int cpu, __u64 n, double secs)
+{
+	struct stall_cpu *c = &st->cpus[cpu];
+	int err;
+
+	if (st->checks < c->restart_at)
+		return;
+	c->restart_gap = c->restart_gap ? c->restart_gap * 2 : 1;
+	if (c->restart_gap > STALL_MAX_GAP)
+		c->restart_gap = STALL_MAX_GAP;
+	c->restart_at = st->checks + c->restart_gap;
+	err = session__restart_cpu(s, cpu);
+	c->restarts++;
+	/* The 1st, 2nd, 4th, 8th...: the journal of an agent is not flooded. */
+	if (c->restarts & (c->restarts - 1))
+		return;
+	pr_warn("CPU %d: its cpu-clock event gave %llu samples in %.1f busy seconds at %.0f Hz; restarted it (%u time%s)%s%s",
+		cpu, (unsigned long long)n, secs, st->rate, c->restarts,
+		c->restarts == 1 ? "" : "s", err ? ": " : "", err ? strerror(-err) : "");
 }
 
 void stall__check(struct stall *st, struct session *s)
@@ -117,19 +148,14 @@ void stall__check(struct stall *st, struct session *s)
 			c->watched = false;
 			continue;
 		}
-		if (st->primed && c->watched && stall__judge(c, st->rate, n, secs)) {
-			int err = session__restart_cpu(s, i);
-
-			c->restarts++;
-			pr_warn("CPU %d: its cpu-clock event gave %llu samples in %.1f busy seconds at %.0f Hz; restarted it%s%s",
-				i, (unsigned long long)n, secs, st->rate, err ? ": " : "",
-				err ? strerror(-err) : "");
-		}
+		if (st->primed && c->watched && stall__judge(c, st->rate, n, secs))
+			restart(st, s, i, n, secs);
 		c->watched = true;
 		c->samples_mark = samples[i];
 		c->busy_mark = busy[i];
 	}
 	st->primed = true;
+	st->checks++;
 }
 
 __u64 stall__missed(const struct stall *st)
@@ -163,7 +189,7 @@ void stall__report(const struct stall *st, enum report_pass pass)
 
 		if (pass == REPORT_STATS) {
 			if (c->samples || c->busy_s > 0)
-				pr_info("timer: CPU %d: %llu samples, %.1f s busy (%.0f due), %u short seconds, %.0f samples missed, %u restarts",
+				pr_info("timer: CPU %d: %llu samples, %.1f s busy (%.0f due), %u short windows, %.0f samples missed, %u restarts",
 					i, (unsigned long long)c->samples, c->busy_s,
 					st->rate * c->busy_s, c->short_checks, c->missed, c->restarts);
 			continue;

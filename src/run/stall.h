@@ -30,20 +30,35 @@
 
 struct session;
 
-/* A second is short under this share of the samples its busy time promises. */
+/*
+ * A CPU is judged over a window of checks that together promise at least
+ * STALL_MIN_WANT samples (a second at 999 Hz, two at 49 Hz; the last,
+ * partial window of a run is judged only if it got that far).  A window is
+ * short when it gave under STALL_SHORT of them and also more than
+ * STALL_SIGMAS standard deviations under (a timer's hits and /proc/stat's
+ * tick accounting are two samplings of the same busy time: their
+ * difference is noise of about sqrt(due)), and then what it lacked counts
+ * as missed.  One with under STALL_STOPPED of them has its event
+ * restarted, at most once per restart_gap checks, the gap doubling to
+ * STALL_MAX_GAP: a cause that persists (the sysctl far under -F) is not
+ * restarted and warned about every second.
+ */
+#define STALL_MIN_WANT 100.0
 #define STALL_SHORT 0.8
-/* ... and stopped under this one: the event is restarted. */
+#define STALL_SIGMAS 4.0
 #define STALL_STOPPED 0.05
-/* Seconds of busy time in a check below which it is not judged. */
-#define STALL_MIN_BUSY 0.25
+#define STALL_MAX_GAP 600
 
 struct stall_cpu {
 	__u64 samples_mark;	/* session__cpu_samples() at the last check */
 	__u64 busy_mark;	/* /proc/stat busy ticks at the last check */
 	__u64 samples;		/* since the first check */
 	double busy_s;		/* busy seconds since the first check */
-	double missed;		/* samples short in short seconds */
+	__u64 win_samples;	/* the window being gathered */
+	double win_busy_s;
+	double missed;		/* samples short in short windows */
 	unsigned int short_checks, restarts;
+	unsigned int restart_at, restart_gap;	/* in checks: when one may come */
 	bool watched;		/* an event of ours is on it */
 };
 
@@ -54,6 +69,7 @@ struct stall {
 	__u64 *scratch;		/* nr_cpus entries */
 	long ticks_per_s;	/* /proc/stat's unit */
 	bool primed;		/* the marks were taken */
+	unsigned int checks;	/* stall__check() calls: about seconds */
 	long max_rate;		/* kernel.perf_event_max_sample_rate, lowest seen */
 	const char *stat_path;	/* /proc/stat; tests give another */
 };
@@ -69,9 +85,10 @@ void stall__free(struct stall *st);
 void stall__check(struct stall *st, struct session *s);
 
 /*
- * One CPU's check: samples and busy seconds since the last one.  Returns
- * true when the event looks stopped (the caller restarts it).  Apart from
- * stall__check() for the unit tests.
+ * One CPU's check: samples and busy seconds since the last one, added to
+ * its window and judged once the window is full.  Returns true when the
+ * event looks stopped (the caller restarts it).  Apart from stall__check()
+ * for the unit tests.
  */
 bool stall__judge(struct stall_cpu *c, double rate, __u64 samples, double busy_s);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* -p and -L targets that exit: see targets.h. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,15 +99,22 @@ void targets__stop(struct targets *t)
 	t->judged = true;
 }
 
-__u64 targets__judge(struct targets *t, __u64 counted)
+/* Whether got is short of due beyond the noise of two samplings of one CPU time. */
+static bool short_of(double got, double due)
+{
+	return due >= TARGETS_MIN_DUE && got < TARGETS_SHORT * due &&
+	       got < due - TARGETS_SIGMAS * sqrt(due);
+}
+
+__u64 targets__judge(struct targets *t, __u64 counted, __u64 dropped)
 {
 	if (!t->judged)
 		return 0;
 	t->counted = counted;
-	/* Under half a second of CPU is a few dozen ticks: too coarse to judge. */
-	if (t->cpu_s < 0.5 || counted >= TARGETS_SHORT * t->due)
+	t->dropped = dropped;
+	if (!short_of(counted + dropped, t->due))
 		return 0;
-	return t->due - counted;
+	return t->due - counted - dropped;
 }
 
 void targets__report(const struct targets *t, enum report_pass pass)
@@ -119,10 +127,10 @@ void targets__report(const struct targets *t, enum report_pass pass)
 			(unsigned long long)t->counted);
 		return;
 	}
-	if (t->cpu_s >= 0.5 && t->counted < TARGETS_SHORT * t->due)
+	if (short_of(t->counted + t->dropped, t->due))
 		pr_warn("the -p processes used %.2f s of CPU, %llu samples at %.0f Hz, but only %llu reached profile: the CPUs' timers gave fewer (another profiler on the host, or kernel.perf_event_max_sample_rate under -F); see -v",
 			t->cpu_s, (unsigned long long)t->due, t->rate,
-			(unsigned long long)t->counted);
+			(unsigned long long)(t->counted + t->dropped));
 }
 
 void targets__free(struct targets *t)

@@ -8,7 +8,8 @@
  *
  * A CPU profile of -p processes at -F on a clock, on every CPU, is also
  * checked against an account kept apart from every profiler's: the CPU
- * time the kernel charged the processes (/proc/PID/stat) while sampling.
+ * time the kernel charged the processes (/proc/PID/stat) while sampling,
+ * within its noise.
  * Samples that time should have given and that never reached the BPF
  * program (a CPU's timer throttled or stopped, seen with several
  * profilers on one host) are reported, never lost silently.
@@ -32,6 +33,7 @@ struct targets {
 	long ticks_per_s;
 	double cpu_s;		/* CPU seconds used while sampling */
 	__u64 due, counted;	/* samples cpu_s should give; those counted */
+	__u64 dropped;		/* ... and those taken but dropped (count map full) */
 	bool judged;
 };
 
@@ -51,11 +53,18 @@ void targets__mark(struct targets *t, const struct options *o);
 void targets__stop(struct targets *t);
 
 /*
- * The samples counted against that time's due.  Returns the samples short
- * when under TARGETS_SHORT of those due, else 0.
+ * The samples that reached the program (counted, or dropped for a full
+ * count map: lost already, and said so) against that time's due.  The
+ * kernel charges CPU time at its tick and the timer samples on its own:
+ * two samplings of one time, which differ by about sqrt(due).  Short is
+ * under TARGETS_SHORT of the due and over TARGETS_SIGMAS deviations
+ * under it, with at least TARGETS_MIN_DUE due; returns the samples short
+ * then, else 0.
  */
 #define TARGETS_SHORT 0.8
-__u64 targets__judge(struct targets *t, __u64 counted);
+#define TARGETS_SIGMAS 4.0
+#define TARGETS_MIN_DUE 100.0
+__u64 targets__judge(struct targets *t, __u64 counted, __u64 dropped);
 
 /* REPORT_WARN: a shortfall; REPORT_STATS: the account, judged or not. */
 void targets__report(const struct targets *t, enum report_pass pass);

@@ -86,7 +86,7 @@ test_expect_success ROOT_BPF 'a CPU whose timer is throttled under -F is reporte
 	missed=$(sed -n "s/.*[ (]\([0-9,]*\) samples the CPUs. timers did not give.*/\1/p" thr.err | tr -d ,) &&
 	echo "missed=$missed" &&
 	[ "${missed:-0}" -ge 700 ] &&
-	grep -E "^profile: timer: CPU 0: [0-9]+ samples, .* [1-9][0-9]* short seconds" thr.err &&
+	grep -E "^profile: timer: CPU 0: [0-9]+ samples, .* [1-9][0-9]* short windows" thr.err &&
 	# The same loss seen from burn: its CPU time against its samples.
 	line=$(grep "^profile: targets: the -p processes used" thr.err) &&
 	due=$(echo "$line" | sed -n "s/.*: \([0-9]*\) samples due at 999 Hz, \([0-9]*\) counted\$/\1/p") &&
