@@ -4,7 +4,8 @@ profile --otlp=URL -i 10 -v, whole host, sends to the test collector
 (/opt/profile-tests/otelcol-v0.161.0/otelcol, built by scripts/build-collector;
 OTLP receiver on 127.0.0.1, file exporter) for MINUTES minutes
 (PROFILE_BENCH_AGENT_MINUTES, default 60) while manystacks -D 6 -t 1 keeps
-~19k distinct stacks coming.  Every interval (10 s) the agent's RSS (VmRSS
+~19k distinct stacks coming and about ten short-lived processes a second
+(a Python one every five seconds) come and go.  Every interval (10 s) the agent's RSS (VmRSS
 of /proc/PID/status) and CPU (utime + stime of /proc/PID/stat) are read.
 At the end it gets SIGINT (it flushes its queue), the collector SIGTERM.
 
@@ -177,6 +178,15 @@ def case(b):
         wl = sp.Popen([os.path.join(b.wl, "manystacks"), "-D", "6", "-t", "1", "-d", str(secs + 90)],
                       stdout=sp.DEVNULL, stderr=sp.DEVNULL)
         procs.append(wl)
+        # Churn: about ten new processes a second (a 10 ms burn), and a
+        # Python one every five seconds, so that what the agent keeps per
+        # process is seen to go with the process.
+        churn = sp.Popen(["sh", "-c", f'end=$(($(date +%s) + {secs + 90})); i=0; '
+                          f'while [ $(date +%s) -lt $end ]; do "{b.wl}/burn" -d 0.01 -n churn; '
+                          f'i=$((i + 1)); [ $((i % 50)) -ne 0 ] || python3 -c "sum(range(10**6))"; '
+                          f'sleep 0.09; done'],
+                         stdout=sp.DEVNULL, stderr=sp.DEVNULL, start_new_session=True)
+        procs.append(churn)
         errf = os.path.join(d, "agent.err")
         with open(errf, "w") as e:
             ag = sp.Popen([b.profile, f"--otlp=http://127.0.0.1:{port}", "-i", str(INTERVAL), "-v"],
@@ -240,7 +250,7 @@ def report(res, w):
     if not res:
         return []
     w("")
-    w(f"Agent (issue 30): profile --otlp -i {res['interval']}, whole host, manystacks, "
+    w(f"Agent (issue 30): profile --otlp -i {res['interval']}, whole host, manystacks and process churn, "
       f"{res['minutes']:g} min, to the test collector")
     if res.get("skipped"):
         w(f"  skipped: {res['skipped']}")
