@@ -1127,28 +1127,42 @@ void session__destroy(struct session *s)
 	free(s);
 }
 
-int session__counters(struct session *s, __u64 out[NR_COUNTERS])
+/*
+ * The stats map's counters, CPU by CPU (NR_COUNTERS each), in a new array
+ * the caller frees; NULL and errno.
+ */
+static __u64 *read_stats(const struct session *s)
 {
 	size_t sz = NR_COUNTERS * sizeof(__u64);
 	__u32 zero = 0;
 	__u64 *vals;
-	int err = 0;
 
 	vals = calloc(s->nr_cpus, sz);
 	if (!vals)
-		return -ENOMEM;
-	memset(out, 0, sz);
+		return NULL;
 	if (bpf_map__lookup_elem(s->skel->maps.stats, &zero, sizeof(zero), vals,
 				 s->nr_cpus * sz, 0)) {
-		err = -errno;
-		goto out;
+		int err = errno;
+
+		free(vals);
+		errno = err;
+		return NULL;
 	}
+	return vals;
+}
+
+int session__counters(struct session *s, __u64 out[NR_COUNTERS])
+{
+	__u64 *vals = read_stats(s);
+
+	memset(out, 0, NR_COUNTERS * sizeof(__u64));
+	if (!vals)
+		return -errno;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
 		for (int i = 0; i < NR_COUNTERS; i++)
 			out[i] += vals[cpu * NR_COUNTERS + i];
-out:
 	free(vals);
-	return err;
+	return 0;
 }
 
 int session__nr_cpus(const struct session *s)
@@ -1162,19 +1176,10 @@ int session__nr_cpus(const struct session *s)
  */
 int session__cpu_samples(struct session *s, __u64 *out)
 {
-	size_t sz = NR_COUNTERS * sizeof(__u64);
-	__u32 zero = 0;
-	__u64 *vals;
-	int err = 0;
+	__u64 *vals = read_stats(s);
 
-	vals = calloc(s->nr_cpus, sz);
 	if (!vals)
-		return -ENOMEM;
-	if (bpf_map__lookup_elem(s->skel->maps.stats, &zero, sizeof(zero), vals,
-				 s->nr_cpus * sz, 0)) {
-		err = -errno;
-		goto out;
-	}
+		return -errno;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
 		out[cpu] = UINT64_MAX;
 	for (int i = 0; i < s->nr_links; i++) {
@@ -1182,9 +1187,8 @@ int session__cpu_samples(struct session *s, __u64 *out)
 
 		out[s->pcpus[i]] = c[CNT_TAKEN] + c[CNT_OFF_NESTED];
 	}
-out:
 	free(vals);
-	return err;
+	return 0;
 }
 
 int session__restart_cpu(struct session *s, int cpu)
