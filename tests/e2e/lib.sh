@@ -242,8 +242,11 @@ wait_attached() {
 
 # The test collector (prereq COLLECTOR), in a test body:
 #
-#   collector_start [--tls]   start it on 127.0.0.1 at a free port, with a
-#                             config in $TRASH/otelcol; returns once it listens
+#   collector_start [--tls] [--auth TOKEN]
+#                             start it on 127.0.0.1 at a free port, with a
+#                             config in $TRASH/otelcol (--auth: requests must
+#                             carry "Authorization: Bearer TOKEN"); returns
+#                             once it listens
 #   collector_stop            stop it (SIGTERM: what it received is written)
 #   collector_restart         start it again, same port, same output file
 #
@@ -257,8 +260,15 @@ wait_attached() {
 OTLP_READ="python3 $PROFILE_TOP/tests/collector/otlp_read.py"
 
 collector_start() {
-	local d=$TRASH/otelcol tls= port scheme=http
-	[ "${1:-}" = --tls ] && tls=1
+	local d=$TRASH/otelcol tls= token= port scheme=http
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--tls) tls=1 ;;
+		--auth) token=$2; shift ;;
+		*) fail "collector_start: unknown option $1"; return 1 ;;
+		esac
+		shift
+	done
 	rm -rf "$d" && mkdir -p "$d" || return 1
 	# A port nothing listens on now (another collector may take it before
 	# this one does: the start then fails, and says so).
@@ -283,6 +293,13 @@ collector_start() {
 			echo "          cert_file: $d/server.crt"
 			echo "          key_file: $d/server.key"
 		fi
+		if [ -n "$token" ]; then
+			echo "        auth:"
+			echo "          authenticator: bearertokenauth"
+			echo "extensions:"
+			echo "  bearertokenauth:"
+			echo "    token: \"$token\""
+		fi
 		echo "exporters:"
 		echo "  file:"
 		echo "    path: $d/out.jsonl"
@@ -290,6 +307,7 @@ collector_start() {
 		echo "    append: true"
 		echo "    flush_interval: 100ms"
 		echo "service:"
+		[ -z "$token" ] || echo "  extensions: [bearertokenauth]"
 		echo "  telemetry:"
 		echo "    metrics:"
 		echo "      level: none"
