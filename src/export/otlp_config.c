@@ -35,6 +35,7 @@ static const char *otlp_env(const char *what, const char **name)
 		{ "OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY", "OTEL_EXPORTER_OTLP_CLIENT_KEY" },
 		{ "OTEL_EXPORTER_OTLP_PROFILES_CLIENT_CERTIFICATE",
 		  "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE" },
+		{ "OTEL_EXPORTER_OTLP_PROFILES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL" },
 	};
 	size_t plen = strlen("OTEL_EXPORTER_OTLP_PROFILES_");
 
@@ -115,13 +116,45 @@ static bool is_token(const char *s)
 typedef int (*pair_fn)(void *ctx, char *key, char *value);
 
 /*
+ * What names item n of a malformed list in a message: its key when one
+ * can be told (up to '=' or ':', when that is a token), never its value,
+ * which may be a credential ("Authorization: Bearer ..." is a common
+ * slip for "Authorization=Bearer ...").
+ */
+static void item_name(const char *item, size_t len, unsigned int n, char *out, size_t sz)
+{
+	size_t skip = strspn(item, " \t"), klen;
+	char key[64];
+
+	item += skip;
+	len = skip < len ? len - skip : 0;
+	klen = strcspn(item, "=:");
+	if (klen > len)
+		klen = len;
+	while (klen && (item[klen - 1] == ' ' || item[klen - 1] == '\t'))
+		klen--;
+	if (klen < len && klen && klen < sizeof(key)) {
+		memcpy(key, item, klen);
+		key[klen] = '\0';
+		if (is_token(key)) {
+			snprintf(out, sz, "item %u (key '%s')", n, key);
+			return;
+		}
+	}
+	snprintf(out, sz, "item %u", n);
+}
+
+/*
  * "k=v,k2=v2" (spaces around items allowed, empty items skipped), each
  * pair given to fn, which takes over key and value.  0 or -errno, a
- * malformed list reported with the variable's name.
+ * malformed list reported with the variable's name and the item's place
+ * (values are not shown).
  */
 static int parse_pairs(const char *var, const char *list, pair_fn fn, void *ctx)
 {
 	const char *p = list;
+	unsigned int n = 0;
+	char what[96];
 
 	while (*p) {
 		size_t len = strcspn(p, ","), klen;
@@ -129,13 +162,15 @@ static int parse_pairs(const char *var, const char *list, pair_fn fn, void *ctx)
 		char *key, *value;
 		int err;
 
+		n++;
 		if (strspn(p, " \t") >= len) {
 			p += len + (p[len] == ',');
 			continue;
 		}
+		item_name(p, len, n, what, sizeof(what));
 		if (!eq) {
-			pr_err("%s: '%.*s' is not KEY=VALUE; fix or unset the variable",
-			       var, (int)len, p);
+			pr_err("%s: %s is not KEY=VALUE (values are not shown); fix or unset the variable",
+			       var, what);
 			return -EINVAL;
 		}
 		klen = eq - p;
@@ -147,12 +182,13 @@ static int parse_pairs(const char *var, const char *list, pair_fn fn, void *ctx)
 			if (err == -ENOMEM)
 				pr_err("out of memory");
 			else
-				pr_err("%s: '%.*s' has a broken %%XX escape; fix or unset the variable",
-				       var, (int)len, p);
+				pr_err("%s: %s has a broken %%XX escape; fix or unset the variable",
+				       var, what);
 			return err;
 		}
 		if (!is_token(key)) {
-			pr_err("%s: '%s' is not a valid key; fix or unset the variable", var, key);
+			pr_err("%s: item %u's key is not a valid name (a token: no spaces, ':' or '/'); fix or unset the variable",
+			       var, n);
 			free(key);
 			free(value);
 			return -EINVAL;
@@ -400,6 +436,29 @@ static int read_compression(struct otlp_config *c)
 	return -EINVAL;
 }
 
+/*
+ * profile speaks OTLP/HTTP with protobuf bodies only.  A fleet set up for
+ * gRPC (often with port 4317) would otherwise get HTTP POSTs to a gRPC
+ * port and an obscure error retried for ever: say so at start.
+ */
+static int read_protocol(void)
+{
+	const char *var, *v = otlp_env("PROTOCOL", &var);
+
+	if (!v || !strcmp(v, "http/protobuf"))
+		return 0;
+	if (!strcmp(v, "grpc"))
+		pr_err("%s is grpc: profile sends OTLP/HTTP only; set it to http/protobuf (or unset it) and use the collector's OTLP/HTTP port (4318)",
+		       var);
+	else if (!strcmp(v, "http/json"))
+		pr_err("%s is http/json: profile sends protobuf bodies only; set it to http/protobuf or unset it",
+		       var);
+	else
+		pr_err("%s '%s' is not http/protobuf (the only protocol profile sends); fix or unset it",
+		       var, v);
+	return -EINVAL;
+}
+
 /* A file the TLS setup needs: it must be readable now, not at the first send. */
 static int read_file_var(const char *what, char **out)
 {
@@ -428,7 +487,9 @@ int otlp_config__init(struct otlp_config *c, const char *url)
 	memset(c, 0, sizeof(*c));
 	c->queue_max = OTLP_QUEUE_DEFAULT;
 	c->queue_max_bytes = OTLP_QUEUE_BYTES_DEFAULT;
-	err = settle_url(c, url);
+	err = read_protocol();
+	if (!err)
+		err = settle_url(c, url);
 	if (!err)
 		err = read_timeout(c);
 	if (!err)

@@ -4,7 +4,8 @@
  * OpenTelemetry environment variables (OTEL_EXPORTER_OTLP_ENDPOINT,
  * OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT, ..._HEADERS, ..._TIMEOUT,
  * ..._COMPRESSION, ..._CERTIFICATE, ..._CLIENT_KEY,
- * ..._CLIENT_CERTIFICATE, each with its _PROFILES_ form taking precedence,
+ * ..._CLIENT_CERTIFICATE, ..._PROTOCOL (http/protobuf only), each with
+ * its _PROFILES_ form taking precedence,
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME), read once at start.
  */
 #ifndef EXPORT_OTLP_CONFIG_H

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +30,19 @@
 
 #include "export/otlp_send.h"
 #include "export/otlp_config.h"
+#include "export/otlp_response.h"
 #include "lib/pb.h"
 #include "lib/log.h"
+#include "lib/text.h"
 
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 30000
-/* A server's hint longer than this is taken as this: the queue must move. */
-#define HINT_MAX_MS 300000
+/*
+ * The request in flight is given up (dropped, counted) after this long
+ * of retries: one that never goes through (a proxy's body limit, a
+ * timeout every time) must not hold back the newer ones for ever.
+ */
+#define RETRY_MAX_MS 300000
 /* A failure already reported is repeated at most this often. */
 #define REPEAT_MS 60000
 /* What is kept of a response body: enough for a Status and its message. */
@@ -58,7 +65,7 @@ enum outcome {
 struct attempt {
 	long status;			/* HTTP status, 0 when none came */
 	char reason[160];		/* the status line's words */
-	char message[256];		/* the body's Status.message, or curl's error */
+	char message[512];		/* the body's Status.message, or curl's error */
 	__u64 hint_ms;			/* Retry-After or RetryInfo; 0 none */
 	char body[BODY_MAX];
 	size_t body_len;
@@ -78,8 +85,11 @@ struct otlp_sender {
 	struct timespec deadline;	/* stop: give up sending after it */
 	struct otlp_stats st;
 
+	bool cur_overflowed;		/* newer ones dropped while cur was retried */
+
 	/* The thread's own. */
 	CURL *curl;
+	char errbuf[CURL_ERROR_SIZE];	/* curl's, for as long as curl lives */
 	struct curl_slist *headers;
 	unsigned int seed;		/* backoff jitter */
 	__u64 backoff_ms;
@@ -90,7 +100,48 @@ struct otlp_sender {
 	long last_refused;		/* status of the last refusal reported */
 	__u64 last_full_ms;		/* the last "queue full" message */
 	__u64 last_partial_ms;
+	__u64 last_given_up_ms;		/* the last "gave up on a profile" message */
+	__u64 given_up;			/* in flight, dropped after retrying */
 };
+
+/*
+ * Messages formatted under the lock and printed after it is released: a
+ * stderr that blocks (journald pushing back, a paused pager) must not
+ * block otlp_sender__push() on the sampling thread.
+ */
+struct notes {
+	char line[3][640];
+	int n;
+};
+
+static void __attribute__((format(printf, 2, 3))) note(struct notes *ns, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ns->n == (int)(sizeof(ns->line) / sizeof(ns->line[0])))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ns->line[ns->n++], sizeof(ns->line[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* Print what was noted; the lock is not held. */
+static void notes__print(struct notes *ns)
+{
+	for (int i = 0; i < ns->n; i++)
+		pr_warn("%s", ns->line[i]);
+	ns->n = 0;
+}
+
+/* Print what was noted, releasing the lock meanwhile. */
+static void notes__print_unlocked(struct otlp_sender *s, struct notes *ns)
+{
+	if (!ns->n)
+		return;
+	pthread_mutex_unlock(&s->lock);
+	notes__print(ns);
+	pthread_mutex_lock(&s->lock);
+}
 
 static __u64 now_ms(clockid_t clk)
 {
@@ -140,7 +191,7 @@ static int gzip(const struct pb *in, void **out, size_t *out_len)
 }
 
 /* Drop the queue's oldest to make room for len more bytes; lock held. */
-static void make_room(struct otlp_sender *s, size_t len)
+static void make_room(struct otlp_sender *s, size_t len, struct notes *ns)
 {
 	const struct otlp_config *c = s->c;
 	__u64 dropped = 0, now;
@@ -158,10 +209,12 @@ static void make_room(struct otlp_sender *s, size_t len)
 		dropped++;
 		req__free(r);
 	}
+	if (dropped && s->cur)
+		s->cur_overflowed = true;
 	now = now_ms(CLOCK_MONOTONIC);
 	if (dropped && (!s->last_full_ms || now - s->last_full_ms >= REPEAT_MS)) {
 		s->last_full_ms = now;
-		pr_warn("otlp: the queue is full (%zu profiles); dropped the oldest, %llu so far; "
+		note(ns, "otlp: the queue is full (%zu profiles); dropped the oldest, %llu so far; "
 			"raise --otlp-queue or bring %s back",
 			c->queue_max, (unsigned long long)s->st.dropped, c->url);
 	}
@@ -170,6 +223,7 @@ static void make_room(struct otlp_sender *s, size_t len)
 int otlp_sender__push(struct otlp_sender *s, struct pb *body, const struct otlp_counts *counts)
 {
 	struct req *r = calloc(1, sizeof(*r));
+	struct notes ns = {};
 	int err = 0;
 
 	if (!r)
@@ -188,7 +242,7 @@ int otlp_sender__push(struct otlp_sender *s, struct pb *body, const struct otlp_
 		return err;
 	}
 	pthread_mutex_lock(&s->lock);
-	make_room(s, r->len);
+	make_room(s, r->len, &ns);
 	if (s->tail)
 		s->tail->next = r;
 	else
@@ -198,6 +252,7 @@ int otlp_sender__push(struct otlp_sender *s, struct pb *body, const struct otlp_
 	s->bytes += r->len;
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
+	notes__print(&ns);
 	return 0;
 }
 
@@ -210,150 +265,6 @@ void otlp_sender__stats(struct otlp_sender *s, struct otlp_stats *st)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* -- Reading the protobuf answers: just enough to walk fields. -- */
-
-struct pbr {
-	const __u8 *p, *end;
-};
-
-static bool pbr_varint(struct pbr *r, __u64 *v)
-{
-	*v = 0;
-	for (int shift = 0; shift < 64 && r->p < r->end; shift += 7) {
-		__u8 b = *r->p++;
-
-		*v |= (__u64)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
-}
-
-/*
- * The next field: its number, and for a length-delimited one its bytes in
- * *sub, else its value in *v.  False at the end or on bad input.
- */
-static bool pbr_field(struct pbr *r, __u32 *field, __u64 *v, struct pbr *sub)
-{
-	__u64 key, len;
-
-	if (r->p >= r->end || !pbr_varint(r, &key))
-		return false;
-	*field = key >> 3;
-	switch (key & 7) {
-	case PB_VARINT:
-		return pbr_varint(r, v);
-	case PB_I64:
-		if (r->end - r->p < 8)
-			return false;
-		r->p += 8;
-		return true;
-	case PB_I32:
-		if (r->end - r->p < 4)
-			return false;
-		r->p += 4;
-		return true;
-	case PB_LEN:
-		if (!pbr_varint(r, &len) || len > (__u64)(r->end - r->p))
-			return false;
-		sub->p = r->p;
-		sub->end = r->p + len;
-		r->p += len;
-		*v = len;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Printable text of at most sz - 1 bytes; anything else becomes '?'. */
-static void pbr_text(const struct pbr *r, char *out, size_t sz)
-{
-	size_t n = r->end - r->p;
-
-	if (n >= sz)
-		n = sz - 1;
-	for (size_t i = 0; i < n; i++)
-		out[i] = r->p[i] < ' ' || r->p[i] == 0x7f ? '?' : (char)r->p[i];
-	out[n] = '\0';
-}
-
-/* google.protobuf.Duration{1 seconds, 2 nanos}, in ms. */
-static __u64 pb_duration_ms(struct pbr r)
-{
-	__u64 v, sec = 0, nanos = 0;
-	struct pbr sub;
-	__u32 f;
-
-	while (pbr_field(&r, &f, &v, &sub)) {
-		if (f == 1)
-			sec = v;
-		else if (f == 2)
-			nanos = v & 0xffffffff;
-	}
-	return sec * 1000 + nanos / 1000000;
-}
-
-/*
- * google.rpc.Status{1 code, 2 message, 3 details: Any{1 type_url, 2
- * value}}; a RetryInfo{1 retry_delay} among the details gives the hint.
- * Not a Status: nothing is filled.
- */
-static void parse_status(const char *body, size_t len, struct attempt *a)
-{
-	struct pbr r = { (const __u8 *)body, (const __u8 *)body + len }, sub, any;
-	char type[128];
-	__u64 v;
-	__u32 f, g;
-
-	while (pbr_field(&r, &f, &v, &sub)) {
-		if (f == 2 && sub.p)
-			pbr_text(&sub, a->message, sizeof(a->message));
-		if (f != 3)
-			continue;
-		struct pbr value = {};
-
-		type[0] = '\0';
-		while (pbr_field(&sub, &g, &v, &any)) {
-			if (g == 1)
-				pbr_text(&any, type, sizeof(type));
-			else if (g == 2)
-				value = any;
-		}
-		if (value.p && strstr(type, "google.rpc.RetryInfo")) {
-			struct pbr ri = value, d;
-
-			while (pbr_field(&ri, &g, &v, &d))
-				if (g == 1)
-					a->hint_ms = pb_duration_ms(d) ? pb_duration_ms(d) : 1;
-		}
-	}
-}
-
-/*
- * ExportProfilesServiceResponse{1 partial_success:
- * ExportProfilesPartialSuccess{1 rejected_profiles, 2 error_message}}.
- */
-static void parse_partial(const char *body, size_t len, __u64 *rejected, char *msg, size_t sz)
-{
-	struct pbr r = { (const __u8 *)body, (const __u8 *)body + len }, sub, s2;
-	__u64 v;
-	__u32 f, g;
-
-	*rejected = 0;
-	msg[0] = '\0';
-	while (pbr_field(&r, &f, &v, &sub)) {
-		if (f != 1)
-			continue;
-		while (pbr_field(&sub, &g, &v, &s2)) {
-			if (g == 1)
-				*rejected = v;
-			else if (g == 2)
-				pbr_text(&s2, msg, sz);
-		}
-	}
-}
-
 /* -- One attempt. -- */
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
@@ -364,21 +275,6 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 	memcpy(a->body + a->body_len, data, len < room ? len : room);
 	a->body_len += len < room ? len : room;
 	return len;
-}
-
-/* Retry-After: delay-seconds, or an HTTP date. */
-static __u64 retry_after_ms(const char *v)
-{
-	char *end;
-	unsigned long sec = strtoul(v, &end, 10);
-	time_t when;
-
-	if (end != v && (!*end || *end == '\r' || *end == '\n' || *end == ' '))
-		return sec ? sec * 1000 : 1;
-	when = curl_getdate(v, NULL);
-	if (when < 0)
-		return 0;
-	return when > time(NULL) ? (__u64)(when - time(NULL)) * 1000 : 1;
 }
 
 static size_t on_header(char *data, size_t size, size_t n, void *ctx)
@@ -398,9 +294,12 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 
 		words = words ? strchr(words + 1, ' ') : NULL;
 		snprintf(a->reason, sizeof(a->reason), "%s", words ? words + 1 : "");
+		/* The server's words go to the operator's terminal or journal. */
+		text__sanitize_str(a->reason);
 		a->hint_ms = 0;
 	} else if (!strncasecmp(line, "Retry-After:", 12)) {
-		a->hint_ms = retry_after_ms(line + 12 + strspn(line + 12, " \t"));
+		a->hint_ms = otlp_response__retry_after_ms(line + 12 + strspn(line + 12, " \t"),
+							   time(NULL));
 	}
 	return len;
 }
@@ -464,7 +363,6 @@ static void set_deadline_timeout(struct otlp_sender *s, bool stopping)
 static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool stopping,
 			    struct attempt *a)
 {
-	char errbuf[CURL_ERROR_SIZE] = "";
 	CURLcode rc;
 
 	memset(a, 0, offsetof(struct attempt, body));
@@ -473,11 +371,11 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
 	curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, a);
 	curl_easy_setopt(s->curl, CURLOPT_HEADERDATA, a);
-	curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, errbuf);
+	s->errbuf[0] = '\0';
 	set_deadline_timeout(s, stopping);
 	rc = curl_easy_perform(s->curl);
 	if (rc != CURLE_OK) {
-		const char *what = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+		const char *what = s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc);
 
 		if (tls_error(rc))
 			snprintf(a->message, sizeof(a->message), "TLS: %s (%s)", what,
@@ -487,6 +385,8 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 				 what);
 		else
 			snprintf(a->message, sizeof(a->message), "%s", what);
+		/* curl's words may quote the server's (a status line, a name). */
+		text__sanitize_str(a->message);
 		/* A URL curl cannot use will not become usable. */
 		return rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL ? REFUSED
 										      : RETRY;
@@ -494,7 +394,7 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &a->status);
 	if (a->status >= 200 && a->status < 300)
 		return SENT;
-	parse_status(a->body, a->body_len, a);
+	otlp_response__status(a->body, a->body_len, a->message, sizeof(a->message), &a->hint_ms);
 	if (a->status == 429 || a->status == 502 || a->status == 503 || a->status == 504)
 		return RETRY;
 	return REFUSED;
@@ -502,20 +402,25 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 
 /* -- The thread. -- */
 
+/*
+ * The wait before the next attempt: the backoff, always advanced, or the
+ * server's hint when that is longer (a hint of 0, or a date past, must not
+ * make a busy loop), at most OTLP_HINT_MAX_MS.
+ */
 static __u64 backoff(struct otlp_sender *s, __u64 hint_ms)
 {
 	__u64 ms;
 	int jitter;
 
-	if (hint_ms)
-		return hint_ms < HINT_MAX_MS ? hint_ms : HINT_MAX_MS;
 	s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : BACKOFF_FIRST_MS;
 	if (s->backoff_ms > BACKOFF_MAX_MS)
 		s->backoff_ms = BACKOFF_MAX_MS;
 	/* +-20%: agents that lost one collector together do not return in step. */
 	jitter = (int)(rand_r(&s->seed) % 41) - 20;
 	ms = s->backoff_ms * (100 + jitter) / 100;
-	return ms;
+	if (hint_ms > ms)
+		ms = hint_ms;
+	return ms < OTLP_HINT_MAX_MS ? ms : OTLP_HINT_MAX_MS;
 }
 
 static void describe(const struct attempt *a, char *buf, size_t sz)
@@ -523,13 +428,13 @@ static void describe(const struct attempt *a, char *buf, size_t sz)
 	if (!a->status)
 		snprintf(buf, sz, "%s", a->message);
 	else if (a->message[0])
-		snprintf(buf, sz, "HTTP %ld %s: %s", a->status, a->reason, a->message);
+		snprintf(buf, sz, "HTTP %ld %s: %.300s", a->status, a->reason, a->message);
 	else
 		snprintf(buf, sz, "HTTP %ld %s", a->status, a->reason);
 }
 
 /* Lock held. */
-static void report_retry(struct otlp_sender *s, const struct attempt *a)
+static void report_retry(struct otlp_sender *s, const struct attempt *a, struct notes *ns)
 {
 	char what[512];
 	__u64 now = now_ms(CLOCK_MONOTONIC);
@@ -541,12 +446,12 @@ static void report_retry(struct otlp_sender *s, const struct attempt *a)
 	s->failing = true;
 	snprintf(s->last_failure, sizeof(s->last_failure), "%s", what);
 	s->last_failure_ms = now;
-	pr_warn("otlp: cannot send to %s: %s; retrying, %zu profile%s queued", s->c->url, what,
+	note(ns, "otlp: cannot send to %s: %s; retrying, %zu profile%s queued", s->c->url, what,
 		s->nr + 1, s->nr ? "s" : "");
 }
 
 /* Lock held. */
-static void report_refused(struct otlp_sender *s, const struct attempt *a)
+static void report_refused(struct otlp_sender *s, const struct attempt *a, struct notes *ns)
 {
 	char what[512];
 
@@ -554,12 +459,12 @@ static void report_refused(struct otlp_sender *s, const struct attempt *a)
 	if (s->last_refused == (a->status ? a->status : -1))
 		return;
 	s->last_refused = a->status ? a->status : -1;
-	pr_warn("otlp: %s refused a profile: %s; dropped it (%s)", s->c->url, what,
+	note(ns, "otlp: %s refused a profile: %s; dropped it (%s)", s->c->url, what,
 		a->status ? refusal_hint(a->status) : "check the URL");
 }
 
 /* Lock held: sent; say so once the failing is over and the backlog is out. */
-static void report_sent(struct otlp_sender *s, const struct attempt *a)
+static void report_sent(struct otlp_sender *s, const struct attempt *a, struct notes *ns)
 {
 	char msg[256];
 	__u64 rejected, now;
@@ -570,11 +475,11 @@ static void report_sent(struct otlp_sender *s, const struct attempt *a)
 	s->failing = false;
 	s->last_failure[0] = '\0';
 	if (s->recovered && !s->nr) {
-		pr_warn("otlp: %s reachable again, %llu queued profile%s sent", s->c->url,
+		note(ns, "otlp: %s reachable again, %llu queued profile%s sent", s->c->url,
 			(unsigned long long)s->recovered, s->recovered == 1 ? "" : "s");
 		s->recovered = 0;
 	}
-	parse_partial(a->body, a->body_len, &rejected, msg, sizeof(msg));
+	otlp_response__partial(a->body, a->body_len, &rejected, msg, sizeof(msg));
 	if (!rejected && !msg[0])
 		return;
 	s->st.partial_rejected += rejected;
@@ -582,7 +487,7 @@ static void report_sent(struct otlp_sender *s, const struct attempt *a)
 	if (s->last_partial_ms && now - s->last_partial_ms < REPEAT_MS)
 		return;
 	s->last_partial_ms = now;
-	pr_warn("otlp: %s took the request but rejected %llu profile%s: %s; see the collector's log",
+	note(ns, "otlp: %s took the request but rejected %llu profile%s: %s; see the collector's log",
 		s->c->url, (unsigned long long)rejected, rejected == 1 ? "" : "s",
 		msg[0] ? msg : "no reason given");
 }
@@ -624,29 +529,61 @@ static void wait_ms(struct otlp_sender *s, __u64 ms)
 	}
 }
 
+/*
+ * Whether to give up on the request in flight, failing still: newer ones
+ * were dropped for it (the queue overflowed while it was retried), or it
+ * has been retried for RETRY_MAX_MS.  Lock held.
+ */
+static bool give_up(struct otlp_sender *s, __u64 since_ms, struct notes *ns)
+{
+	__u64 now = now_ms(CLOCK_MONOTONIC);
+	bool overflowed = s->cur_overflowed;
+
+	if (!overflowed && now - since_ms < RETRY_MAX_MS)
+		return false;
+	s->given_up++;
+	s->st.dropped++;
+	s->st.dropped_samples += s->cur->counts.samples;
+	if (!s->last_given_up_ms || now - s->last_given_up_ms >= REPEAT_MS) {
+		s->last_given_up_ms = now;
+		note(ns, "otlp: gave up on a profile for %s after %llu s of retries (%s); "
+			 "dropped it, %llu so far",
+		     s->c->url, (unsigned long long)(now - since_ms) / 1000,
+		     overflowed ? "newer ones were dropped while it waited" : "5 minutes at most",
+		     (unsigned long long)s->given_up);
+	}
+	return true;
+}
+
 static void *sender_main(void *arg)
 {
 	struct otlp_sender *s = arg;
 	struct attempt *a = malloc(sizeof(*a));
+	struct notes ns = {};
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		enum outcome out;
-		bool stopping;
+		bool stopping, gave_up = false;
+		__u64 since;
 
+		notes__print_unlocked(s, &ns);
 		while (!s->head && !s->stop)
 			pthread_cond_wait(&s->cond, &s->lock);
 		if (!s->head || (s->stop && past(&s->deadline)) || !a)
 			break;
 		s->cur = s->head;
+		s->cur_overflowed = false;
 		s->head = s->cur->next;
 		if (!s->head)
 			s->tail = NULL;
 		s->nr--;
 		s->bytes -= s->cur->len;
+		since = now_ms(CLOCK_MONOTONIC);
 		for (;;) {
 			stopping = s->stop;
 			pthread_mutex_unlock(&s->lock);
+			notes__print(&ns);
 			out = attempt(s, s->cur, stopping, a);
 			pthread_mutex_lock(&s->lock);
 			if (out != RETRY)
@@ -661,9 +598,13 @@ static void *sender_main(void *arg)
 				break;
 			}
 			s->st.retries++;
-			report_retry(s, a);
+			report_retry(s, a, &ns);
+			gave_up = give_up(s, since, &ns);
+			if (gave_up)
+				break;
 			if (s->stop && past(&s->deadline))
 				break;
+			notes__print_unlocked(s, &ns);
 			wait_ms(s, backoff(s, a->hint_ms));
 			if (s->stop && past(&s->deadline))
 				break;
@@ -672,7 +613,7 @@ static void *sender_main(void *arg)
 			s->backoff_ms = 0;
 			s->st.sent++;
 			s->st.sent_samples += s->cur->counts.samples;
-			report_sent(s, a);
+			report_sent(s, a, &ns);
 			req__free(s->cur);
 			s->cur = NULL;
 			continue;
@@ -680,7 +621,13 @@ static void *sender_main(void *arg)
 		if (out == REFUSED) {
 			s->st.dropped++;
 			s->st.dropped_samples += s->cur->counts.samples;
-			report_refused(s, a);
+			report_refused(s, a, &ns);
+			req__free(s->cur);
+			s->cur = NULL;
+			continue;
+		}
+		if (gave_up) {
+			/* Counted already; on to the next. */
 			req__free(s->cur);
 			s->cur = NULL;
 			continue;
@@ -689,8 +636,19 @@ static void *sender_main(void *arg)
 		break;
 	}
 	pthread_mutex_unlock(&s->lock);
+	notes__print(&ns);
 	free(a);
 	return NULL;
+}
+
+/* l with line added; NULL (l freed) when l is NULL or out of memory. */
+static struct curl_slist *slist_add(struct curl_slist *l, const char *line)
+{
+	struct curl_slist *more = l ? curl_slist_append(l, line) : NULL;
+
+	if (!more)
+		curl_slist_free_all(l);
+	return more;
 }
 
 static int setup_curl(struct otlp_sender *s)
@@ -703,16 +661,17 @@ static int setup_curl(struct otlp_sender *s)
 		return -ENOMEM;
 	s->curl = h;
 	l = curl_slist_append(l, "Content-Type: application/x-protobuf");
-	if (l && c->gzip)
-		l = curl_slist_append(l, "Content-Encoding: gzip");
+	if (c->gzip)
+		l = slist_add(l, "Content-Encoding: gzip");
 	/* curl would add "Expect: 100-continue" to a big body: a round trip lost. */
-	if (l)
-		l = curl_slist_append(l, "Expect:");
-	for (size_t i = 0; l && i < c->nr_headers; i++)
-		l = curl_slist_append(l, c->headers[i]);
+	l = slist_add(l, "Expect:");
+	for (size_t i = 0; i < c->nr_headers; i++)
+		l = slist_add(l, c->headers[i]);
 	if (!l)
 		return -ENOMEM;
 	s->headers = l;
+	/* In s, not on a stack: curl may write it outside a perform too. */
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s->errbuf);
 	curl_easy_setopt(h, CURLOPT_URL, c->url);
 	curl_easy_setopt(h, CURLOPT_POST, 1L);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, l);

@@ -575,9 +575,16 @@ static void write_profile(struct ot *ot, const struct records *p, const size_t *
 		pb__uint64(ot->out, PROFILE_PERIOD, 1);
 	} else {
 		write_value_type(ot, PROFILE_SAMPLE_TYPE, "samples", "count");
-		write_value_type(ot, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
-		if (m->period_ns)
-			pb__uint64(ot->out, PROFILE_PERIOD, m->period_ns);
+		if (m->period_events) {
+			/* Not a clock (-e page-faults, cycles, a tracepoint): its count. */
+			write_value_type(ot, PROFILE_PERIOD_TYPE, m->event ? m->event : "events",
+					 "count");
+			pb__uint64(ot->out, PROFILE_PERIOD, m->period_events);
+		} else {
+			write_value_type(ot, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+			if (m->period_ns)
+				pb__uint64(ot->out, PROFILE_PERIOD, m->period_ns);
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		if (is_off_cpu(ot, &p->recs[idx[i]]) == off_cpu)
@@ -954,7 +961,13 @@ int otlp__proc_process(void *ctx, __u32 pid, struct otlp_process *out)
 		return dirfd;
 	n = readlinkat(dirfd, "exe", buf->exe, sizeof(buf->exe) - 1);
 	if (n > 0) {
+		static const char deleted[] = " (deleted)";
+		size_t dl = sizeof(deleted) - 1;
+
 		buf->exe[n] = '\0';
+		/* A binary replaced or removed since exec: its path is still the name. */
+		if ((size_t)n > dl && !strcmp(buf->exe + n - dl, deleted))
+			buf->exe[n - dl] = '\0';
 		out->exe_path = buf->exe;
 	} else {
 		err = n < 0 ? -errno : -ENOENT;

@@ -42,8 +42,14 @@ typedef int (*otlp_process_fn)(void *ctx, __u32 pid, struct otlp_process *out);
 struct otlp_meta {
 	__u64 time_nanos;		/* the report's start, wall clock */
 	__u64 duration_nanos;
-	__u64 period_ns;		/* CPU: what one sample stands for; 0 unknown */
+	__u64 period_ns;		/* CPU clock: what one sample stands for; 0 unknown */
 	const char *event;		/* the sampled event's name */
+	/*
+	 * An event that is not a clock: events one sample stands for (-c, or
+	 * at -F the mean of the kernel's periods; at least 1), the period
+	 * type being the event's name and "count".  0: a clock, period_ns.
+	 */
+	__u64 period_events;
 	/* On every resource: host.name, service.name, OTEL_RESOURCE_ATTRIBUTES. */
 	const struct otlp_attr *resource;
 	size_t nr_resource;

@@ -288,6 +288,14 @@ static int write_svg(struct writer *w, const struct records *p,
 	return svg__write(w->f, p, &w->oo, &so);
 }
 
+/* end - start; 0 when the wall clock was stepped back between them. */
+static __u64 span_ns(const struct timespec *start, const struct timespec *end)
+{
+	__u64 s = ts_ns(start), e = ts_ns(end);
+
+	return e > s ? e - s : 0;
+}
+
 /*
  * Time events (cpu-clock, task-clock) weigh in nanoseconds; every other
  * event in its own count, one period per sample: -c, or at -F the mean of
@@ -301,7 +309,7 @@ static int write_pprof(struct writer *w, const struct records *p,
 	__u64 tuned = w->events_per_sample ? w->events_per_sample : 1;
 	struct pprof_meta m = {
 		.time_nanos = ts_ns(start),
-		.duration_nanos = ts_ns(end) - ts_ns(start),
+		.duration_nanos = span_ns(start, end),
 		.period = o->freq ? (clock ? 1000000000ULL / o->freq : tuned) : o->period,
 		.period_type = clock ? NULL : o->event,
 		.period_unit = clock ? NULL : "count",
@@ -327,9 +335,13 @@ static int write_otlp(struct writer *w, const struct records *p, unsigned int n,
 	struct otlp_proc_buf proc;
 	struct otlp_meta m = {
 		.time_nanos = ts_ns(start),
-		.duration_nanos = ts_ns(end) - ts_ns(start),
+		.duration_nanos = span_ns(start, end),
 		.period_ns = o->period_ns,
 		.event = o->event,
+		/* As pprof's: a clock in nanoseconds, any other event in its count. */
+		.period_events = o->event_clock || w->oo.kind == PROFILE_WALL ? 0 :
+				 o->freq ? (w->events_per_sample ? w->events_per_sample : 1) :
+				 o->period ? o->period : 1,
 		.resource = o->otlp->resource,
 		.nr_resource = o->otlp->nr_resource,
 		.process = otlp__proc_process,

@@ -127,4 +127,85 @@ test_expect_success ROOT_BPF 'otlp: a server that refuses POST: 501 said once, n
 	grep -E " 0 retries$" err
 '
 
+# answer_server PORT MODE: a server on 127.0.0.1:PORT answering every POST
+# as MODE says (retry0: 503 with Retry-After: 0; hostile: 400 whose reason
+# has an escape and whose body is a Status with its message a varint;
+# partial: 200 whose body has partial_success as a varint), one line in
+# ./posts per request.
+answer_server() {
+	cat >answer.py <<-'PY'
+	import http.server, sys
+	mode = sys.argv[2]
+	class H(http.server.BaseHTTPRequestHandler):
+	    def do_POST(self):
+	        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+	        with open("posts", "a") as f:
+	            f.write("post\n")
+	        if mode == "retry0":
+	            self.send_response(503)
+	            self.send_header("Retry-After", "0")
+	            body = b""
+	        elif mode == "hostile":
+	            self.send_response(400, "Bad\x1b[31mRequest")
+	            body = b"\x10\x05"
+	        else:
+	            self.send_response(200)
+	            body = b"\x08\x05"
+	        self.send_header("Content-Length", str(len(body)))
+	        self.end_headers()
+	        self.wfile.write(body)
+	    def log_message(self, *a):
+	        pass
+	http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+	PY
+	: >posts &&
+	bg python3 answer.py "$1" "$2" >/dev/null 2>&1 &&
+	wait_port "$1"
+}
+
+test_expect_success ROOT_BPF 'otlp: a 503 with Retry-After: 0 waits the backoff, not a busy loop' '
+	port=$(free_port) &&
+	answer_server "$port" retry0 &&
+	otlp_try "http://127.0.0.1:$port" &&
+	all_dropped &&
+	n=$(wc -l <posts) && echo "$n requests" &&
+	{ [ "$n" -ge 2 ] && [ "$n" -le 12 ] || fail "$n requests in a 3-s run, want a handful"; } &&
+	one_line "^profile: otlp: cannot send to http://127.0.0.1:$port/v1development/profiles: HTTP 503 .*; retrying"
+'
+
+test_expect_success ROOT_BPF 'otlp: a hostile 400 (an escape in its reason, a Status of the wrong wire types): no crash, no escape printed' '
+	port=$(free_port) &&
+	answer_server "$port" hostile &&
+	otlp_try "http://127.0.0.1:$port" &&
+	all_dropped &&
+	{ [ "$(wc -l <posts)" -ge 3 ] || fail "$(wc -l <posts) requests"; } &&
+	one_line "^profile: otlp: http://127.0.0.1:$port/v1development/profiles refused a profile: HTTP 400 Bad.\[31mRequest; dropped it" &&
+	{ ! grep -q "$(printf "\033")" err || fail "an escape on stderr"; }
+'
+
+test_expect_success ROOT_BPF 'otlp: a 200 whose partial success is of the wrong wire type: all sent, nothing said' '
+	port=$(free_port) &&
+	answer_server "$port" partial &&
+	otlp_try "http://127.0.0.1:$port" &&
+	intervals=$(grep -c "^# interval" out.folded) &&
+	samples=$(fsum out.folded "") &&
+	{ [ "$(otlp_counts)" = "$intervals $samples 0 0" ] ||
+		fail "summary says $(otlp_counts), want $intervals $samples 0 0"; } &&
+	{ ! grep -q "rejected" err || fail "a rejection reported"; }
+'
+
+test_expect_success 'otlp: grpc or http/json is refused at start; a malformed header list is not echoed' '
+	for proto in grpc http/json; do
+		rc=0 && OTEL_EXPORTER_OTLP_PROTOCOL=$proto "$PROFILE" --otlp 1 >stdout 2>err || rc=$?
+		cat err
+		{ [ $rc -eq 2 ] || fail "exit $rc, want 2"; } &&
+		{ [ "$(wc -l <err)" -eq 1 ] || fail "$(wc -l <err) lines on stderr"; } &&
+		grep -q "^profile: OTEL_EXPORTER_OTLP_PROTOCOL is $proto: .*http/protobuf" err || return 1
+	done &&
+	rc=0 && OTEL_EXPORTER_OTLP_HEADERS="x-team=a,Authorization: Bearer s3cr3t" "$PROFILE" --otlp 1 >stdout 2>err || rc=$? &&
+	cat err && [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "^profile: OTEL_EXPORTER_OTLP_HEADERS: item 2 (key .Authorization.) is not KEY=VALUE" err &&
+	{ ! grep -q "s3cr3t\|Bearer" err || fail "the secret was printed"; }
+'
+
 test_done

@@ -46,6 +46,8 @@ test_expect_success 'the unit: the command, its settings file and stop signal th
 	test "$(unit_get EnvironmentFile)" = "-/etc/default/profile" &&
 	test "$(unit_get KillSignal)" = SIGINT &&
 	test "$(unit_get Restart)" = on-failure &&
+	{ test "$(unit_get RestartPreventExitStatus)" = 2 ||
+		fail "a configuration error (exit 2) would restart for ever"; } &&
 	t=$(unit_get TimeoutStopSec) &&
 	{ test "$t" -gt 10 || fail "TimeoutStopSec=$t is not above the 10 s flush"; } &&
 	sed -n "/^\.SH CONTINUOUS PROFILING/,/^\.SH /p" "$MAN" | sed "s/\\\\-/-/g" >section &&

@@ -22,6 +22,7 @@ static const char *const vars[] = {
 	"OTEL_EXPORTER_OTLP_CLIENT_KEY", "OTEL_EXPORTER_OTLP_PROFILES_CLIENT_KEY",
 	"OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE",
 	"OTEL_EXPORTER_OTLP_PROFILES_CLIENT_CERTIFICATE",
+	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_PROFILES_PROTOCOL",
 	"OTEL_RESOURCE_ATTRIBUTES", "OTEL_SERVICE_NAME",
 };
 
@@ -243,6 +244,30 @@ TEST(timeout_compression_files)
 	clear_env();
 }
 
+/* Only http/protobuf: grpc and http/json are refused at start. */
+TEST(protocol)
+{
+	struct otlp_config c;
+
+	clear_env();
+	setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", 1);
+	CHECK_INT(otlp_config__init(&c, NULL), 0);
+	otlp_config__free(&c);
+	static const char *const bad[] = { "grpc", "http/json", "HTTP", "http" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("OTEL_EXPORTER_OTLP_PROTOCOL", bad[i], 1);
+		CHECK(otlp_config__init(&c, NULL) == -EINVAL);
+	}
+	/* The _PROFILES_ form wins, both ways. */
+	setenv("OTEL_EXPORTER_OTLP_PROFILES_PROTOCOL", "http/protobuf", 1);
+	CHECK_INT(otlp_config__init(&c, NULL), 0);
+	otlp_config__free(&c);
+	setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", 1);
+	setenv("OTEL_EXPORTER_OTLP_PROFILES_PROTOCOL", "grpc", 1);
+	CHECK(otlp_config__init(&c, NULL) == -EINVAL);
+	clear_env();
+}
+
 int main(void)
 {
 	/* The refusals print their one line; the checks are on the answers. */
@@ -254,5 +279,6 @@ int main(void)
 	RUN(bad_headers);
 	RUN(resource);
 	RUN(timeout_compression_files);
+	RUN(protocol);
 	return unit_summary();
 }

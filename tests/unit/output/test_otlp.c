@@ -11,6 +11,10 @@
  * DIR/unit-wall.pb, requests to POST to a real collector.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -953,6 +957,68 @@ TEST(otlp_proc_process)
 	CHECK(proc.exe_path == NULL && proc.container_id == NULL);
 }
 
+/* An event that is not a clock: the period is in its count, named after it. */
+TEST(otlp_event_period)
+{
+	struct records p = cpu_records();
+	int calls = 0;
+	struct otlp_meta m = meta(&calls);
+	struct otlp_counts c;
+	static struct dreq d;
+	const struct dres *r;
+
+	m.event = "page-faults";
+	m.period_events = 1000;
+	CHECK_INT(encode(&d, &p, &both, &m, &c, NULL), 0);
+	r = res_of(&d, 10);
+	CHECK(r && r->nr_profs == 1);
+	if (r && r->nr_profs == 1) {
+		CHECK_STR(str(&d, r->profs[0].type.type), "samples");
+		CHECK_STR(str(&d, r->profs[0].period_type.type), "page-faults");
+		CHECK_STR(str(&d, r->profs[0].period_type.unit), "count");
+		CHECK_INT(r->profs[0].period, 1000);
+	}
+	dreq_free(&d);
+}
+
+/* A binary deleted since its exec: its path without the kernel's " (deleted)". */
+TEST(otlp_proc_deleted)
+{
+	static struct otlp_proc_buf buf;
+	char path[] = "/tmp/test_otlp_exe_XXXXXX";
+	struct otlp_process proc;
+	char cmd[256];
+	pid_t pid;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s && chmod 755 %s", path, path);
+	CHECK_INT(system(cmd), 0);
+	pid = fork();
+	if (!pid) {
+		execl(path, path, "5", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	/* Until the child has exec'd, its exe is this test's. */
+	for (int i = 0; i < 200; i++) {
+		if (!otlp__proc_process(&buf, pid, &proc) && proc.exe_path &&
+		    !strcmp(proc.exe_path, path))
+			break;
+		usleep(10000);
+	}
+	unlink(path);
+	CHECK_INT(otlp__proc_process(&buf, pid, &proc), 0);
+	CHECK_STR(proc.exe_path, path);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 static int write_request(const char *dir, const char *name, const struct records *p,
 			 const struct output_opts *oo, const struct otlp_meta *m)
 {
@@ -1013,6 +1079,8 @@ int main(void)
 	RUN(otlp_profile_ids_differ);
 	RUN(otlp_container_id);
 	RUN(otlp_proc_process);
+	RUN(otlp_proc_deleted);
+	RUN(otlp_event_period);
 	if (getenv("PROFILE_TEST_OTLP_OUT"))
 		RUN(collector_fixture);
 	return unit_summary();
