@@ -2,12 +2,14 @@
 /*
  * A protobuf reader for the tests, written apart from the writer
  * (src/output/pb.c) so that the two check each other: varints,
- * length-delimited fields and fixed64, nothing else.
+ * length-delimited fields and fixed64, nothing else; and the two shapes
+ * of message the profile formats repeat: packed varints, varints alone.
  */
 #ifndef TEST_PBREAD_H
 #define TEST_PBREAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 struct rd {
@@ -73,6 +75,36 @@ static bool rd_field(struct rd *r, __u32 *field, __u64 *val, struct rd *sub)
 		return false;
 	}
 	return !r->err;
+}
+
+/*
+ * A repeated varint field: one value (v, sub->p NULL) or a packed body
+ * (sub), appended to out[*nr] while *nr < max; the rest is dropped.
+ */
+static void rd_packed(struct rd *sub, __u64 v, __u64 *out, size_t *nr, size_t max)
+{
+	if (!sub->p) {
+		if (*nr < max)
+			out[(*nr)++] = v;
+		return;
+	}
+	while (sub->p < sub->end && !sub->err && *nr < max)
+		out[(*nr)++] = rd_varint(sub);
+}
+
+/*
+ * A message whose fields 1..n are single varints: field i into *to[i - 1]
+ * (to[i - 1] NULL: passed over), as are fields above n.
+ */
+static void rd_uints(struct rd *r, __u64 *const to[], size_t n)
+{
+	struct rd sub;
+	__u64 v;
+	__u32 f;
+
+	while (rd_field(r, &f, &v, &sub))
+		if (f >= 1 && f <= n && to[f - 1])
+			*to[f - 1] = v;
 }
 
 #endif /* TEST_PBREAD_H */

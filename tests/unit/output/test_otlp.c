@@ -23,7 +23,7 @@
 #include "export/otlp_send.h"
 #include "lib/pb.h"
 #include "output/output.h"
-#include "stacks.h"
+#include "records.h"
 #include "pbread.h"
 
 #define MAXN 64
@@ -84,17 +84,6 @@ struct dreq {
 	int err;
 };
 
-static void packed(struct rd *sub, __u64 v, __u64 *out, size_t *nr, size_t max)
-{
-	if (!sub->p) {
-		if (*nr < max)
-			out[(*nr)++] = v;
-		return;
-	}
-	while (sub->p < sub->end && !sub->err && *nr < max)
-		out[(*nr)++] = rd_varint(sub);
-}
-
 static char *dup_str(const struct rd *sub)
 {
 	return strndup((const char *)sub->p, sub->end - sub->p);
@@ -131,15 +120,7 @@ static void dec_attr(struct rd *r, struct dattr *a, bool kvu)
 
 static void dec_vt(struct rd *r, struct dvt *vt)
 {
-	struct rd sub;
-	__u64 v;
-	__u32 f;
-
-	while (rd_field(r, &f, &v, &sub))
-		if (f == 1)
-			vt->type = v;
-		else if (f == 2)
-			vt->unit = v;
+	rd_uints(r, (__u64 *const []){ &vt->type, &vt->unit }, 2);
 }
 
 static void dec_sample(struct rd *r, struct dsample *s)
@@ -152,9 +133,9 @@ static void dec_sample(struct rd *r, struct dsample *s)
 		if (f == 1)
 			s->stack = v;
 		else if (f == 2)
-			packed(&sub, v, s->attrs, &s->nr_attrs, 4);
+			rd_packed(&sub, v, s->attrs, &s->nr_attrs, 4);
 		else if (f == 4)
-			packed(&sub, v, s->vals, &s->nr_vals, 4);
+			rd_packed(&sub, v, s->vals, &s->nr_vals, 4);
 }
 
 static void dec_profile(struct rd *r, struct dprof *p)
@@ -235,22 +216,12 @@ static void dec_location(struct rd *r, struct dloc *l)
 				else if (f2 == 2)
 					ln->line = v2;
 		} else if (f == 4)
-			packed(&sub, v, l->attrs, &l->nr_attrs, 4);
+			rd_packed(&sub, v, l->attrs, &l->nr_attrs, 4);
 }
 
 static void dec_function(struct rd *r, struct dfunc *fn)
 {
-	struct rd sub;
-	__u64 v;
-	__u32 f;
-
-	while (rd_field(r, &f, &v, &sub))
-		if (f == 1)
-			fn->name = v;
-		else if (f == 2)
-			fn->system_name = v;
-		else if (f == 3)
-			fn->file = v;
+	rd_uints(r, (__u64 *const []){ &fn->name, &fn->system_name, &fn->file }, 3);
 }
 
 static void dec_mapping(struct rd *r, struct dmap *m)
@@ -265,7 +236,7 @@ static void dec_mapping(struct rd *r, struct dmap *m)
 		case 2: m->limit = v; break;
 		case 3: m->offset = v; break;
 		case 4: m->file = v; break;
-		case 5: packed(&sub, v, m->attrs, &m->nr_attrs, 4); break;
+		case 5: rd_packed(&sub, v, m->attrs, &m->nr_attrs, 4); break;
 		}
 }
 
@@ -277,7 +248,7 @@ static void dec_stack(struct rd *r, struct dstack *s)
 
 	while (rd_field(r, &f, &v, &sub))
 		if (f == 1)
-			packed(&sub, v, s->locs, &s->nr, MAXN);
+			rd_packed(&sub, v, s->locs, &s->nr, MAXN);
 }
 
 /* One dictionary entry of table f; entry 0's size is kept. */
@@ -435,9 +406,6 @@ static int encode(struct dreq *d, const struct records *p, const struct output_o
 
 /* ---- the records ---- */
 
-static STACK(kst, 2);
-static STACK(ust_b, 2);
-static STACK(ust_a, 2);
 static STACK(ust_py, 3);
 static STACK(ust_inl, 3);
 static const struct frame_mapping burn_map = {
@@ -450,15 +418,7 @@ static const struct frame *const inl_list[] = { &inl_a };
 
 static void setup(void)
 {
-	kst.frames[0] = (struct frame){ .name = "kleaf", .kind = FRAME_KERNEL, .addr = 0xffffffff81000010 };
-	kst.frames[1] = (struct frame){ .name = "kroot", .kind = FRAME_KERNEL, .addr = 0xffffffff81000100 };
-	ust_b.frames[0] = (struct frame){ .name = "func_b", .addr = 0x401040, .module = "/bin/burn",
-					  .mapping = &burn_map };
-	ust_b.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn",
-					  .mapping = &burn_map };
-	ust_a.frames[0] = (struct frame){ .name = "func_a", .addr = 0x401000, .module = "/bin/burn",
-					  .mapping = &burn_map };
-	ust_a.frames[1] = ust_b.frames[1];
+	burn_stacks_init(&burn_map);
 	/* Python: two interpreter frames on top of the interpreter's own. */
 	ust_py.frames[0] = (struct frame){ .name = "work (app.py:12)", .func = "work",
 					   .module = "app.py", .line = 12, .kind = FRAME_INTERP,
@@ -474,24 +434,6 @@ static void setup(void)
 					    .mapping = &burn_map, .inl = inl_list, .nr_inl = 1,
 					    .line = 30, .file = "burn.c" };
 	ust_inl.frames[2] = ust_b.frames[1];
-}
-
-static struct record rec(const char *comm, __u32 pid, __u32 tid, __u64 count,
-			 const void *user, __u8 us, const void *kern, __u8 ks)
-{
-	struct record r = test_record(comm, pid, count, user, us, kern, ks);
-
-	r.tid = tid;
-	return r;
-}
-
-static struct record off(const char *comm, __u32 pid, __u64 ns, const void *user,
-			 const void *kern)
-{
-	struct record r = rec(comm, pid, pid, ns, user, PART_OK, kern, kern ? PART_OK : PART_ABSENT);
-
-	r.what = COUNT_OFF_CPU;
-	return r;
 }
 
 static const struct output_opts both = { .view.parts[PART_USER] = true,
@@ -535,6 +477,16 @@ static struct records cpu_records(void)
 	cpu_recs[4] = rec("zero", 13, 0, 0, &ust_a, PART_OK, NULL, PART_ABSENT);	/* skipped */
 	cpu_recs[5] = rec("burn", 10, 11, 3, &ust_inl, PART_OK, NULL, PART_ABSENT);
 	return (struct records){ .recs = cpu_recs, .nr = 6 };
+}
+
+/* --wall: a process on and off the CPU, and one only off it. */
+static struct record wall_recs[3];
+static struct records wall_records(void)
+{
+	wall_recs[0] = rec("app", 10, 10, 3, &ust_b, PART_OK, NULL, PART_ABSENT);
+	wall_recs[1] = off("app", 10, 10, 4500000, &ust_b, &kst);
+	wall_recs[2] = off("sleeper", 40, 40, 700, &ust_a, NULL);
+	return (struct records){ .recs = wall_recs, .nr = 3 };
 }
 
 /* ---- the tests ---- */
@@ -758,22 +710,14 @@ TEST(otlp_dictionary)
 /* --wall: two Profiles per process, CPU samples and off-CPU time. */
 TEST(otlp_wall)
 {
-	struct output_opts oo = both;
-	struct record r[] = {
-		rec("app", 10, 10, 3, &ust_b, PART_OK, NULL, PART_ABSENT),
-		off("app", 10, 4500000, &ust_b, &kst),
-		off("sleeper", 40, 700, &ust_a, NULL),
-	};
-	struct records p = { .recs = r, .nr = 3 };
+	struct output_opts oo = wall_opts(both, 10101010);
+	struct records p = wall_records();
 	int calls = 0;
 	struct otlp_meta m = meta(&calls);
 	struct otlp_counts c;
 	static struct dreq d;
 	const struct dres *res;
 
-	oo.kind = PROFILE_WALL;
-	oo.period_ns = 10101010;
-	oo.view.mark_off_cpu = true;
 	CHECK_INT(encode(&d, &p, &oo, &m, &c, NULL), 0);
 	CHECK_INT(c.samples, 3);
 	CHECK_INT(c.off_cpu_ns, 4500700);
@@ -807,7 +751,7 @@ TEST(otlp_wall)
 TEST(otlp_off_cpu)
 {
 	struct output_opts oo = both;
-	struct record r[] = { off("sleep", 10, 2500000, &ust_b, &kst) };
+	struct record r[] = { off("sleep", 10, 10, 2500000, &ust_b, &kst) };
 	struct records p = { .recs = r, .nr = 1 };
 	struct otlp_meta m = { .time_nanos = 5 };
 	struct otlp_counts c;
@@ -1052,18 +996,10 @@ TEST(collector_fixture)
 	struct records p = cpu_records();
 	int calls = 0;
 	struct otlp_meta m = meta(&calls);
-	struct output_opts oo = both;
-	struct record r[] = {
-		rec("app", 10, 10, 3, &ust_b, PART_OK, NULL, PART_ABSENT),
-		off("app", 10, 4500000, &ust_b, &kst),
-		off("sleeper", 40, 700, &ust_a, NULL),
-	};
-	struct records w = { .recs = r, .nr = 3 };
+	struct output_opts oo = wall_opts(both, 10101010);
+	struct records w = wall_records();
 
 	CHECK_INT(write_request(dir, "unit-cpu.pb", &p, &both, &m), 0);
-	oo.kind = PROFILE_WALL;
-	oo.period_ns = 10101010;
-	oo.view.mark_off_cpu = true;
 	CHECK_INT(write_request(dir, "unit-wall.pb", &w, &oo, &m), 0);
 }
 

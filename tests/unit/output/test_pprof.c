@@ -18,7 +18,7 @@
 #include "output/pprof.h"
 #include "output/output.h"
 #include "trace/symbolize.h"
-#include "stacks.h"
+#include "records.h"
 #include "pbread.h"
 #include "symbols/usyms.h"
 
@@ -149,28 +149,9 @@ struct dprofile {
 	int err;
 };
 
-static void packed(struct rd *sub, __u64 v, __u64 *out, size_t *nr)
-{
-	if (!sub->p) {			/* unpacked: one value */
-		if (*nr < MAXN)
-			out[(*nr)++] = v;
-		return;
-	}
-	while (sub->p < sub->end && !sub->err && *nr < MAXN)
-		out[(*nr)++] = rd_varint(sub);
-}
-
 static void dec_vt(struct rd *r, struct dvt *vt)
 {
-	struct rd sub;
-	__u64 v;
-	__u32 f;
-
-	while (rd_field(r, &f, &v, &sub))
-		if (f == 1)
-			vt->type = v;
-		else if (f == 2)
-			vt->unit = v;
+	rd_uints(r, (__u64 *const []){ &vt->type, &vt->unit }, 2);
 }
 
 static void dec_sample(struct rd *r, struct dsample *s)
@@ -181,12 +162,9 @@ static void dec_sample(struct rd *r, struct dsample *s)
 
 	while (rd_field(r, &f, &v, &sub)) {
 		if (f == 1) {
-			packed(&sub, v, s->locs, &s->nr_locs);
+			rd_packed(&sub, v, s->locs, &s->nr_locs, MAXN);
 		} else if (f == 2) {
-			size_t n = s->nr_vals;
-
-			packed(&sub, v, s->vals, &n);
-			s->nr_vals = n > 4 ? 4 : n;
+			rd_packed(&sub, v, s->vals, &s->nr_vals, 4);
 		} else if (f == 3 && s->nr_labels < 4) {
 			struct dlabel *l = &s->labels[s->nr_labels++];
 
@@ -225,36 +203,13 @@ static void dec_loc(struct rd *r, struct dloc *l)
 
 static void dec_func(struct rd *r, struct dfunc *fn)
 {
-	struct rd sub;
-	__u64 v;
-	__u32 f;
-
-	while (rd_field(r, &f, &v, &sub))
-		if (f == 1)
-			fn->id = v;
-		else if (f == 2)
-			fn->name = v;
-		else if (f == 3)
-			fn->system_name = v;
+	rd_uints(r, (__u64 *const []){ &fn->id, &fn->name, &fn->system_name }, 3);
 }
 
 static void dec_map(struct rd *r, struct dmap *m)
 {
-	struct rd sub;
-	__u64 v;
-	__u32 f;
-
-	while (rd_field(r, &f, &v, &sub)) {
-		switch (f) {
-		case 1: m->id = v; break;
-		case 2: m->start = v; break;
-		case 3: m->limit = v; break;
-		case 4: m->offset = v; break;
-		case 5: m->file = v; break;
-		case 6: m->build_id = v; break;
-		case 7: m->has_functions = v; break;
-		}
-	}
+	rd_uints(r, (__u64 *const []){ &m->id, &m->start, &m->limit, &m->offset,
+				       &m->file, &m->build_id, &m->has_functions }, 7);
 }
 
 static void decode(struct dprofile *d, const __u8 *buf, size_t len)
@@ -393,30 +348,13 @@ out:
 	return err;
 }
 
-static STACK(kst, 2);
-static STACK(ust_b, 2);
-static STACK(ust_a, 2);
 static STACK(ust_unknown, 2);
 
 static void setup(void)
 {
-	kst.frames[0] = (struct frame){ .name = "kleaf", .kind = FRAME_KERNEL, .addr = 0xffffffff81000010 };
-	kst.frames[1] = (struct frame){ .name = "kroot", .kind = FRAME_KERNEL, .addr = 0xffffffff81000100 };
-	ust_b.frames[0] = (struct frame){ .name = "func_b", .addr = 0x401040, .module = "/bin/burn" };
-	ust_b.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn" };
-	ust_a.frames[0] = (struct frame){ .name = "func_a", .addr = 0x401000, .module = "/bin/burn" };
-	ust_a.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn" };
+	burn_stacks_init(NULL);
 	ust_unknown.frames[0] = (struct frame){ .name = NULL, .addr = 0x7f0010, .module = "/lib/x.so" };
 	ust_unknown.frames[1] = (struct frame){ .name = "main", .addr = 0x402000, .module = "/bin/burn" };
-}
-
-static struct record rec(const char *comm, __u32 pid, __u32 tid, __u64 count,
-			 const void *user, __u8 us, const void *kern, __u8 ks)
-{
-	struct record r = test_record(comm, pid, count, user, us, kern, ks);
-
-	r.tid = tid;
-	return r;
 }
 
 static const struct output_opts both = { .folded = true, .view.parts[PART_USER] = true, .view.parts[PART_KERNEL] = true };
@@ -766,22 +704,13 @@ TEST(consumer_fixture)
 	CHECK_INT(fixture_root(), 3);
 }
 
-static struct record off(const char *comm, __u32 pid, __u64 ns, const void *user,
-			 const void *kern)
-{
-	struct record r = rec(comm, pid, 0, ns, user, PART_OK, kern, kern ? PART_OK : PART_ABSENT);
-
-	r.what = COUNT_OFF_CPU;
-	return r;
-}
-
 /* --off-cpu: one sample type, off_cpu in nanoseconds, the time as counted. */
 TEST(pprof_off_cpu)
 {
 	struct output_opts oo = both;
 	struct record r[] = {
-		off("sleep", 10, 2500000, &ust_b, &kst),
-		off("sleep", 10, 700, &ust_a, NULL),
+		off("sleep", 10, 0, 2500000, &ust_b, &kst),
+		off("sleep", 10, 0, 700, &ust_a, NULL),
 	};
 	struct records p = { .recs = r, .nr = 2 };
 	struct pprof_meta m = { .period = 1 };
@@ -811,18 +740,15 @@ TEST(pprof_off_cpu)
  */
 TEST(pprof_wall)
 {
-	struct output_opts oo = both;
+	struct output_opts oo = wall_opts(both, 10101010);
 	struct record r[] = {
 		rec("app", 10, 0, 3, &ust_b, PART_OK, NULL, PART_ABSENT),
-		off("app", 10, 4500000, &ust_b, &kst),
+		off("app", 10, 0, 4500000, &ust_b, &kst),
 	};
 	struct records p = { .recs = r, .nr = 2 };
 	struct pprof_meta m = { .period = 10101010 };
 	static struct dprofile d;
 
-	oo.kind = PROFILE_WALL;
-	oo.period_ns = 10101010;
-	oo.view.mark_off_cpu = true;
 	CHECK_INT(roundtrip(&d, &p, &oo, &m), 0);
 	CHECK_INT(d.nr_types, 3);
 	CHECK_STR(str(&d, d.types[0].type), "wall");
@@ -856,20 +782,17 @@ TEST(pprof_wall)
 TEST(wall_fixture)
 {
 	const char *dir = getenv("PROFILE_TEST_OUTPUT");
-	struct output_opts oo = both;
+	struct output_opts oo = wall_opts(both, 10101010);
 	struct record r[] = {
 		rec("app", 10, 0, 3, &ust_b, PART_OK, NULL, PART_ABSENT),
-		off("app", 10, 4500000, &ust_b, &kst),
-		off("app", 10, 1500000, &ust_a, NULL),
+		off("app", 10, 0, 4500000, &ust_b, &kst),
+		off("app", 10, 0, 1500000, &ust_a, NULL),
 	};
 	struct records p = { .recs = r, .nr = 3 };
 	struct pprof_meta m = { .period = 10101010, .duration_nanos = 1000000000 };
 	char path[4096];
 	FILE *f;
 
-	oo.kind = PROFILE_WALL;
-	oo.period_ns = 10101010;
-	oo.view.mark_off_cpu = true;
 	snprintf(path, sizeof(path), "%s/unit-wall.pb.gz", dir);
 	f = fopen(path, "w");
 	CHECK(f != NULL);
