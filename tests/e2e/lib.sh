@@ -380,6 +380,28 @@ collector_restart() {
 	collector_stop && collector_launch
 }
 
+# collector_save DIR: stop the collector and keep what it received as
+# DIR/out.jsonl; DIR/done marks the run whole, for the tests that reuse it.
+collector_save() {
+	collector_stop &&
+	cp "$COLLECTOR_OUT" "$1/out.jsonl" &&
+	echo done >"$1/done"
+}
+
+# collector_why DIR: after a run of profile into the collector failed, its
+# stderr (DIR/err) and the collector's log; returns 1.
+collector_why() {
+	echo "--- profile's stderr:"; cat "$1/err"
+	echo "--- collector's log:"; tail -20 "$TRASH/otelcol/log"
+	false
+}
+
+# otlp_total TOTALS KEY: KEY's number (requests, samples) in TOTALS, as
+# $OTLP_READ --totals wrote it.
+otlp_total() {
+	awk -v key="$2" '$1 == key { print $2 }' "$1"
+}
+
 # The lines of FILE that are not folded "comm;frame;... COUNT" lines.
 not_folded() { grep -v -E '^[^;]+(;[^;]+)* [0-9]+$' "$1" || :; }
 

@@ -24,11 +24,8 @@ otlp_run() {
 	 OTEL_SERVICE_NAME=t93-svc OTEL_RESOURCE_ATTRIBUTES=deployment.environment=t93,team=profile \
 	 "$PROFILE" -F 4999 -p "$(cat burn.pid)" -i 1 --otlp="$COLLECTOR_URL" --unknown module \
 		-o "iv-%H%M%S.folded" 6 >stdout 2>err) &&
-	collector_stop &&
-	cp "$COLLECTOR_OUT" "$TRASH/otlp/out.jsonl" &&
-	echo done >"$TRASH/otlp/done" ||
-	{ echo "--- profile's stderr:"; cat "$TRASH/otlp/err"; echo "--- collector's log:";
-	  tail -20 "$TRASH/otelcol/log"; false; }
+	collector_save "$TRASH/otlp" ||
+	collector_why "$TRASH/otlp"
 }
 
 test_expect_success ROOT_BPF,COLLECTOR 'otlp: burn arrives named, func_b/func_a 3.0 within 10%' '
@@ -48,8 +45,8 @@ test_expect_success ROOT_BPF,COLLECTOR 'otlp: the collector received exactly the
 	cat otlp/iv-*.folded >files &&
 	nfiles=$(ls otlp/iv-*.folded | wc -l) &&
 	$OTLP_READ --totals otlp/out.jsonl >totals && cat totals &&
-	req=$(awk "\$1 == \"requests\" { print \$2 }" totals) &&
-	got=$(awk "\$1 == \"samples\" { print \$2 }" totals) &&
+	req=$(otlp_total totals requests) &&
+	got=$(otlp_total totals samples) &&
 	want=$(fsum files "") &&
 	echo "files=$nfiles samples in files=$want, requests=$req samples received=$got" &&
 	{ [ "$want" -gt 0 ] || fail "no samples in the -o files"; } &&
@@ -73,8 +70,8 @@ test_expect_success ROOT_BPF,COLLECTOR 'otlp: the sender'"'"'s summary counts wh
 	otlp_run &&
 	cat otlp/err &&
 	$OTLP_READ --totals otlp/out.jsonl >totals &&
-	req=$(awk "\$1 == \"requests\" { print \$2 }" totals) &&
-	got=$(awk "\$1 == \"samples\" { print \$2 }" totals) &&
+	req=$(otlp_total totals requests) &&
+	got=$(otlp_total totals samples) &&
 	grep -E "sent $req profiles? \($got samples\)" otlp/err &&
 	grep -E "dropped 0 \(0 samples\)" otlp/err
 '
@@ -113,7 +110,7 @@ test_expect_success ROOT_BPF,COLLECTOR '--otlp alone: stdout empty, OTEL_EXPORTE
 	collector_stop &&
 	{ [ ! -s out ] || { head -3 out; fail "--otlp wrote to stdout"; }; } &&
 	$OTLP_READ --totals "$COLLECTOR_OUT" >totals && cat totals &&
-	{ [ "$(awk "\$1 == \"samples\" { print \$2 }" totals)" -gt 500 ] || fail "too few samples received"; } &&
+	{ [ "$(otlp_total totals samples)" -gt 500 ] || fail "too few samples received"; } &&
 	$OTLP_READ "$COLLECTOR_OUT" | grep -q ";func_b [0-9]*$"
 '
 
@@ -128,7 +125,7 @@ test_expect_success ROOT_BPF,COLLECTOR,openssl 'otlp over TLS: https to a collec
 		{ cat err; false; } &&
 	collector_stop &&
 	$OTLP_READ --totals "$COLLECTOR_OUT" >totals && cat totals &&
-	got=$(awk "\$1 == \"samples\" { print \$2 }" totals) &&
+	got=$(otlp_total totals samples) &&
 	{ [ "$got" -gt 500 ] || fail "only $got samples over TLS"; } &&
 	$OTLP_READ "$COLLECTOR_OUT" | grep -q ";func_b [0-9]*$"
 '

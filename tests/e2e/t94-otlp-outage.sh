@@ -34,21 +34,25 @@ outage() {
 	collector_restart &&
 	echo "collector started at $(date +%T.%N)" >>"$d/times" &&
 	{ wait $prof || fail "profile exited with status $?"; } &&
-	collector_stop &&
-	cp "$COLLECTOR_OUT" "$d/out.jsonl" &&
-	echo done >"$d/done" ||
-	{ echo "--- profile's stderr:"; cat "$d/err"; echo "--- collector's log:";
-	  tail -20 "$TRASH/otelcol/log"; false; }
+	collector_save "$d" ||
+	collector_why "$d"
+}
+
+# received DIR: shows the outage run in DIR (its times, profile's otlp
+# lines) and sets want, the samples of its -o files, and got, the
+# collector's; ./totals holds what the collector received.
+received() {
+	cat "$1/times" && grep -i otlp "$1/err" &&
+	cat "$1"/iv-*.folded >files &&
+	want=$(fsum files "") &&
+	$OTLP_READ --totals "$1/out.jsonl" >totals && cat totals &&
+	got=$(otlp_total totals samples)
 }
 
 # Within the bound: 5-6 intervals queued during the outage, 30 allowed.
 test_expect_success ROOT_BPF,COLLECTOR 'otlp outage within --otlp-queue: nothing lost, no drop reported' '
 	outage in 30 &&
-	cat in/times && grep -i otlp in/err &&
-	cat in/iv-*.folded >files &&
-	want=$(fsum files "") &&
-	$OTLP_READ --totals in/out.jsonl >totals && cat totals &&
-	got=$(awk "\$1 == \"samples\" { print \$2 }" totals) &&
+	received in &&
 	echo "samples: profile wrote $want, the collector received $got" &&
 	{ [ "$want" -gt 2000 ] || fail "only $want samples in the -o files"; } &&
 	{ [ "$got" -eq "$want" ] || fail "collector has $got samples of $want"; } &&
@@ -70,12 +74,8 @@ test_expect_success ROOT_BPF,COLLECTOR 'otlp outage: the outage and the recovery
 # oldest; the collector'"'"'s samples plus the dropped ones are profile'"'"'s.
 test_expect_success ROOT_BPF,COLLECTOR 'otlp outage beyond --otlp-queue 2: drops counted and reported, the rest received' '
 	outage over 2 &&
-	cat over/times && grep -i otlp over/err &&
-	cat over/iv-*.folded >files &&
-	want=$(fsum files "") &&
-	$OTLP_READ --totals over/out.jsonl >totals && cat totals &&
-	got=$(awk "\$1 == \"samples\" { print \$2 }" totals) &&
-	req=$(awk "\$1 == \"requests\" { print \$2 }" totals) &&
+	received over &&
+	req=$(otlp_total totals requests) &&
 	line=$(grep -E "dropped [0-9]+ \([0-9]+ samples\)" over/err | tail -1) &&
 	echo "summary: $line" &&
 	dp=$(echo "$line" | sed -E "s/.*dropped ([0-9]+) \(([0-9]+) samples\).*/\1/") &&

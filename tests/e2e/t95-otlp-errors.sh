@@ -25,6 +25,12 @@ wait_port() {
 	fail "nothing listens on 127.0.0.1:$1"
 }
 
+# python's http.server on 127.0.0.1:PORT, which answers POST with 501.
+http_server() {
+	bg python3 -m http.server --bind 127.0.0.1 "$1" >/dev/null 2>&1 &&
+	wait_port "$1"
+}
+
 # otlp_try URL [ENV=VALUE...]: burn profiled 3 s at 999 Hz with -i 1, to
 # --otlp=URL and -o out.folded; stdout in ./stdout, stderr in ./err, the
 # exit status in ./rc.
@@ -89,8 +95,7 @@ test_expect_success 'otlp: a malformed URL is a usage error, before anything run
 
 test_expect_success ROOT_BPF 'otlp: https to a plain HTTP port: a TLS line saying to use http://' '
 	port=$(free_port) &&
-	bg python3 -m http.server --bind 127.0.0.1 "$port" >/dev/null 2>&1 &&
-	wait_port "$port" &&
+	http_server "$port" &&
 	otlp_try "https://127.0.0.1:$port" &&
 	all_dropped &&
 	one_line "^profile: otlp: cannot send to https://127.0.0.1:$port/.*: TLS: .*use http://.*; retrying"
@@ -119,8 +124,7 @@ test_expect_success ROOT_BPF,COLLECTOR 'otlp: a wrong path on the collector: 404
 
 test_expect_success ROOT_BPF 'otlp: a server that refuses POST: 501 said once, nothing retried' '
 	port=$(free_port) &&
-	bg python3 -m http.server --bind 127.0.0.1 "$port" >/dev/null 2>&1 &&
-	wait_port "$port" &&
+	http_server "$port" &&
 	otlp_try "http://127.0.0.1:$port" &&
 	all_dropped &&
 	one_line "^profile: otlp: http://127.0.0.1:$port/v1development/profiles refused a profile: HTTP 501 " &&
