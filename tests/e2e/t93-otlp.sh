@@ -130,4 +130,35 @@ test_expect_success ROOT_BPF,COLLECTOR,openssl 'otlp over TLS: https to a collec
 	$OTLP_READ "$COLLECTOR_OUT" | grep -q ";func_b [0-9]*$"
 '
 
+# The source line each frame of FUNC was at, as the collector holds it:
+# "FILE:LINE" per location (0 when it has none), from its JSON lines.
+otlp_lines() {
+	python3 - "$1" "$2" <<-'PY'
+	import json, sys
+	seen = set()
+	for text in open(sys.argv[1]):
+	    d = json.loads(text)["dictionary"]
+	    strs, funcs = d["stringTable"], d["functionTable"]
+	    for loc in d["locationTable"]:
+	        for ln in loc.get("lines", []):
+	            f = funcs[ln.get("functionIndex", 0)]
+	            if strs[f.get("nameStrindex", 0)] == sys.argv[2]:
+	                seen.add("%s:%s" % (strs[f.get("filenameStrindex", 0)], ln.get("line", 0)))
+	print("\n".join(sorted(seen)))
+	PY
+}
+
+test_expect_success ROOT_BPF,COLLECTOR 'otlp --lines: native frames carry their source file and line' '
+	collector_start &&
+	bg "$WORKLOADS/burn" -d 10 && burn=$! &&
+	"$PROFILE" -F 999 -p $burn -i 1 --lines --otlp="$COLLECTOR_URL" 2 >out 2>err &&
+	for _ in $(seq 50); do
+		[ -s "$COLLECTOR_OUT" ] && [ "$(wc -l <"$COLLECTOR_OUT")" -ge 2 ] && break
+		sleep 0.1
+	done &&
+	otlp_lines "$COLLECTOR_OUT" func_b >lines && cat lines &&
+	grep -E "burn\.c:[1-9][0-9]*$" lines &&
+	otlp_lines "$COLLECTOR_OUT" main | grep -E "burn\.c:[1-9][0-9]*$"
+'
+
 test_done
