@@ -636,7 +636,8 @@ void writers__describe(const struct writers *ws, char *buf, size_t sz)
 		const char *sep = off ? ", " : "";
 
 		if (w->format == FMT_OTLP)
-			off += snprintf(buf + off, sz - off, "%sOTLP to %s", sep, w->cfg->otlp->url);
+			off += snprintf(buf + off, sz - off, "%sOTLP to %s%s", sep, w->cfg->otlp->url,
+					w->otlp_final.dropped ? " (some profiles dropped: see above)" : "");
 		else if (!w->path)
 			continue;
 		else if (w->per_interval)
