@@ -94,9 +94,17 @@ bool stall__judge(struct stall_cpu *c, double rate, __u64 samples, double busy_s
 	if (want < STALL_MIN_WANT)
 		return false;
 	n = c->win_samples;
+	c->judged_samples = c->win_samples;
+	c->judged_busy_s = c->win_busy_s;
 	c->win_samples = 0;
 	c->win_busy_s = 0;
-	if (n >= STALL_SHORT * want || n >= want - STALL_SIGMAS * sqrt(want))
+	/*
+	 * Two noises: the timer's hits, about sqrt(want), and /proc/stat's,
+	 * which classifies each tick of HZ as busy or idle: a busy time off by
+	 * about sqrt(busy * HZ) ticks, want * rate / HZ in variance.
+	 */
+	if (n >= STALL_SHORT * want ||
+	    n >= want - STALL_SIGMAS * sqrt(want * (1 + rate / STALL_TICK_HZ)))
 		return false;
 	c->short_checks++;
 	c->missed += want - n;
@@ -104,7 +112,7 @@ bool stall__judge(struct stall_cpu *c, double rate, __u64 samples, double busy_s
 }
 
 /* A stopped CPU's event: restarted, unless one came within its gap. */
-static void restart(struct stall *st, struct session *s, int cpu, __u64 n, double secs)
+static void restart(struct stall *st, struct session *s, int cpu)
 {
 	struct stall_cpu *c = &st->cpus[cpu];
 	int err;
@@ -120,9 +128,10 @@ static void restart(struct stall *st, struct session *s, int cpu, __u64 n, doubl
 	/* The 1st, 2nd, 4th, 8th...: the journal of an agent is not flooded. */
 	if (c->restarts & (c->restarts - 1))
 		return;
-	pr_warn("CPU %d: its cpu-clock event gave %llu samples in %.1f busy seconds at %.0f Hz; restarted it (%u time%s)%s%s",
-		cpu, (unsigned long long)n, secs, st->rate, c->restarts,
-		c->restarts == 1 ? "" : "s", err ? ": " : "", err ? strerror(-err) : "");
+	pr_warn("CPU %d: its cpu-clock event gave %llu samples in %.1f busy seconds at %.0f Hz; restarted it (%u time%s)%s%s; if it recurs, look for 'perf: interrupt took too long' in dmesg and lower -F",
+		cpu, (unsigned long long)c->judged_samples, c->judged_busy_s, st->rate,
+		c->restarts, c->restarts == 1 ? "" : "s", err ? ": " : "",
+		err ? strerror(-err) : "");
 }
 
 void stall__check(struct stall *st, struct session *s)
@@ -142,14 +151,15 @@ void stall__check(struct stall *st, struct session *s)
 	for (int i = 0; i < st->nr_cpus; i++) {
 		struct stall_cpu *c = &st->cpus[i];
 		__u64 n = samples[i] - c->samples_mark;
-		double secs = (double)(busy[i] - c->busy_mark) / st->ticks_per_s;
+		double secs = busy[i] >= c->busy_mark ?
+			      (double)(busy[i] - c->busy_mark) / st->ticks_per_s : 0;
 
 		if (samples[i] == UINT64_MAX) {
 			c->watched = false;
 			continue;
 		}
 		if (st->primed && c->watched && stall__judge(c, st->rate, n, secs))
-			restart(st, s, i, n, secs);
+			restart(st, s, i);
 		c->watched = true;
 		c->samples_mark = samples[i];
 		c->busy_mark = busy[i];

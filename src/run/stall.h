@@ -37,8 +37,8 @@ struct session;
  * short when it gave under STALL_SHORT of them and also more than
  * STALL_SIGMAS standard deviations under (a timer's hits and /proc/stat's
  * tick accounting are two samplings of the same busy time: their
- * difference is noise of about sqrt(due)), and then what it lacked counts
- * as missed.  One with under STALL_STOPPED of them has its event
+ * difference is noise of about sqrt(due * (1 + F / HZ))), and then what it
+ * lacked counts as missed.  One with under STALL_STOPPED of them has its event
  * restarted, at most once per restart_gap checks, the gap doubling to
  * STALL_MAX_GAP: a cause that persists (the sysctl far under -F) is not
  * restarted and warned about every second.
@@ -48,6 +48,8 @@ struct session;
 #define STALL_SIGMAS 4.0
 #define STALL_STOPPED 0.05
 #define STALL_MAX_GAP 600
+/* The lowest kernel tick rate (CONFIG_HZ) /proc/stat's busy time may have. */
+#define STALL_TICK_HZ 100.0
 
 struct stall_cpu {
 	__u64 samples_mark;	/* session__cpu_samples() at the last check */
@@ -56,6 +58,8 @@ struct stall_cpu {
 	double busy_s;		/* busy seconds since the first check */
 	__u64 win_samples;	/* the window being gathered */
 	double win_busy_s;
+	__u64 judged_samples;	/* the last window judged */
+	double judged_busy_s;
 	double missed;		/* samples short in short windows */
 	unsigned int short_checks, restarts;
 	unsigned int restart_at, restart_gap;	/* in checks: when one may come */

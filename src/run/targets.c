@@ -70,8 +70,10 @@ static int cpu_ticks(__u32 pid, __u64 *ticks)
 void targets__mark(struct targets *t, const struct options *o)
 {
 	t->rate = 0;
+	/* A cgroup or mount-namespace filter drops some of their samples by design. */
 	if (!t->pids || !t->nr || o->kind != PROFILE_CPU || !o->freq ||
-	    !event__is_clock(&o->event) || o->cpu >= 0)
+	    !event__is_clock(&o->event) || o->cpu >= 0 || o->cgroup || o->cgroupmap ||
+	    o->mntnsmap)
 		return;
 	t->ticks_per_s = sysconf(_SC_CLK_TCK);
 	t->ticks0 = calloc(t->nr, sizeof(*t->ticks0));

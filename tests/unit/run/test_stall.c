@@ -37,7 +37,10 @@ TEST(low_rate_window)
 	CHECK_INT(c.win_samples, 0);		/* a new window */
 }
 
-/* 70 of 100 due: under 80%, but within four deviations (down to 60): noise. */
+/*
+ * 70 of 100 due at 100 Hz: under 80%, but within four deviations of the
+ * two samplings' noise (sqrt(100 * (1 + 100 / 100)) = 14.1: down to 43).
+ */
 TEST(noise_is_not_loss)
 {
 	struct stall_cpu c = {};
@@ -47,10 +50,18 @@ TEST(noise_is_not_loss)
 	CHECK(c.missed == 0);
 }
 
-/* Throttled to a quarter (the sysctl at 250 under -F 999): short, not stopped. */
+/*
+ * Throttled to a quarter (the sysctl at 250 under -F 999): short, not
+ * stopped.  At 999 Hz /proc/stat's ticks are the larger noise: a
+ * deviation of sqrt(999 * 11) = 105, so only under 580 of 999 is short.
+ */
 TEST(throttled)
 {
 	struct stall_cpu c = {};
+
+	CHECK(!stall__judge(&c, 999, 600, 1.0));	/* 60%: within the noise */
+	CHECK_INT(c.short_checks, 0);
+	c = (struct stall_cpu){};
 
 	CHECK(!stall__judge(&c, 999, 250, 1.0));
 	CHECK_INT(c.short_checks, 1);
