@@ -238,7 +238,7 @@ static void make_room(struct otlp_sender *s, size_t len, struct notes *ns)
 			note(ns, "otlp: the queue is full (%.1f MiB in %zu profiles, the %zu MiB bound); "
 				 "dropped the oldest, %llu so far; bring %s back; profiles this big fill it "
 				 "whatever --otlp-queue is: a longer -i, or fewer stacks (-F, -p), "
-				 "makes it hold longer", held / 1048576.0, s->nr + dropped,
+				 "makes it hold longer", held / 1048576.0, s->nr + (size_t)dropped,
 			     c->queue_max_bytes >> 20, (unsigned long long)s->st.dropped, c->shown_url);
 	}
 }
