@@ -502,9 +502,9 @@ static void report_retry(struct otlp_sender *s, const struct attempt *a, struct 
 	s->last_code = a->code;
 	s->last_status = a->status;
 	s->last_failure_ms = now;
-	note(ns, "otlp: cannot send to %.512s: %s; retrying, %zu profile%s queued%s%s",
-	     s->c->shown_url, what, s->nr + 1, s->nr ? "s" : "", s->last_hint ? "; " : "",
-	     s->last_hint ? s->last_hint : "");
+	note(ns, "otlp: cannot send to %.512s: %s%s%s%s; retrying, %zu profile%s queued",
+	     s->c->shown_url, what, s->last_hint ? " (" : "", s->last_hint ? s->last_hint : "",
+	     s->last_hint ? ")" : "", s->nr + 1, s->nr ? "s" : "");
 }
 
 /* Lock held. */
@@ -855,9 +855,10 @@ int otlp_sender__close(struct otlp_sender *s, struct otlp_stats *final)
 	s->st.dropped += left;
 	s->st.dropped_samples += left_samples;
 	if (left && s->last_failure[0])
-		pr_warn("otlp: %llu profile%s not sent to %.512s at exit: %s; dropped%s%s",
+		pr_warn("otlp: %llu profile%s not sent to %.512s at exit: %s%s%s%s; dropped",
 			(unsigned long long)left, left == 1 ? "" : "s", s->c->shown_url,
-			s->last_failure, s->last_hint ? "; " : "", s->last_hint ? s->last_hint : "");
+			s->last_failure, s->last_hint ? " (" : "", s->last_hint ? s->last_hint : "",
+			s->last_hint ? ")" : "");
 	else if (left)
 		pr_warn("otlp: %llu profile%s not sent to %.512s within the %u ms timeout at exit; "
 			"dropped; raise OTEL_EXPORTER_OTLP_TIMEOUT, or see the collector's log",
