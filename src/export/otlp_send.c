@@ -67,6 +67,7 @@ enum outcome {
 
 struct attempt {
 	CURLcode code;			/* curl's result */
+	bool resolved;			/* the host's name was resolved */
 	long status;			/* HTTP status, 0 when none came */
 	char reason[160];		/* the status line's words */
 	char message[512];		/* the body's Status.message, or curl's error */
@@ -374,7 +375,7 @@ static const char *retry_hint(const struct attempt *a)
 		break;
 	case 429:
 	case 503:
-		return "the collector is overloaded or starting: see its log (memory_limiter, queue)";
+		return "the collector is overloaded or starting: see its log";
 	case 502:
 	case 504:
 		return "a proxy could not get an answer from the collector: is it running? see the proxy's log";
@@ -390,7 +391,9 @@ static const char *retry_hint(const struct attempt *a)
 	case CURLE_COULDNT_RESOLVE_PROXY:
 		return "check the host name, and that DNS answers";
 	case CURLE_OPERATION_TIMEDOUT:
-		return "is the host reachable on this port (a firewall dropping packets?), and the collector answering? see its log";
+		if (!a->resolved)
+			return "check the host name, and that DNS answers";
+		return "is the port reachable, or does a firewall drop the packets? is the collector answering? see its log";
 	default:
 		return "is the collector running? see its log";
 	}
@@ -416,6 +419,7 @@ static void set_deadline_timeout(struct otlp_sender *s, bool stopping)
 static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool stopping,
 			    struct attempt *a)
 {
+	char *ip = NULL;
 	CURLcode rc;
 
 	memset(a, 0, offsetof(struct attempt, body));
@@ -428,6 +432,7 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 	set_deadline_timeout(s, stopping);
 	rc = curl_easy_perform(s->curl);
 	a->code = rc;
+	a->resolved = !curl_easy_getinfo(s->curl, CURLINFO_PRIMARY_IP, &ip) && ip && *ip;
 	if (rc != CURLE_OK) {
 		const char *what = s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc);
 
