@@ -327,6 +327,9 @@ static bool valid_url(const char *url, const char **path)
 	end = host + strcspn(host, "/?#");
 	if (end == host || strpbrk(url, " \t\r\n"))
 		return false;
+	/* userinfo: refused, lest credentials be echoed in every message. */
+	if (memchr(host, '@', end - host))
+		return false;
 	if (*host == '[') {
 		const char *close = memchr(host, ']', end - host);
 
@@ -361,10 +364,39 @@ static int join_url(struct otlp_config *c, const char *url)
 	return asprintf(&c->url, "%.*s%s", (int)n, url, PROFILES_PATH) < 0 ? -ENOMEM : 0;
 }
 
+char *otlp_url__redact(const char *url)
+{
+	const char *host = strstr(url, "://");
+	const char *end, *at, *query;
+	char *out;
+
+	host = host ? host + 3 : url;
+	end = host + strcspn(host, "/?#");
+	at = memchr(host, '@', end - host);
+	/* The last '@' ends the userinfo: a password may hold one too. */
+	while (at && memchr(at + 1, '@', end - at - 1))
+		at = memchr(at + 1, '@', end - at - 1);
+	query = strchr(end, '?');
+	if (asprintf(&out, "%.*s%s%.*s%s", (int)(host - url), url, at ? "***@" : "",
+		     (int)((query ? query : end + strlen(end)) - (at ? at + 1 : host)),
+		     at ? at + 1 : host, query ? "?***" : "") < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return out;
+}
+
 static int url_error(const char *what, const char *url)
 {
-	pr_err("%s '%s' is not an http:// or https:// URL (http://HOST:PORT[/PATH]); fix it",
-	       what, url);
+	char *shown = otlp_url__redact(url);
+
+	if (shown && strcmp(shown, url) && strchr(shown, '@'))
+		pr_err("%s '%s': a user or password in the URL is not supported; "
+		       "give credentials in OTEL_EXPORTER_OTLP_HEADERS", what, shown);
+	else
+		pr_err("%s '%s' is not an http:// or https:// URL (http://HOST:PORT[/PATH]); fix it",
+		       what, shown ? shown : "(out of memory)");
+	free(shown);
 	return -EINVAL;
 }
 
@@ -396,6 +428,8 @@ static int settle_url(struct otlp_config *c, const char *url)
 	} else {
 		err = (c->url = strdup(DEFAULT_URL)) ? 0 : -ENOMEM;
 	}
+	if (!err && !(c->shown_url = otlp_url__redact(c->url)))
+		err = -ENOMEM;
 	if (err)
 		pr_err("out of memory");
 	return err;
@@ -513,6 +547,7 @@ int otlp_config__init(struct otlp_config *c, const char *url)
 void otlp_config__free(struct otlp_config *c)
 {
 	free(c->url);
+	free(c->shown_url);
 	for (size_t i = 0; i < c->nr_headers; i++)
 		free(c->headers[i]);
 	for (size_t i = 0; i < c->nr_resource; i++) {

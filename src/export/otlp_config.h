@@ -30,6 +30,7 @@ struct otlp_attr {
 
 struct otlp_config {
 	char *url;			/* the profiles URL, path included */
+	char *shown_url;		/* url for messages: its query hidden */
 	char *headers[OTLP_MAX_HEADERS];	/* "Name: value" */
 	size_t nr_headers;
 	unsigned int timeout_ms;	/* one request; default 10000 */
@@ -48,5 +49,11 @@ struct otlp_config {
  */
 int otlp_config__init(struct otlp_config *c, const char *url);
 void otlp_config__free(struct otlp_config *c);
+
+/*
+ * url as messages show it: userinfo ("user:password@") and the query
+ * (which may carry a token) replaced by "***".  Malloc'd; NULL + errno.
+ */
+char *otlp_url__redact(const char *url);
 
 #endif /* EXPORT_OTLP_CONFIG_H */

@@ -38,9 +38,12 @@
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 30000
 /*
- * The request in flight is given up (dropped, counted) after this long
- * of retries: one that never goes through (a proxy's body limit, a
- * timeout every time) must not hold back the newer ones for ever.
+ * The request in flight is given up (dropped, counted) after the server
+ * has answered it with a failure (429, 502, 503, 504) for this long: one
+ * it never takes (a proxy's body limit) must not hold back the newer ones
+ * for ever.  A collector that does not answer at all (down, unreachable,
+ * not resolved) is no fault of the request: that one is retried until the
+ * queue overflows, which bounds the wait.
  */
 #define RETRY_MAX_MS 300000
 /* A failure already reported is repeated at most this often. */
@@ -63,6 +66,8 @@ enum outcome {
 };
 
 struct attempt {
+	CURLcode code;			/* curl's result */
+	bool resolved;			/* the host's name was resolved */
 	long status;			/* HTTP status, 0 when none came */
 	char reason[160];		/* the status line's words */
 	char message[512];		/* the body's Status.message, or curl's error */
@@ -94,8 +99,13 @@ struct otlp_sender {
 	unsigned int seed;		/* backoff jitter */
 	__u64 backoff_ms;
 	bool failing;			/* the last attempt failed */
-	char last_failure[512];
+	CURLcode last_code;		/* ... with this: what a repeat is judged on */
+	long last_status;
+	char last_failure[512];		/* ... in words, for close() */
+	const char *last_hint;		/* ... and what to do about it */
 	__u64 last_failure_ms;
+	__u64 answered_since;		/* cur failed with HTTP answers since; 0 none */
+	struct attempt *a;		/* the attempt's buffers */
 	__u64 recovered;		/* sent since the failing stopped */
 	long last_refused;		/* status of the last refusal reported */
 	__u64 last_full_ms;		/* the last "queue full" message */
@@ -110,7 +120,8 @@ struct otlp_sender {
  * block otlp_sender__push() on the sampling thread.
  */
 struct notes {
-	char line[3][640];
+	/* Room for a URL, a reason, a message and the hint after them. */
+	char line[3][2048];
 	int n;
 };
 
@@ -186,7 +197,10 @@ static int gzip(const struct pb *in, void **out, size_t *out_len)
 		free(buf);
 		return -EIO;
 	}
-	*out = buf;
+	/* Keep only what it came to: the queue's byte bound counts that. */
+	*out = realloc(buf, *out_len ? *out_len : 1);
+	if (!*out)
+		*out = buf;
 	return 0;
 }
 
@@ -194,6 +208,8 @@ static int gzip(const struct pb *in, void **out, size_t *out_len)
 static void make_room(struct otlp_sender *s, size_t len, struct notes *ns)
 {
 	const struct otlp_config *c = s->c;
+	bool by_count = s->nr + 1 > c->queue_max;
+	size_t held = s->bytes;
 	__u64 dropped = 0, now;
 
 	while (s->head && (s->nr + 1 > c->queue_max || s->bytes + len > c->queue_max_bytes)) {
@@ -214,9 +230,17 @@ static void make_room(struct otlp_sender *s, size_t len, struct notes *ns)
 	now = now_ms(CLOCK_MONOTONIC);
 	if (dropped && (!s->last_full_ms || now - s->last_full_ms >= REPEAT_MS)) {
 		s->last_full_ms = now;
-		note(ns, "otlp: the queue is full (%zu profiles); dropped the oldest, %llu so far; "
-			"raise --otlp-queue or bring %s back",
-			c->queue_max, (unsigned long long)s->st.dropped, c->url);
+		if (by_count)
+			note(ns, "otlp: the queue is full (%zu profiles, the --otlp-queue bound); "
+				 "dropped the oldest, %llu so far; bring %s back, or raise --otlp-queue "
+				 "to wait longer", c->queue_max, (unsigned long long)s->st.dropped,
+			     c->shown_url);
+		else
+			note(ns, "otlp: the queue is full (%.1f MiB in %zu profiles, the %zu MiB bound); "
+				 "dropped the oldest, %llu so far; bring %s back; profiles this big fill it "
+				 "whatever --otlp-queue is: a longer -i, or fewer stacks (-F, -p), "
+				 "makes it hold longer", held / 1048576.0, s->nr + (size_t)dropped,
+			     c->queue_max_bytes >> 20, (unsigned long long)s->st.dropped, c->shown_url);
 	}
 }
 
@@ -343,6 +367,38 @@ static const char *refusal_hint(long status)
 	}
 }
 
+/* What to do about a failure that may pass; NULL when its words say it. */
+static const char *retry_hint(const struct attempt *a)
+{
+	switch (a->status) {
+	case 0:
+		break;
+	case 429:
+	case 503:
+		return "the collector is overloaded or starting: see its log";
+	case 502:
+	case 504:
+		return "a proxy could not get an answer from the collector: is it running? see the proxy's log";
+	default:
+		return "see the collector's log";
+	}
+	if (tls_error(a->code))
+		return NULL;
+	switch (a->code) {
+	case CURLE_COULDNT_CONNECT:
+		return "is the collector running, on this host and port?";
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		return "check the host name, and that DNS answers";
+	case CURLE_OPERATION_TIMEDOUT:
+		if (!a->resolved)
+			return "check the host name, and that DNS answers";
+		return "is the port reachable, or does a firewall drop the packets? is the collector answering? see its log";
+	default:
+		return "is the collector running? see its log";
+	}
+}
+
 static void set_deadline_timeout(struct otlp_sender *s, bool stopping)
 {
 	long ms = s->c->timeout_ms;
@@ -363,6 +419,7 @@ static void set_deadline_timeout(struct otlp_sender *s, bool stopping)
 static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool stopping,
 			    struct attempt *a)
 {
+	char *ip = NULL;
 	CURLcode rc;
 
 	memset(a, 0, offsetof(struct attempt, body));
@@ -374,15 +431,14 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 	s->errbuf[0] = '\0';
 	set_deadline_timeout(s, stopping);
 	rc = curl_easy_perform(s->curl);
+	a->code = rc;
+	a->resolved = !curl_easy_getinfo(s->curl, CURLINFO_PRIMARY_IP, &ip) && ip && *ip;
 	if (rc != CURLE_OK) {
 		const char *what = s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc);
 
 		if (tls_error(rc))
 			snprintf(a->message, sizeof(a->message), "TLS: %s (%s)", what,
 				 tls_hint(rc, s->c));
-		else if (rc == CURLE_COULDNT_CONNECT)
-			snprintf(a->message, sizeof(a->message), "%s (is the collector running?)",
-				 what);
 		else
 			snprintf(a->message, sizeof(a->message), "%s", what);
 		/* curl's words may quote the server's (a status line, a name). */
@@ -426,7 +482,7 @@ static __u64 backoff(struct otlp_sender *s, __u64 hint_ms)
 static void describe(const struct attempt *a, char *buf, size_t sz)
 {
 	if (!a->status)
-		snprintf(buf, sz, "%s", a->message);
+		snprintf(buf, sz, "%.300s", a->message);
 	else if (a->message[0])
 		snprintf(buf, sz, "HTTP %ld %s: %.300s", a->status, a->reason, a->message);
 	else
@@ -441,13 +497,19 @@ static void report_retry(struct otlp_sender *s, const struct attempt *a, struct 
 
 	describe(a, what, sizeof(what));
 	s->recovered = 0;
-	if (s->failing && !strcmp(what, s->last_failure) && now - s->last_failure_ms < REPEAT_MS)
+	snprintf(s->last_failure, sizeof(s->last_failure), "%s", what);
+	s->last_hint = retry_hint(a);
+	/* On what failed, not its words: curl's carry a varying "after N ms". */
+	if (s->failing && a->code == s->last_code && a->status == s->last_status &&
+	    now - s->last_failure_ms < REPEAT_MS)
 		return;
 	s->failing = true;
-	snprintf(s->last_failure, sizeof(s->last_failure), "%s", what);
+	s->last_code = a->code;
+	s->last_status = a->status;
 	s->last_failure_ms = now;
-	note(ns, "otlp: cannot send to %s: %s; retrying, %zu profile%s queued", s->c->url, what,
-		s->nr + 1, s->nr ? "s" : "");
+	note(ns, "otlp: cannot send to %.512s: %s%s%s%s; retrying, %zu profile%s queued",
+	     s->c->shown_url, what, s->last_hint ? " (" : "", s->last_hint ? s->last_hint : "",
+	     s->last_hint ? ")" : "", s->nr + 1, s->nr ? "s" : "");
 }
 
 /* Lock held. */
@@ -459,7 +521,7 @@ static void report_refused(struct otlp_sender *s, const struct attempt *a, struc
 	if (s->last_refused == (a->status ? a->status : -1))
 		return;
 	s->last_refused = a->status ? a->status : -1;
-	note(ns, "otlp: %s refused a profile: %s; dropped it (%s)", s->c->url, what,
+	note(ns, "otlp: %.512s refused a profile: %s; dropped it (%s)", s->c->shown_url, what,
 		a->status ? refusal_hint(a->status) : "check the URL");
 }
 
@@ -474,8 +536,11 @@ static void report_sent(struct otlp_sender *s, const struct attempt *a, struct n
 		s->recovered++;
 	s->failing = false;
 	s->last_failure[0] = '\0';
+	s->last_hint = NULL;
+	/* A refusal that comes back after this is a new episode: said again. */
+	s->last_refused = 0;
 	if (s->recovered && !s->nr) {
-		note(ns, "otlp: %s reachable again, %llu queued profile%s sent", s->c->url,
+		note(ns, "otlp: %.512s reachable again, %llu queued profile%s sent", s->c->shown_url,
 			(unsigned long long)s->recovered, s->recovered == 1 ? "" : "s");
 		s->recovered = 0;
 	}
@@ -487,8 +552,8 @@ static void report_sent(struct otlp_sender *s, const struct attempt *a, struct n
 	if (s->last_partial_ms && now - s->last_partial_ms < REPEAT_MS)
 		return;
 	s->last_partial_ms = now;
-	note(ns, "otlp: %s took the request but rejected %llu profile%s: %s; see the collector's log",
-		s->c->url, (unsigned long long)rejected, rejected == 1 ? "" : "s",
+	note(ns, "otlp: %.512s took the request but rejected %llu profile%s: %.300s; see the collector's log",
+		s->c->shown_url, (unsigned long long)rejected, rejected == 1 ? "" : "s",
 		msg[0] ? msg : "no reason given");
 }
 
@@ -505,11 +570,14 @@ static bool past(const struct timespec *t)
 	return !before(&now, t);
 }
 
-/* Wait ms (or until stop is asked, or the deadline after it); lock held. */
-static void wait_ms(struct otlp_sender *s, __u64 ms)
+/*
+ * Wait ms (or until stop is asked, or the deadline after it); lock held.
+ * was_stopping is what the attempt before saw: a stop asked during it, or
+ * while its messages were printed, must end the wait too.
+ */
+static void wait_ms(struct otlp_sender *s, __u64 ms, bool was_stopping)
 {
 	struct timespec until;
-	bool was_stopping = s->stop;
 
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += ms / 1000;
@@ -531,34 +599,42 @@ static void wait_ms(struct otlp_sender *s, __u64 ms)
 
 /*
  * Whether to give up on the request in flight, failing still: newer ones
- * were dropped for it (the queue overflowed while it was retried), or it
- * has been retried for RETRY_MAX_MS.  Lock held.
+ * were dropped for it (the queue overflowed while it was retried), or the
+ * server has answered it with a failure for RETRY_MAX_MS.  Lock held.
  */
-static bool give_up(struct otlp_sender *s, __u64 since_ms, struct notes *ns)
+static bool give_up(struct otlp_sender *s, const struct attempt *a, __u64 since_ms,
+		    struct notes *ns)
 {
 	__u64 now = now_ms(CLOCK_MONOTONIC);
 	bool overflowed = s->cur_overflowed;
 
-	if (!overflowed && now - since_ms < RETRY_MAX_MS)
+	if (a->status && !s->answered_since)
+		s->answered_since = now;
+	if (!overflowed && (!s->answered_since || now - s->answered_since < RETRY_MAX_MS))
 		return false;
 	s->given_up++;
 	s->st.dropped++;
 	s->st.dropped_samples += s->cur->counts.samples;
-	if (!s->last_given_up_ms || now - s->last_given_up_ms >= REPEAT_MS) {
-		s->last_given_up_ms = now;
-		note(ns, "otlp: gave up on a profile for %s after %llu s of retries (%s); "
-			 "dropped it, %llu so far",
-		     s->c->url, (unsigned long long)(now - since_ms) / 1000,
-		     overflowed ? "newer ones were dropped while it waited" : "5 minutes at most",
-		     (unsigned long long)s->given_up);
-	}
+	if (s->last_given_up_ms && now - s->last_given_up_ms < REPEAT_MS)
+		return true;
+	s->last_given_up_ms = now;
+	if (overflowed)
+		note(ns, "otlp: gave up on a profile for %.512s after %llu s of retries: the queue "
+			 "overflowed meanwhile; dropped it, %llu so far; bring the collector back, or "
+			 "raise --otlp-queue", s->c->shown_url,
+		     (unsigned long long)(now - since_ms) / 1000, (unsigned long long)s->given_up);
+	else
+		note(ns, "otlp: gave up on a profile for %.512s after %llu s of HTTP %ld answers "
+			 "(%d minutes at most); dropped it, %llu so far; see the collector's log",
+		     s->c->shown_url, (unsigned long long)(now - s->answered_since) / 1000,
+		     a->status, RETRY_MAX_MS / 60000, (unsigned long long)s->given_up);
 	return true;
 }
 
 static void *sender_main(void *arg)
 {
 	struct otlp_sender *s = arg;
-	struct attempt *a = malloc(sizeof(*a));
+	struct attempt *a = s->a;
 	struct notes ns = {};
 
 	pthread_mutex_lock(&s->lock);
@@ -570,10 +646,11 @@ static void *sender_main(void *arg)
 		notes__print_unlocked(s, &ns);
 		while (!s->head && !s->stop)
 			pthread_cond_wait(&s->cond, &s->lock);
-		if (!s->head || (s->stop && past(&s->deadline)) || !a)
+		if (!s->head || (s->stop && past(&s->deadline)))
 			break;
 		s->cur = s->head;
 		s->cur_overflowed = false;
+		s->answered_since = 0;
 		s->head = s->cur->next;
 		if (!s->head)
 			s->tail = NULL;
@@ -595,17 +672,18 @@ static void *sender_main(void *arg)
 			 */
 			if (stopping) {
 				describe(a, s->last_failure, sizeof(s->last_failure));
+				s->last_hint = retry_hint(a);
 				break;
 			}
 			s->st.retries++;
 			report_retry(s, a, &ns);
-			gave_up = give_up(s, since, &ns);
+			gave_up = give_up(s, a, since, &ns);
 			if (gave_up)
 				break;
 			if (s->stop && past(&s->deadline))
 				break;
 			notes__print_unlocked(s, &ns);
-			wait_ms(s, backoff(s, a->hint_ms));
+			wait_ms(s, backoff(s, a->hint_ms), stopping);
 			if (s->stop && past(&s->deadline))
 				break;
 		}
@@ -637,7 +715,6 @@ static void *sender_main(void *arg)
 	}
 	pthread_mutex_unlock(&s->lock);
 	notes__print(&ns);
-	free(a);
 	return NULL;
 }
 
@@ -679,6 +756,14 @@ static int setup_curl(struct otlp_sender *s)
 	/* No signals from curl: the run owns them (SIGALRM for DNS timeouts). */
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
+#if LIBCURL_VERSION_NUM >= 0x075700
+	/*
+	 * A resolve that times out leaves its getaddrinfo() thread behind
+	 * rather than joining it: else an attempt, and the exit, lasts as long
+	 * as a DNS server that does not answer (seconds per server and try).
+	 */
+	curl_easy_setopt(h, CURLOPT_QUICK_EXIT, 1L);
+#endif
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -695,6 +780,7 @@ static void sender__free(struct otlp_sender *s)
 {
 	if (s->curl)
 		curl_easy_cleanup(s->curl);
+	free(s->a);
 	curl_slist_free_all(s->headers);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
@@ -719,6 +805,8 @@ struct otlp_sender *otlp_sender__new(const struct otlp_config *c)
 		return NULL;
 	}
 	s->c = c;
+	/* Here, not in the thread: a failure is said by the caller, at start. */
+	s->a = malloc(sizeof(*s->a));
 	s->seed = (unsigned int)(now_ms(CLOCK_REALTIME) ^ getpid());
 	pthread_mutex_init(&s->lock, NULL);
 	/* Waits are on the monotonic clock: a clock step must not stall a retry. */
@@ -726,7 +814,7 @@ struct otlp_sender *otlp_sender__new(const struct otlp_config *c)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	err = setup_curl(s);
+	err = s->a ? setup_curl(s) : -ENOMEM;
 	if (!err)
 		err = -pthread_create(&s->thread, NULL, sender_main, s);
 	if (err) {
@@ -772,11 +860,15 @@ int otlp_sender__close(struct otlp_sender *s, struct otlp_stats *final)
 	s->st.dropped += left;
 	s->st.dropped_samples += left_samples;
 	if (left && s->last_failure[0])
-		pr_warn("otlp: %llu profile%s not sent to %s at exit: %s; dropped",
-			(unsigned long long)left, left == 1 ? "" : "s", s->c->url, s->last_failure);
+		pr_warn("otlp: %llu profile%s not sent to %.512s at exit: %s%s%s%s; dropped",
+			(unsigned long long)left, left == 1 ? "" : "s", s->c->shown_url,
+			s->last_failure, s->last_hint ? " (" : "", s->last_hint ? s->last_hint : "",
+			s->last_hint ? ")" : "");
 	else if (left)
-		pr_warn("otlp: %llu profile%s not sent to %s within the %u ms timeout at exit; dropped",
-			(unsigned long long)left, left == 1 ? "" : "s", s->c->url, s->c->timeout_ms);
+		pr_warn("otlp: %llu profile%s not sent to %.512s within the %u ms timeout at exit; "
+			"dropped; raise OTEL_EXPORTER_OTLP_TIMEOUT, or see the collector's log",
+			(unsigned long long)left, left == 1 ? "" : "s", s->c->shown_url,
+			s->c->timeout_ms);
 	st = s->st;
 	st.queued = st.queued_bytes = 0;
 	if (final)

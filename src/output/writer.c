@@ -70,7 +70,7 @@ static int report_error(const struct writer *w, int err)
 	if (!err || err == -EPIPE)
 		return err;
 	if (w->format == FMT_OTLP) {
-		pr_err("otlp: cannot make the request for %s: %s", w->cfg->otlp->url,
+		pr_err("otlp: cannot make the request for %s: %s", w->cfg->otlp->shown_url,
 		       strerror(-err));
 		return err;
 	}
@@ -154,7 +154,7 @@ static int open_otlp(struct writer *w)
 	if (!w->otlp) {
 		int err = -errno;
 
-		pr_err("otlp: cannot start sending to %s: %s", c->url, strerror(-err));
+		pr_err("otlp: cannot start sending to %s: %s", c->shown_url, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -477,7 +477,7 @@ static int close_otlp(struct writer *w)
 		return 0;
 	log__raw("profile: otlp: sent %llu profile%s (%llu samples) to %s; dropped %llu (%llu samples); %llu retries",
 		 (unsigned long long)st->sent, st->sent == 1 ? "" : "s",
-		 (unsigned long long)st->sent_samples, w->cfg->otlp->url,
+		 (unsigned long long)st->sent_samples, w->cfg->otlp->shown_url,
 		 (unsigned long long)st->dropped, (unsigned long long)st->dropped_samples,
 		 (unsigned long long)st->retries);
 	return 0;
@@ -635,9 +635,14 @@ void writers__describe(const struct writers *ws, char *buf, size_t sz)
 		const struct writer *w = &ws->w[i];
 		const char *sep = off ? ", " : "";
 
-		if (w->format == FMT_OTLP)
-			off += snprintf(buf + off, sz - off, "%sOTLP to %s%s", sep, w->cfg->otlp->url,
-					w->otlp_final.dropped ? " (some profiles dropped: see above)" : "");
+		if (w->format == FMT_OTLP && w->otlp_final.dropped)
+			off += snprintf(buf + off, sz - off,
+					"%sOTLP to %s (%llu of %llu profiles dropped: see above)", sep,
+					w->cfg->otlp->shown_url,
+					(unsigned long long)w->otlp_final.dropped,
+					(unsigned long long)(w->otlp_final.sent + w->otlp_final.dropped));
+		else if (w->format == FMT_OTLP)
+			off += snprintf(buf + off, sz - off, "%sOTLP to %s", sep, w->cfg->otlp->shown_url);
 		else if (!w->path)
 			continue;
 		else if (w->per_interval)

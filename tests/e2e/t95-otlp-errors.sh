@@ -212,4 +212,53 @@ test_expect_success 'otlp: grpc or http/json is refused at start; a malformed he
 	{ ! grep -q "s3cr3t\|Bearer" err || fail "the secret was printed"; }
 '
 
+
+# hole_server PORT: accepts connections on 127.0.0.1:PORT and never answers.
+hole_server() {
+	cat >hole.py <<-'PY'
+	import socket, sys, time
+	s = socket.socket()
+	s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	s.bind(("127.0.0.1", int(sys.argv[1])))
+	s.listen(64)
+	held = []
+	while True:
+	    held.append(s.accept()[0])
+	PY
+	bg python3 hole.py "$1" >/dev/null 2>&1 &&
+	wait_port "$1"
+}
+
+test_expect_success ROOT_BPF 'otlp: a collector that never answers: the timeouts said once, with what to do, not once per retry' '
+	port=$(free_port) &&
+	hole_server "$port" &&
+	bg "$WORKLOADS/burn" -t 1 -d 10 &&
+	rc=0 &&
+	OTEL_EXPORTER_OTLP_TIMEOUT=1000 "$PROFILE" -F 99 -p $! -i 1 \
+		--otlp="http://127.0.0.1:$port" 4 >stdout 2>err || rc=$? &&
+	cat err &&
+	{ [ $rc -eq 0 ] || fail "exit $rc"; } &&
+	one_line "^profile: otlp: cannot send to http://127.0.0.1:$port/v1development/profiles: .*[Tt]imed out.*firewall.*; retrying, " &&
+	grep -E "retries$" err | grep -vE " [01] retries$" &&
+	grep -E "^profile: wrote .*OTLP to http://127.0.0.1:$port/v1development/profiles \(([0-9]+) of \1 profiles dropped: see above\)" err
+'
+
+test_expect_success ROOT_BPF 'otlp: a token in the URL query is never printed' '
+	port=$(free_port) &&
+	otlp_try "http://127.0.0.1:$port/v1development/profiles?key=s3cr3t" &&
+	all_dropped &&
+	one_line "^profile: otlp: cannot send to http://127.0.0.1:$port/v1development/profiles\?\*\*\*: .*; retrying" &&
+	grep -q "^profile: otlp: sent 0 profiles .* to http://127.0.0.1:$port/v1development/profiles?\*\*\*;" err &&
+	{ ! grep -q s3cr3t err || fail "the token was printed"; }
+'
+
+test_expect_success 'otlp: a user and password in the URL: refused at start, naming OTEL_EXPORTER_OTLP_HEADERS, not echoed' '
+	rc=0 && "$PROFILE" --otlp=https://user:s3cr3t@127.0.0.1:4318 -o never.folded 1 >stdout 2>err || rc=$? &&
+	cat err &&
+	{ [ $rc -eq 2 ] || fail "exit $rc, want 2"; } &&
+	{ [ "$(wc -l <err)" -eq 1 ] || fail "$(wc -l <err) lines on stderr"; } &&
+	grep -q "^profile: --otlp .https://\*\*\*@127.0.0.1:4318.: a user or password in the URL is not supported; give credentials in OTEL_EXPORTER_OTLP_HEADERS" err &&
+	{ ! grep -q s3cr3t err || fail "the password was printed"; }
+'
+
 test_done

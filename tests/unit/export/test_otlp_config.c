@@ -106,6 +106,8 @@ TEST(bad_urls)
 		"ftp://host:21", "localhost:4318", "http://", "http://:4318",
 		"http://host:port", "http://host:0", "http://host:65536",
 		"http://host:4318 x", "http://[::1", "http://[]:1", "",
+		/* userinfo: refused, so that no message echoes a password. */
+		"https://token@host:4318", "http://user:pw@host:4318/p", "http://u@[::1]:1",
 	};
 
 	clear_env();
@@ -122,6 +124,42 @@ TEST(bad_urls)
 	clear_env();
 	setenv("OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", "nonsense", 1);
 	CHECK(!url_of(NULL));
+	clear_env();
+}
+
+/* What messages show of a URL: no userinfo, no query. */
+TEST(redact)
+{
+	static const char *const cases[][2] = {
+		{ "http://h:4318/v1development/profiles", "http://h:4318/v1development/profiles" },
+		{ "https://u:s3cr3t@h:1/p", "https://***@h:1/p" },
+		{ "https://u:p@ss@h", "https://***@h" },
+		{ "http://h/p?token=s3cr3t&x=1", "http://h/p?***" },
+		{ "http://u@h?t=1", "http://***@h?***" },
+		{ "http://h/p@x", "http://h/p@x" },
+		{ "http://[::1]:9/p#f", "http://[::1]:9/p#f" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = otlp_url__redact(cases[i][0]);
+
+		CHECK(got != NULL);
+		if (got)
+			CHECK_STR(got, cases[i][1]);
+		free(got);
+	}
+}
+
+/* The shown URL is kept beside the URL curl is given, the query hidden. */
+TEST(shown_url)
+{
+	struct otlp_config c;
+
+	clear_env();
+	CHECK_INT(otlp_config__init(&c, "http://h:4318/v1development/profiles?key=s3cr3t"), 0);
+	CHECK_STR(c.url, "http://h:4318/v1development/profiles?key=s3cr3t");
+	CHECK_STR(c.shown_url, "http://h:4318/v1development/profiles?***");
+	otlp_config__free(&c);
 	clear_env();
 }
 
@@ -275,6 +313,8 @@ int main(void)
 	RUN(defaults);
 	RUN(url_forms);
 	RUN(bad_urls);
+	RUN(redact);
+	RUN(shown_url);
 	RUN(headers);
 	RUN(bad_headers);
 	RUN(resource);
