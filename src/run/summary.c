@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The run's account of its reports, and its words on them: see summary.h. */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "run/summary.h"
@@ -195,7 +196,9 @@ void summary__print(const struct summary *sum, const struct options *o,
 	else
 		snprintf(what, sizeof(what), "%s samples and %.3f s off-CPU",
 			 group_digits(sum->tally.counted, n2, sizeof(n2)), sum->tally.off_ns / 1e9);
-	log__raw("profile: wrote %s: %s, %s distinct stacks%s, %s", files, what,
+	/* An agent without -o files sends, it writes nothing. */
+	log__raw("profile: %s %s: %s, %s distinct stacks%s, %s",
+		 strncmp(files, "OTLP to ", 8) ? "wrote" : "sent", files, what,
 		 group_digits(sum->stacks, n3, sizeof(n3)),
 		 sum->reports > 1 ? many : "", lost);
 }

@@ -240,7 +240,7 @@ test_expect_success ROOT_BPF 'otlp: a collector that never answers: the timeouts
 	{ [ $rc -eq 0 ] || fail "exit $rc"; } &&
 	one_line "^profile: otlp: cannot send to http://127.0.0.1:$port/v1development/profiles: .*[Tt]imed out.*firewall.*; retrying, " &&
 	grep -E "retries$" err | grep -vE " [01] retries$" &&
-	grep -E "^profile: wrote .*OTLP to http://127.0.0.1:$port/v1development/profiles \(([0-9]+) of \1 profiles dropped: see above\)" err
+	grep -E "^profile: sent OTLP to http://127.0.0.1:$port/v1development/profiles \(([0-9]+) of \1 profiles dropped: see above\)" err
 '
 
 test_expect_success ROOT_BPF 'otlp: a token in the URL query is never printed' '
