@@ -67,7 +67,9 @@ test_expect_success ROOT_BPF 'tlsburn: __tls_get_addr in ld.so, the highest mapp
 	stats -c tlsburn --share ld="(^|;)main;tls_caller;tls_bump;__tls_get_addr\$" tls.folded &&
 	at_least $samples 400 samples &&
 	at_least $complete 99 "complete (%)" &&
-	at_least $ld 10 "samples in main;tls_caller;tls_bump;__tls_get_addr (%)"
+	# About a tenth of its time is in __tls_get_addr (9.86% in one CI run): any share
+	# shows the frames from ld.so unwound; a wrong unwind leaves none under main.
+	at_least $ld 5 "samples in main;tls_caller;tls_bump;__tls_get_addr (%)"
 '
 
 test_done
