@@ -49,19 +49,24 @@ victim_run() {
 }
 
 # per_cpu OUT: per mille of the samples the victim's CPU time stands for
-# (seconds times HZ) that are whole: the CPU it got varies from run to run
-# with the machine's other load, not only with the attacker.
+# (seconds times HZ) that are kept and named: the CPU it got varies from
+# run to run with the machine's other load, not only with the attacker.
 per_cpu() {
 	local n all want
-	n=$(whole "$1")
+	n=$(named "$1")
 	all=$(fsum "$1" "^keysvictim;")
 	want=$(awk -v hz=$HZ '/^cpu / { printf "%d\n", ($2 + $3) * hz }' "$1.victim")
-	echo "$1: $n whole of $all samples of the victim; its CPU time stands for $want" >&2
-	[ "$n" -ge 300 ] || { fail "only $n whole samples of the victim" >&2; return 1; }
+	echo "$1: $n named ($(whole "$1") whole) of $all samples of the victim; its CPU time stands for $want" >&2
+	[ "$n" -ge 300 ] || { fail "only $n named samples of the victim" >&2; return 1; }
 	echo $((n * 1000 / want))
 }
 
-# whole OUT: the victim's samples whose stack reaches _start through main.
+# named OUT: the victim's samples kept with burn's own frames, neither
+# dropped nor shown as a missed stack: what the shares protect.  Whether
+# the frames below main are whole too depends on how soon libc's unwind
+# table is in (CI once saw 1 s late under load: issue 31), not on the
+# shares; whole OUT counts those, for the log.
+named() { fsum "$1" "^keysvictim;(.*;)?main;func_[ab]( |;)"; }
 whole() { fsum "$1" "^keysvictim;_start;(.*;)?main;func_[ab]( |;)"; }
 
 t_share() {
@@ -74,9 +79,9 @@ t_share() {
 	a=$(fsum flood.folded "^keysvictim;_start;(.*;)?main;func_a( |;)")
 	b=$(fsum flood.folded "^keysvictim;_start;(.*;)?main;func_b( |;)")
 	r=$(ratio $b $a)
-	echo "victim: $alone per mille of its CPU time sampled whole alone, $flooded with the attacker (func_b/func_a $r); nobody: $(fsum flood.folded "^manystacks;") samples"
+	echo "victim: $alone per mille of its CPU time sampled and named alone, $flooded with the attacker (func_b/func_a $r); nobody: $(fsum flood.folded "^manystacks;") samples"
 	[ $((flooded * 10)) -ge $((alone * 9)) ] ||
-		fail "$flooded per mille of the victim's CPU time sampled whole with the attacker, $alone without"
+		fail "$flooded per mille of the victim's CPU time sampled and named with the attacker, $alone without"
 	in_range "$r" 2.2 4.0 || fail "func_b/func_a is $r, not about 3"
 	grep -q "count and spill maps: user nobody (uid [0-9]*) filled its share" flood.folded.err ||
 		fail "no warning naming nobody"
