@@ -4,7 +4,7 @@
 # that a whole-host profile's maps fill; a victim (daemon) then runs burn.
 # Before the per-user shares, every one of the victim's samples was
 # dropped (count map full) or shown as a missed stack.  Now it keeps as
-# many samples, as whole and named, as without the attacker, at burn's
+# many samples, named, as without the attacker, at burn's
 # ratio, and a warning names nobody.  Small maps, so that they fill fast.
 # Prerequisites (tests/e2e/lib.sh): USERS, ROOT_BPF.
 . "$(dirname "$0")/lib.sh"
