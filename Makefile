@@ -26,13 +26,14 @@ WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 SAN_FLAGS ?=
 # liblzma: MiniDebugInfo; libiberty (static, no .pc): C++ and Rust demangling;
-# libdw: source lines and inlined functions from DWARF; libcurl: OTLP export
-# over HTTP(S).
-PKGS := libbpf libelf libdw zlib liblzma libcurl
+# libdw: source lines and inlined functions from DWARF.  libcurl (OTLP export
+# over HTTP(S)) and libdebuginfod are dlopen()ed when used: their headers
+# only, not linked.
+PKGS := libbpf libelf libdw zlib liblzma
 ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE \
 	-DPROFILE_VERSION='"$(VERSION)"' \
-	-I$(OUTPUT) -I. -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lcurl) -liberty -ldl -lm -pthread
+	-I$(OUTPUT) -I. -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) libcurl 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma) -liberty -ldl -lm -pthread
 LDFLAGS ?=
 
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \

@@ -14,7 +14,13 @@
  * starts and on the caller's thread, as libcurl asks (it is not
  * thread-safe); curl_global_cleanup() from otlp_sender__close().  A run
  * has one sender.
+ *
+ * libcurl is dlopen()ed by otlp_sender__new(), not linked: it and its TLS
+ * and authentication libraries (about 25 more shared objects, 6 MiB of
+ * RSS) would otherwise be mapped and relocated at every start, although
+ * only --otlp uses them.  Its headers give the types and constants only.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -50,6 +56,24 @@
 #define REPEAT_MS 60000
 /* What is kept of a response body: enough for a Status and its message. */
 #define BODY_MAX 65536
+/* The ABI every libcurl since 7.16 has kept; the package that ships it. */
+#define CURL_SONAME "libcurl.so.4"
+#define CURL_PACKAGE "libcurl4"
+
+/* The library's entry points, from dlopen(). */
+struct curl_api {
+	void *handle;
+	CURLcode (*global_init)(long);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	void (*easy_cleanup)(CURL *);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	const char *(*easy_strerror)(CURLcode);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+};
 
 struct req {
 	struct req *next;
@@ -78,6 +102,8 @@ struct attempt {
 
 struct otlp_sender {
 	const struct otlp_config *c;
+	struct curl_api api;
+	bool curl_inited;		/* curl_global_init() done */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* work queued, or stop asked */
@@ -413,7 +439,7 @@ static void set_deadline_timeout(struct otlp_sender *s, bool stopping)
 		if (left < ms)
 			ms = left > 1 ? left : 1;
 	}
-	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, ms);
+	s->api.easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, ms);
 }
 
 static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool stopping,
@@ -424,17 +450,17 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 
 	memset(a, 0, offsetof(struct attempt, body));
 	a->body_len = 0;
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, r->data);
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
-	curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, a);
-	curl_easy_setopt(s->curl, CURLOPT_HEADERDATA, a);
+	s->api.easy_setopt(s->curl, CURLOPT_POSTFIELDS, r->data);
+	s->api.easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	s->api.easy_setopt(s->curl, CURLOPT_WRITEDATA, a);
+	s->api.easy_setopt(s->curl, CURLOPT_HEADERDATA, a);
 	s->errbuf[0] = '\0';
 	set_deadline_timeout(s, stopping);
-	rc = curl_easy_perform(s->curl);
+	rc = s->api.easy_perform(s->curl);
 	a->code = rc;
-	a->resolved = !curl_easy_getinfo(s->curl, CURLINFO_PRIMARY_IP, &ip) && ip && *ip;
+	a->resolved = !s->api.easy_getinfo(s->curl, CURLINFO_PRIMARY_IP, &ip) && ip && *ip;
 	if (rc != CURLE_OK) {
-		const char *what = s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc);
+		const char *what = s->errbuf[0] ? s->errbuf : s->api.easy_strerror(rc);
 
 		if (tls_error(rc))
 			snprintf(a->message, sizeof(a->message), "TLS: %s (%s)", what,
@@ -447,7 +473,7 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 		return rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL ? REFUSED
 										      : RETRY;
 	}
-	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &a->status);
+	s->api.easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &a->status);
 	if (a->status >= 200 && a->status < 300)
 		return SENT;
 	otlp_response__status(a->body, a->body_len, a->message, sizeof(a->message), &a->hint_ms);
@@ -719,12 +745,13 @@ static void *sender_main(void *arg)
 }
 
 /* l with line added; NULL (l freed) when l is NULL or out of memory. */
-static struct curl_slist *slist_add(struct curl_slist *l, const char *line)
+static struct curl_slist *slist_add(struct otlp_sender *s, struct curl_slist *l,
+				    const char *line)
 {
-	struct curl_slist *more = l ? curl_slist_append(l, line) : NULL;
+	struct curl_slist *more = l ? s->api.slist_append(l, line) : NULL;
 
 	if (!more)
-		curl_slist_free_all(l);
+		s->api.slist_free_all(l);
 	return more;
 }
 
@@ -732,60 +759,92 @@ static int setup_curl(struct otlp_sender *s)
 {
 	const struct otlp_config *c = s->c;
 	struct curl_slist *l = NULL;
-	CURL *h = curl_easy_init();
+	CURL *h = s->api.easy_init();
 
 	if (!h)
 		return -ENOMEM;
 	s->curl = h;
-	l = curl_slist_append(l, "Content-Type: application/x-protobuf");
+	l = s->api.slist_append(l, "Content-Type: application/x-protobuf");
 	if (c->gzip)
-		l = slist_add(l, "Content-Encoding: gzip");
+		l = slist_add(s, l, "Content-Encoding: gzip");
 	/* curl would add "Expect: 100-continue" to a big body: a round trip lost. */
-	l = slist_add(l, "Expect:");
+	l = slist_add(s, l, "Expect:");
 	for (size_t i = 0; i < c->nr_headers; i++)
-		l = slist_add(l, c->headers[i]);
+		l = slist_add(s, l, c->headers[i]);
 	if (!l)
 		return -ENOMEM;
 	s->headers = l;
 	/* In s, not on a stack: curl may write it outside a perform too. */
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s->errbuf);
-	curl_easy_setopt(h, CURLOPT_URL, c->url);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, l);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "profile/" PROFILE_VERSION);
+	s->api.easy_setopt(h, CURLOPT_ERRORBUFFER, s->errbuf);
+	s->api.easy_setopt(h, CURLOPT_URL, c->url);
+	s->api.easy_setopt(h, CURLOPT_POST, 1L);
+	s->api.easy_setopt(h, CURLOPT_HTTPHEADER, l);
+	s->api.easy_setopt(h, CURLOPT_USERAGENT, "profile/" PROFILE_VERSION);
 	/* No signals from curl: the run owns them (SIGALRM for DNS timeouts). */
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
+	s->api.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	s->api.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout_ms);
 #if LIBCURL_VERSION_NUM >= 0x075700
 	/*
 	 * A resolve that times out leaves its getaddrinfo() thread behind
 	 * rather than joining it: else an attempt, and the exit, lasts as long
 	 * as a DNS server that does not answer (seconds per server and try).
 	 */
-	curl_easy_setopt(h, CURLOPT_QUICK_EXIT, 1L);
+	s->api.easy_setopt(h, CURLOPT_QUICK_EXIT, 1L);
 #endif
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	s->api.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	s->api.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	s->api.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	if (c->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+		s->api.easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
 	if (c->client_cert)
-		curl_easy_setopt(h, CURLOPT_SSLCERT, c->client_cert);
+		s->api.easy_setopt(h, CURLOPT_SSLCERT, c->client_cert);
 	if (c->client_key)
-		curl_easy_setopt(h, CURLOPT_SSLKEY, c->client_key);
+		s->api.easy_setopt(h, CURLOPT_SSLKEY, c->client_key);
 	return 0;
 }
 
+static int load_api(struct curl_api *a)
+{
+	a->handle = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!a->handle)
+		return -ELIBACC;
+	*(void **)&a->global_init = dlsym(a->handle, "curl_global_init");
+	*(void **)&a->global_cleanup = dlsym(a->handle, "curl_global_cleanup");
+	*(void **)&a->easy_init = dlsym(a->handle, "curl_easy_init");
+	*(void **)&a->easy_cleanup = dlsym(a->handle, "curl_easy_cleanup");
+	*(void **)&a->easy_setopt = dlsym(a->handle, "curl_easy_setopt");
+	*(void **)&a->easy_perform = dlsym(a->handle, "curl_easy_perform");
+	*(void **)&a->easy_getinfo = dlsym(a->handle, "curl_easy_getinfo");
+	*(void **)&a->easy_strerror = dlsym(a->handle, "curl_easy_strerror");
+	*(void **)&a->slist_append = dlsym(a->handle, "curl_slist_append");
+	*(void **)&a->slist_free_all = dlsym(a->handle, "curl_slist_free_all");
+	if (!a->global_init || !a->global_cleanup || !a->easy_init || !a->easy_cleanup ||
+	    !a->easy_setopt || !a->easy_perform || !a->easy_getinfo || !a->easy_strerror ||
+	    !a->slist_append || !a->slist_free_all) {
+		dlclose(a->handle);
+		a->handle = NULL;
+		return -ELIBACC;
+	}
+	return 0;
+}
+
+/*
+ * The library stays loaded after the sender is freed, as libdebuginfod
+ * does: its TLS library keeps global state until its destructors run at
+ * exit.
+ */
 static void sender__free(struct otlp_sender *s)
 {
 	if (s->curl)
-		curl_easy_cleanup(s->curl);
+		s->api.easy_cleanup(s->curl);
+	if (s->headers)
+		s->api.slist_free_all(s->headers);
+	if (s->curl_inited)
+		s->api.global_cleanup();
 	free(s->a);
-	curl_slist_free_all(s->headers);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
-	curl_global_cleanup();
 }
 
 struct otlp_sender *otlp_sender__new(const struct otlp_config *c)
@@ -794,35 +853,44 @@ struct otlp_sender *otlp_sender__new(const struct otlp_config *c)
 	pthread_condattr_t ca;
 	int err;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		curl_global_cleanup();
 		errno = ENOMEM;
 		return NULL;
 	}
 	s->c = c;
-	/* Here, not in the thread: a failure is said by the caller, at start. */
-	s->a = malloc(sizeof(*s->a));
-	s->seed = (unsigned int)(now_ms(CLOCK_REALTIME) ^ getpid());
 	pthread_mutex_init(&s->lock, NULL);
 	/* Waits are on the monotonic clock: a clock step must not stall a retry. */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	err = load_api(&s->api);
+	if (err) {
+		const char *why = dlerror();
+
+		pr_err("--otlp needs %s, which cannot be loaded (%s): install %s",
+		       CURL_SONAME, why ? why : "a function is missing", CURL_PACKAGE);
+		goto fail;
+	}
+	if (s->api.global_init(CURL_GLOBAL_DEFAULT)) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	s->curl_inited = true;
+	/* Here, not in the thread: a failure is said by the caller, at start. */
+	s->a = malloc(sizeof(*s->a));
+	s->seed = (unsigned int)(now_ms(CLOCK_REALTIME) ^ getpid());
 	err = s->a ? setup_curl(s) : -ENOMEM;
 	if (!err)
 		err = -pthread_create(&s->thread, NULL, sender_main, s);
-	if (err) {
-		sender__free(s);
-		errno = -err;
-		return NULL;
-	}
+	if (err)
+		goto fail;
 	return s;
+fail:
+	sender__free(s);
+	errno = -err;
+	return NULL;
 }
 
 int otlp_sender__close(struct otlp_sender *s, struct otlp_stats *final)

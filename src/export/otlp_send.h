@@ -35,7 +35,10 @@ struct otlp_stats {
 	size_t queued, queued_bytes;	/* waiting now */
 };
 
-/* A sender for c (which must outlive it), with its thread started; NULL + errno. */
+/*
+ * A sender for c (which must outlive it), with its thread started; NULL +
+ * errno.  ELIBACC: libcurl cannot be loaded, and this has said so.
+ */
 struct otlp_sender *otlp_sender__new(const struct otlp_config *c);
 
 /*

@@ -154,7 +154,10 @@ static int open_otlp(struct writer *w)
 	if (!w->otlp) {
 		int err = -errno;
 
-		pr_err("otlp: cannot start sending to %s: %s", c->shown_url, strerror(-err));
+		/* ELIBACC: the sender named the library to install. */
+		if (err != -ELIBACC)
+			pr_err("otlp: cannot start sending to %s: %s", c->shown_url,
+			       strerror(-err));
 		return err;
 	}
 	return 0;

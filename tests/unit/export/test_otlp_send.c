@@ -197,6 +197,15 @@ TEST(retry_after)
 	CHECK_INT(otlp_response__retry_after_ms("Mon, 13 Nov 2023 22:13:20 GMT", now), 0);
 	CHECK_INT(otlp_response__retry_after_ms("Fri, 01 Jan 2100 00:00:00 GMT", now),
 		  OTLP_HINT_MAX_MS);
+	/* The obsolete forms a recipient still takes: RFC 850's and asctime's. */
+	CHECK_INT(otlp_response__retry_after_ms("Tuesday, 14-Nov-23 22:13:50 GMT", now), 30000);
+	CHECK_INT(otlp_response__retry_after_ms("Tue Nov 14 22:14:20 2023", now), 60000);
+	CHECK_INT(otlp_response__retry_after_ms("Tue, 14 Nov 2023 22:13:50 GMT ", now), 30000);
+	/* Not a date: another zone, a month that is not one, trailing words, out of range. */
+	CHECK_INT(otlp_response__retry_after_ms("Tue, 14 Nov 2023 22:13:50 CET", now), 0);
+	CHECK_INT(otlp_response__retry_after_ms("Tue, 14 Nox 2023 22:13:50 GMT", now), 0);
+	CHECK_INT(otlp_response__retry_after_ms("Tue, 14 Nov 2023 22:13:50 GMT x", now), 0);
+	CHECK_INT(otlp_response__retry_after_ms("Tue, 14 Nov 2023 25:13:50 GMT", now), 0);
 }
 
 int main(void)
