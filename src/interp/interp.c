@@ -65,19 +65,20 @@ void interps__free(struct interps *ints)
 	free(ints);
 }
 
-int interps__configure(const struct interps *ints, struct profile_bpf *skel)
+int interps__configure(const struct interps *ints, struct profile_bpf *skel,
+		       const struct kbtf *kb)
 {
 	int err = 0;
 
 	if (!ints) {
 		for (size_t i = 0; i < interp_registry_len && !err; i++)
 			if (interp_registry[i]->configure)
-				err = interp_registry[i]->configure(skel, false);
+				err = interp_registry[i]->configure(skel, kb, false);
 		return err;
 	}
 	for (int k = 1; k <= MAX_INTERP_KINDS && !err; k++)
 		if (ints->by_kind[k] && ints->by_kind[k]->configure)
-			err = ints->by_kind[k]->configure(skel, true);
+			err = ints->by_kind[k]->configure(skel, kb, true);
 	return err;
 }
 

@@ -26,6 +26,7 @@
 #include "lib/report_pass.h"
 
 struct frame;
+struct kbtf;
 struct profile_bpf;
 
 /* What the run asks of every runtime. */
@@ -44,9 +45,10 @@ struct interp_ops {
 
 	/*
 	 * Loader, before load: size its own BPF maps, and turn its parts off
-	 * when on is false (its maps to one entry).  0 or -errno.
+	 * when on is false (its maps to one entry); kb, the kernel's BTF, for
+	 * the offsets it reads (valid during the call only).  0 or -errno.
 	 */
-	int (*configure)(struct profile_bpf *skel, bool on);
+	int (*configure)(struct profile_bpf *skel, const struct kbtf *kb, bool on);
 	/*
 	 * Loader, after load: start, given the loaded maps (interp_procs and
 	 * its own, through skel).  NULL + errno: the runtime is off, and it
@@ -133,7 +135,8 @@ void interps__free(struct interps *ints);
  * Loader: size the runtimes' maps before load.  ints NULL: no frames of
  * any interpreter are walked; the registry's maps shrink to one entry.
  */
-int interps__configure(const struct interps *ints, struct profile_bpf *skel);
+int interps__configure(const struct interps *ints, struct profile_bpf *skel,
+		       const struct kbtf *kb);
 /* Loader, after load: start each runtime and look for the -p targets. */
 void interps__start(struct interps *ints, struct profile_bpf *skel);
 /* "--NAME=off" of every runtime, for a message ("" when there are none). */

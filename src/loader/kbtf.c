@@ -6,6 +6,19 @@
 
 #include "loader/kbtf.h"
 
+void kbtf__load(struct kbtf *k)
+{
+	k->btf = btf__load_vmlinux_btf();
+	k->err = k->btf ? 0 : (errno ? -errno : -ENOENT);
+}
+
+void kbtf__free(struct kbtf *k)
+{
+	btf__free(k->btf);
+	k->btf = NULL;
+	k->err = -ENOENT;
+}
+
 /* Byte offset of member `name` in struct `type`; -ENOENT when absent. */
 static int member_offset(const struct btf *btf, const char *type, const char *name,
 			 __u32 *off)
@@ -30,87 +43,77 @@ static int member_offset(const struct btf *btf, const char *type, const char *na
 	return -ENOENT;
 }
 
-int kbtf__mntns_offsets(struct mntns_offsets *off)
+int kbtf__mntns_offsets(const struct kbtf *k, struct mntns_offsets *off)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	__u32 ns = 0, inum = 0;
 	int err;
 
-	if (!btf)
-		return -errno;
-	err = member_offset(btf, "task_struct", "nsproxy", &off->nsproxy);
+	if (!k->btf)
+		return k->err;
+	err = member_offset(k->btf, "task_struct", "nsproxy", &off->nsproxy);
 	if (!err)
-		err = member_offset(btf, "nsproxy", "mnt_ns", &off->mnt_ns);
+		err = member_offset(k->btf, "nsproxy", "mnt_ns", &off->mnt_ns);
 	if (!err)
-		err = member_offset(btf, "mnt_namespace", "ns", &ns);
+		err = member_offset(k->btf, "mnt_namespace", "ns", &ns);
 	if (!err)
-		err = member_offset(btf, "ns_common", "inum", &inum);
+		err = member_offset(k->btf, "ns_common", "inum", &inum);
 	off->ns_inum = ns + inum;
-	btf__free(btf);
 	return err;
 }
 
-int kbtf__fsbase_offset(__u32 *off)
+int kbtf__fsbase_offset(const struct kbtf *k, __u32 *off)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	__u32 thread = 0, fsbase = 0;
 	int err;
 
-	if (!btf)
-		return -errno;
-	err = member_offset(btf, "task_struct", "thread", &thread);
+	if (!k->btf)
+		return k->err;
+	err = member_offset(k->btf, "task_struct", "thread", &thread);
 	if (!err)
-		err = member_offset(btf, "thread_struct", "fsbase", &fsbase);
+		err = member_offset(k->btf, "thread_struct", "fsbase", &fsbase);
 	*off = thread + fsbase;
-	btf__free(btf);
 	return err;
 }
 
-int kbtf__follow_offsets(struct follow_offsets *off)
+int kbtf__follow_offsets(const struct kbtf *k, struct follow_offsets *off)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	int err;
 
-	if (!btf)
-		return -errno;
-	err = member_offset(btf, "task_struct", "tgid", &off->tgid);
+	if (!k->btf)
+		return k->err;
+	err = member_offset(k->btf, "task_struct", "tgid", &off->tgid);
 	if (!err)
-		err = member_offset(btf, "task_struct", "signal", &off->signal);
-	if (!err)
-		err = member_offset(btf, "signal_struct", "live", &off->live);
+		err = member_offset(k->btf, "task_struct", "signal", &off->signal);
 	/* An atomic_t: a struct of one int, its counter. */
-	btf__free(btf);
-	return err;
-}
-
-int kbtf__start_offsets(struct start_offsets *off)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	int err;
-
-	if (!btf)
-		return -errno;
-	err = member_offset(btf, "task_struct", "group_leader", &off->group_leader);
 	if (!err)
-		err = member_offset(btf, "task_struct", "start_time", &off->start_time);
-	btf__free(btf);
+		err = member_offset(k->btf, "signal_struct", "live", &off->live);
 	return err;
 }
 
-int kbtf__offcpu(struct offcpu_btf *out)
+int kbtf__start_offsets(const struct kbtf *k, struct start_offsets *off)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	int err;
 
-	if (!btf)
-		return -errno;
-	err = member_offset(btf, "task_struct", "__state", &out->task_state);
+	if (!k->btf)
+		return k->err;
+	err = member_offset(k->btf, "task_struct", "group_leader", &off->group_leader);
+	if (!err)
+		err = member_offset(k->btf, "task_struct", "start_time", &off->start_time);
+	return err;
+}
+
+int kbtf__offcpu(const struct kbtf *k, struct offcpu_btf *out)
+{
+	int err;
+
+	if (!k->btf)
+		return k->err;
+	err = member_offset(k->btf, "task_struct", "__state", &out->task_state);
 	if (err == -ENOENT)
-		err = member_offset(btf, "task_struct", "state", &out->task_state);
-	out->sched_exit_tp = btf__find_by_name_kind(btf, "btf_trace_sched_exit_tp",
+		err = member_offset(k->btf, "task_struct", "state", &out->task_state);
+	out->sched_exit_tp = btf__find_by_name_kind(k->btf, "btf_trace_sched_exit_tp",
 						    BTF_KIND_TYPEDEF) > 0;
-	out->finish_task_switch = btf__find_by_name_kind(btf, "finish_task_switch",
+	out->finish_task_switch = btf__find_by_name_kind(k->btf, "finish_task_switch",
 							 BTF_KIND_FUNC) > 0;
-	btf__free(btf);
 	return err;
 }

@@ -1,10 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Field offsets from the running kernel's BTF, for the rare filter that needs them. */
+/*
+ * Field offsets from the running kernel's BTF, for the parts of the BPF
+ * program that read kernel structures CO-RE cannot reach (rodata offsets).
+ *
+ * The BTF (5.5 MB on 6.18, about twice that while libbpf parses it) is
+ * parsed once per start by kbtf__load(), every query reads that parse, and
+ * kbtf__free() drops it before the skeleton's load, which parses its own
+ * copy for CO-RE: the two never coexist, so a start's peak RSS holds one.
+ */
 #ifndef KBTF_H
 #define KBTF_H
 
 #include <stdbool.h>
 #include <linux/types.h>
+
+struct btf;
+
+/* The parsed BTF, or why there is none: every query then returns err. */
+struct kbtf {
+	struct btf *btf;
+	int err;		/* 0, or the parse's -errno */
+};
+
+/* Parse /sys/kernel/btf/vmlinux (or where libbpf finds it) into k. */
+void kbtf__load(struct kbtf *k);
+void kbtf__free(struct kbtf *k);
 
 struct mntns_offsets {
 	__u32 nsproxy;		/* task_struct.nsproxy */
@@ -13,13 +33,13 @@ struct mntns_offsets {
 };
 
 /* 0, or a negative errno (no BTF, or a kernel without these fields). */
-int kbtf__mntns_offsets(struct mntns_offsets *off);
+int kbtf__mntns_offsets(const struct kbtf *k, struct mntns_offsets *off);
 
 /*
  * Where a task's user fs base (x86-64's thread pointer) is kept:
  * task_struct.thread.fsbase.  0 or -errno.
  */
-int kbtf__fsbase_offset(__u32 *off);
+int kbtf__fsbase_offset(const struct kbtf *k, __u32 *off);
 
 /* What following a command's processes reads of a task (profile -- CMD). */
 struct follow_offsets {
@@ -29,7 +49,7 @@ struct follow_offsets {
 };
 
 /* 0, or a negative errno (no BTF, or a kernel without these fields). */
-int kbtf__follow_offsets(struct follow_offsets *off);
+int kbtf__follow_offsets(const struct kbtf *k, struct follow_offsets *off);
 
 /*
  * Where a process's start time is (the sampler's count_key.start):
@@ -41,7 +61,7 @@ struct start_offsets {
 };
 
 /* 0, or a negative errno (no BTF, or a kernel without these fields). */
-int kbtf__start_offsets(struct start_offsets *off);
+int kbtf__start_offsets(const struct kbtf *k, struct start_offsets *off);
 
 /* What off-CPU time needs of the kernel (--off-cpu, --wall). */
 struct offcpu_btf {
@@ -51,6 +71,6 @@ struct offcpu_btf {
 };
 
 /* 0, or a negative errno (no BTF, or no task state). */
-int kbtf__offcpu(struct offcpu_btf *out);
+int kbtf__offcpu(const struct kbtf *k, struct offcpu_btf *out);
 
 #endif /* KBTF_H */

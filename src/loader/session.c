@@ -222,10 +222,10 @@ static int size_set(const struct map_set *ms, const struct session_config *c, bo
 	return err;
 }
 
-static int configure_mntns(struct profile_bpf *skel)
+static int configure_mntns(struct profile_bpf *skel, const struct kbtf *kb)
 {
 	struct mntns_offsets off;
-	int err = kbtf__mntns_offsets(&off);
+	int err = kbtf__mntns_offsets(kb, &off);
 
 	if (err) {
 		pr_err("--mntnsmap needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
@@ -243,10 +243,10 @@ static int configure_mntns(struct profile_bpf *skel)
  * another process takes during the run is told apart only as well as the
  * side-band records' order allows.
  */
-static void configure_start(struct profile_bpf *skel)
+static void configure_start(struct profile_bpf *skel, const struct kbtf *kb)
 {
 	struct start_offsets off;
-	int err = kbtf__start_offsets(&off);
+	int err = kbtf__start_offsets(kb, &off);
 
 	if (err) {
 		pr_info("no process start times (kernel BTF: %s): a reused pid's samples may be named from another process",
@@ -359,7 +359,8 @@ static void configure_shares(struct profile_bpf *skel, const struct session_conf
  * that only such a run loads.  They read task fields at offsets from the
  * kernel's BTF, parsed here and only here.
  */
-static int configure_follow(struct profile_bpf *skel, const struct session_config *c)
+static int configure_follow(struct profile_bpf *skel, const struct session_config *c,
+			    const struct kbtf *kb)
 {
 	struct bpf_program *progs[] = {
 		skel->progs.follow_exec, skel->progs.follow_fork, skel->progs.follow_exit,
@@ -374,7 +375,7 @@ static int configure_follow(struct profile_bpf *skel, const struct session_confi
 			bpf_program__set_autoload(progs[i], false);
 		return 0;
 	}
-	err = kbtf__follow_offsets(&off);
+	err = kbtf__follow_offsets(kb, &off);
 	if (err) {
 		pr_err("profiling a command needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
 			strerror(-err));
@@ -461,7 +462,8 @@ static __u64 tracepoint_hits(const struct session *s)
  * from the kernel's BTF: a task that died must not leave a start behind,
  * which a new thread with its tid would find at its first switch-in.
  */
-static int configure_offcpu(struct session *s, const struct session_config *c)
+static int configure_offcpu(struct session *s, const struct session_config *c,
+			    const struct kbtf *btf)
 {
 	struct profile_bpf *skel = s->skel;
 	struct profile_bpf__rodata *rd = skel->rodata;
@@ -480,7 +482,7 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 	/* --off-cpu alone samples no event: do_sample is not verified either. */
 	if (!c->sample_events)
 		bpf_program__set_autoload(skel->progs.do_sample, false);
-	err = kbtf__offcpu(&kb);
+	err = kbtf__offcpu(btf, &kb);
 	if (err) {
 		pr_err("off-CPU time needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
 		       strerror(-err));
@@ -526,8 +528,11 @@ static int configure_offcpu(struct session *s, const struct session_config *c)
 	return err;
 }
 
-/* Read-only data and map sizes: everything that must be set before load. */
-static int session__configure(struct session *s)
+/*
+ * Read-only data and map sizes: everything that must be set before load.
+ * kb: the kernel's BTF, parsed once for every offset read here.
+ */
+static int configure(struct session *s, const struct kbtf *kb)
 {
 	const struct session_config *c = &s->cfg;
 	struct profile_bpf *skel = s->skel;
@@ -536,9 +541,9 @@ static int session__configure(struct session *s)
 	configure_filters(skel, c);
 	err = configure_tracepoint(skel, c);
 	if (!err)
-		err = configure_offcpu(s, c);
+		err = configure_offcpu(s, c, kb);
 	if (!err)
-		err = configure_follow(skel, c);
+		err = configure_follow(skel, c, kb);
 	if (err)
 		return err;
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
@@ -547,11 +552,11 @@ static int session__configure(struct session *s)
 	if (!err && !c->interps)
 		err = bpf_map__set_max_entries(skel->maps.interp_procs, 1);
 	if (!err)
-		err = interps__configure(c->interps, skel);
+		err = interps__configure(c->interps, skel, kb);
 	if (err)
 		return err;
 	skel->rodata->notify_new = true;
-	configure_start(skel);
+	configure_start(skel, kb);
 	err = configure_pidns(skel);
 	if (!err)
 		err = configure_spill_key(skel);
@@ -570,8 +575,20 @@ static int session__configure(struct session *s)
 	if (c->mntnsmap && (err = reuse_pinned(skel->maps.mntnsmap, c->mntnsmap, "--mntnsmap")))
 		return err;
 	if (c->mntnsmap)
-		return configure_mntns(skel);
+		return configure_mntns(skel, kb);
 	return 0;
+}
+
+/* The BTF is freed here, before profile_bpf__load() parses its own. */
+static int session__configure(struct session *s)
+{
+	struct kbtf kb;
+	int err;
+
+	kbtf__load(&kb);
+	err = configure(s, &kb);
+	kbtf__free(&kb);
+	return err;
 }
 
 static int fill_set(struct bpf_map *map, const __u32 *ids, size_t nr)

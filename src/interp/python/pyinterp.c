@@ -12,14 +12,27 @@
 
 #include "interp/interp.h"
 #include "interp/python/python.h"
+#include "loader/kbtf.h"
 #include "bpf/interp/python/pyframe.h"
 #include "trace/trace.h"
 #include "lib/log.h"
 #include "profile.skel.h"
 
-static int py_configure(struct profile_bpf *skel, bool on)
+/*
+ * The thread pointer's offset is read here, from the start's one parse of
+ * the kernel's BTF, although most runs never see a Python process: a parse
+ * when the first one comes would cost another 11 MiB of peak RSS then.
+ * Left 0 when not found: python.c warns at the first Python process.
+ */
+static int py_configure(struct profile_bpf *skel, const struct kbtf *kb, bool on)
 {
-	return on ? 0 : bpf_map__set_max_entries(skel->maps.py_threads, 1);
+	__u32 off;
+
+	if (!on)
+		return bpf_map__set_max_entries(skel->maps.py_threads, 1);
+	if (!kbtf__fsbase_offset(kb, &off))
+		skel->bss->py_fsbase_off = off;
+	return 0;
 }
 
 static void *py_start(struct profile_bpf *skel, const struct interp_config *cfg)

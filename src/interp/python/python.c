@@ -26,7 +26,6 @@
 #include "lib/htab.h"
 #include "lib/share.h"
 #include "symbols/caps.h"
-#include "loader/kbtf.h"
 #include "lib/log.h"
 #include "lib/share.h"
 #include "lib/text.h"
@@ -169,7 +168,7 @@ struct python {
 	struct share note_share;
 	struct pyuser *turn_first, *turn_last;
 	__u64 turns;			/* turns in the worker's queue */
-	bool fsbase_known;
+	bool fsbase_warned;		/* fsbase_ready() said the offset is missing */
 	struct python_stats stats;
 };
 
@@ -534,25 +533,15 @@ static bool retire(struct python *py, __u32 pid)
 	return true;
 }
 
+/* The loader set the offset before load (pyinterp.c), or could not. */
 static bool fsbase_ready(struct python *py)
 {
-	__u32 off;
-	int err;
-
-	if (py->fsbase_known)
-		return *py->maps.fsbase_off != 0;
-	py->fsbase_known = true;
-	err = kbtf__fsbase_offset(&off);
-	if (err) {
-		pr_warn("cannot find the thread pointer in the kernel's BTF (%s); Python frames are not walked",
-			strerror(-err));
-		return false;
-	}
-	pthread_mutex_lock(&py->lock);
-	if (!py->stop)
-		*py->maps.fsbase_off = off;
-	pthread_mutex_unlock(&py->lock);
-	return true;
+	if (*py->maps.fsbase_off)
+		return true;
+	if (!py->fsbase_warned)
+		pr_warn("cannot find the thread pointer (task_struct.thread.fsbase) in the kernel's BTF; Python frames are not walked");
+	py->fsbase_warned = true;
+	return false;
 }
 
 static void note_unsupported(struct python *py, const char *path, size_t len,
