@@ -72,9 +72,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(f, "{\"start\": %.6f, \"end\": %.6f, \"wall\": %.6f, \"user\": %.6f, "
-		"\"sys\": %.6f, \"maxrss_kb\": %ld, \"exit\": %d}\n", t0, t1, t1 - t0,
+		"\"sys\": %.6f, \"maxrss_kb\": %ld, \"inblock\": %ld, \"majflt\": %ld, "
+		"\"exit\": %d}\n", t0, t1, t1 - t0,
 		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss, code);
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss, ru.ru_inblock,
+		ru.ru_majflt, code);
 	fclose(f);
 	return code;
 }
