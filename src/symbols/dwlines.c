@@ -76,7 +76,42 @@ static bool names_readable(Elf *elf, size_t shstrndx)
 	return scn && gelf_getshdr(scn, &sh) && sh.sh_size <= CAP_SECTION_BYTES;
 }
 
-static long long debug_charge(Elf *elf, bool *has_lines)
+/*
+ * The size a compressed section claims, from its header alone: libelf's
+ * gelf_getchdr() reads the whole section to return it (2.3 MB of
+ * .debug_info in Debian's libc debug file), which a probe at each file's
+ * open must not do, cold or warm.  0, or -1 when unreadable.
+ */
+static int claimed_size(Elf *elf, int fd, Elf_Scn *scn, const GElf_Shdr *sh, __u64 *size)
+{
+	const char *id = elf_getident(elf, NULL);
+	const int native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	Elf64_Chdr c64;
+	Elf32_Chdr c32;
+	GElf_Chdr ch;
+
+	if (id && id[EI_DATA] == native && id[EI_CLASS] == ELFCLASS64) {
+		if (sh->sh_size < sizeof(c64) ||
+		    pread(fd, &c64, sizeof(c64), (off_t)sh->sh_offset) != sizeof(c64))
+			return -1;
+		*size = c64.ch_size;
+		return 0;
+	}
+	if (id && id[EI_DATA] == native && id[EI_CLASS] == ELFCLASS32) {
+		if (sh->sh_size < sizeof(c32) ||
+		    pread(fd, &c32, sizeof(c32), (off_t)sh->sh_offset) != sizeof(c32))
+			return -1;
+		*size = c32.ch_size;
+		return 0;
+	}
+	/* Another byte order: libelf converts it. */
+	if (!gelf_getchdr(scn, &ch))
+		return -1;
+	*size = ch.ch_size;
+	return 0;
+}
+
+static long long debug_charge(Elf *elf, int fd, bool *has_lines)
 {
 	const unsigned long long over = DWLINES_MAX_DEBUG_BYTES + 1;
 	bool info = false, line = false;
@@ -104,13 +139,8 @@ static long long debug_charge(Elf *elf, bool *has_lines)
 		if (name[1] == 'z')
 			return -1;
 		size = sh.sh_size;
-		if (sh.sh_flags & SHF_COMPRESSED) {
-			GElf_Chdr ch;
-
-			if (!gelf_getchdr(scn, &ch))
-				return -1;
-			size = ch.ch_size;
-		}
+		if ((sh.sh_flags & SHF_COMPRESSED) && claimed_size(elf, fd, scn, &sh, &size))
+			return -1;
 		if (size > DWLINES_MAX_DEBUG_BYTES)
 			return over;
 		info |= !strcmp(name, ".debug_info") && size;
@@ -132,7 +162,7 @@ bool dwlines__probe(int fd)
 
 	if (!elf)
 		return false;
-	debug_charge(elf, &has);
+	debug_charge(elf, fd, &has);
 	elf_end(elf);
 	return has;
 }
@@ -238,7 +268,7 @@ static int attach(struct dwlines *dw)
 	dw->elf = elf_file__begin(dw->fd, NULL, 0);
 	if (!dw->elf)
 		return -errno;
-	charge = debug_charge(dw->elf, &has);
+	charge = debug_charge(dw->elf, dw->fd, &has);
 	if (charge < 0 || (__u64)charge > cap) {
 		err = charge < 0 ? -ENOTSUP : -EFBIG;
 		goto fail;
