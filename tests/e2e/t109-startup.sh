@@ -1,0 +1,45 @@
+#!/bin/bash
+# What a start costs (issue 31): a run maps only the libraries it uses
+# (libcurl and its TLS libraries are loaded for --otlp alone), its peak
+# RSS stays under 12 MiB, and the kernel's BTF is opened once, whatever
+# reads it; --otlp where libcurl cannot be loaded says which package to
+# install, in one line.
+# Prerequisites (tests/e2e/lib.sh): ROOT_BPF, NOT_ASAN, strace, unshare.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success ROOT_BPF,NOT_ASAN 'a run without --otlp maps no libcurl nor TLS library; peak RSS under 12 MiB' '
+	bg sleep 30 && victim=$! &&
+	{ "$PROFILE" -F 99 -f -p $victim 3 >out 2>err & prof=$!; } &&
+	wait_attached $prof && sleep 0.5 &&
+	grep -E "\.so" /proc/$prof/maps | awk "{ print \$NF }" | sort -u >libs &&
+	hwm=$(awk "/^VmHWM:/ { print \$2 }" /proc/$prof/status) &&
+	wait $prof &&
+	cat libs && echo "VmHWM ${hwm} kB" &&
+	{ ! grep -E "libcurl|libssl|libcrypto|libgnutls|libnettle|libkrb5|libssh" libs ||
+		fail "a network library is mapped"; } &&
+	{ [ $(wc -l <libs) -le 15 ] || fail "$(wc -l <libs) shared objects mapped"; } &&
+	{ [ "$hwm" -lt $((12 * 1024)) ] || fail "peak RSS ${hwm} kB"; }
+'
+
+test_expect_success ROOT_BPF,strace 'the kernel BTF is opened once, with off-CPU time, a command and Python on' '
+	strace -f -e trace=openat -o trace "$PROFILE" --off-cpu -f -- sleep 0.5 >out 2>err &&
+	n=$(grep -c "\"/sys/kernel/btf/vmlinux\"" trace) && echo "opened $n times" &&
+	{ [ "$n" -eq 1 ] || fail "/sys/kernel/btf/vmlinux opened $n times"; } &&
+	s=$(fsum out "^sleep;") && echo "sleep: $s" &&
+	{ [ "$s" -gt 0 ] || fail "no off-CPU samples of sleep"; }
+'
+
+test_expect_success ROOT_BPF,unshare '--otlp without libcurl.so.4: one line naming libcurl4, exit 1' '
+	lib=$(ldconfig -p | awk "/libcurl\\.so\\.4 .*x86-64/ { print \$NF; exit }") &&
+	echo "libcurl: $lib" && [ -n "$lib" ] &&
+	rc=0 &&
+	unshare -m sh -c "mount --bind /dev/null \"\$1\" && shift && exec \"\$@\"" sh "$lib" \
+		"$PROFILE" --otlp=http://127.0.0.1:9 -F 99 1 >out 2>err || rc=$? &&
+	cat err &&
+	{ [ $rc -eq 1 ] || fail "exit $rc"; } &&
+	{ [ $(wc -l <err) -eq 1 ] || fail "$(wc -l <err) lines on stderr"; } &&
+	grep -q "libcurl\.so\.4.*install libcurl4" err &&
+	{ [ ! -s out ] || fail "something on stdout"; }
+'
+
+test_done
