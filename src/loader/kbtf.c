@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A reader of raw BTF just big enough for kbtf.h's lookups: types are
- * found by a walk in id order (the first of a name and kind, as libbpf's
- * btf__find_by_name_kind() finds it), each record's length from its kind.
- * Every length and name is checked against the sections: the file is the
- * kernel's, but a kind this reader does not know ends the walk rather
- * than misreading what follows.
+ * The kernel's BTF, parsed by libbpf once per start.  The file is mapped
+ * and handed to btf__new(), which keeps one copy: btf__parse() would read
+ * it into a buffer and then copy that (twice the 5.5 MB at the peak).
+ * Mapped, the kernel's own pages are shown (6.16 on): the mapping costs
+ * no RSS; older kernels do not map it, and it is read into a buffer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +13,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <linux/btf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "loader/kbtf.h"
 
@@ -44,26 +43,29 @@ static void *read_all(int fd, size_t size)
 	return buf;
 }
 
-/* The header, and where the sections are; 0 or -errno. */
-static int check(struct kbtf *k)
+/* libbpf's parse of the size bytes at fd; NULL with errno set. */
+static struct btf *parse_fd(int fd, size_t size)
 {
-	const struct btf_header *h = k->data;
-	__u64 end;
+	void *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	bool mapped = data != MAP_FAILED;
+	struct btf *btf;
+	int err;
 
-	if (k->size < sizeof(*h) || h->magic != BTF_MAGIC || h->version != BTF_VERSION ||
-	    h->hdr_len < sizeof(*h) || h->hdr_len > k->size || h->hdr_len % 4)
-		return -EPROTO;
-	end = k->size - h->hdr_len;
-	if ((__u64)h->type_off + h->type_len > end || (__u64)h->str_off + h->str_len > end ||
-	    h->type_off % 4 || !h->str_len)
-		return -EPROTO;
-	k->types = (const __u8 *)k->data + h->hdr_len + h->type_off;
-	k->types_len = h->type_len;
-	k->strs = (const char *)k->data + h->hdr_len + h->str_off;
-	k->strs_len = h->str_len;
-	if (k->strs[k->strs_len - 1])
-		return -EPROTO;
-	return 0;
+	if (!mapped)
+		data = read_all(fd, size);
+	if (!data)
+		return NULL;
+	btf = btf__new(data, size);
+	err = libbpf_get_error(btf);
+	if (mapped)
+		munmap(data, size);
+	else
+		free(data);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return btf;
 }
 
 void kbtf__load_path(struct kbtf *k, const char *path)
@@ -71,26 +73,13 @@ void kbtf__load_path(struct kbtf *k, const char *path)
 	struct stat st;
 	int fd;
 
-	memset(k, 0, sizeof(*k));
+	k->btf = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		k->err = -errno;
-		goto out;
-	}
-	k->size = st.st_size;
-	k->data = mmap(NULL, k->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	k->mapped = k->data != MAP_FAILED;
-	if (!k->mapped)
-		k->data = read_all(fd, k->size);
-	if (!k->data)
-		k->err = -errno;
-	else
-		k->err = check(k);
-out:
+	if (fd >= 0 && !fstat(fd, &st))
+		k->btf = parse_fd(fd, st.st_size);
+	k->err = k->btf ? 0 : (errno ? -errno : -ENOENT);
 	if (fd >= 0)
 		close(fd);
-	if (k->err)
-		kbtf__free(k);
 }
 
 void kbtf__load(struct kbtf *k)
@@ -100,89 +89,26 @@ void kbtf__load(struct kbtf *k)
 
 void kbtf__free(struct kbtf *k)
 {
-	int err = k->err ? k->err : -ENOENT;
-
-	if (k->data && k->mapped)
-		munmap(k->data, k->size);
-	else
-		free(k->data);
-	memset(k, 0, sizeof(*k));
-	k->err = err;
-}
-
-/* The bytes that follow a type's struct btf_type, by kind; -1: unknown. */
-static long trailer(const struct btf_type *t)
-{
-	__u16 vlen = btf_vlen(t);
-
-	switch (btf_kind(t)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		return 4;
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG:
-		return 0;
-	case BTF_KIND_ARRAY:
-		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return (long)vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return (long)vlen * sizeof(struct btf_enum);
-	case BTF_KIND_FUNC_PROTO:
-		return (long)vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return (long)vlen * sizeof(struct btf_var_secinfo);
-	case BTF_KIND_ENUM64:
-		return (long)vlen * sizeof(struct btf_enum64);
-	default:
-		return -1;
-	}
-}
-
-static const char *name_at(const struct kbtf *k, __u32 off)
-{
-	return off < k->strs_len ? k->strs + off : "";
-}
-
-/* The first type of this name and kind, whole within the section; NULL if none. */
-static const struct btf_type *find(const struct kbtf *k, const char *name, __u16 kind)
-{
-	const __u8 *p = k->types, *end = k->types + k->types_len;
-
-	while ((size_t)(end - p) >= sizeof(struct btf_type)) {
-		const struct btf_type *t = (const void *)p;
-		long more = trailer(t);
-
-		if (more < 0 || (size_t)more > (size_t)(end - p) - sizeof(*t))
-			return NULL;
-		if (btf_kind(t) == kind && !strcmp(name_at(k, t->name_off), name))
-			return t;
-		p += sizeof(*t) + more;
-	}
-	return NULL;
+	btf__free(k->btf);
+	k->btf = NULL;
+	k->err = -ENOENT;
 }
 
 /* Byte offset of member `name` in struct `type`; -ENOENT when absent. */
-static int member_offset(const struct kbtf *k, const char *type, const char *name,
+static int member_offset(const struct btf *btf, const char *type, const char *name,
 			 __u32 *off)
 {
-	const struct btf_type *t = find(k, type, BTF_KIND_STRUCT);
 	const struct btf_member *m;
+	const struct btf_type *t;
+	int id;
 
-	if (!t)
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	if (id < 0)
 		return -ENOENT;
+	t = btf__type_by_id(btf, id);
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		if (strcmp(name_at(k, m->name_off), name))
+		if (strcmp(btf__name_by_offset(btf, m->name_off), name))
 			continue;
 		if (btf_member_bitfield_size(t, i))
 			return -EINVAL;
@@ -197,15 +123,15 @@ int kbtf__mntns_offsets(const struct kbtf *k, struct mntns_offsets *off)
 	__u32 ns = 0, inum = 0;
 	int err;
 
-	if (!k->data)
+	if (!k->btf)
 		return k->err;
-	err = member_offset(k, "task_struct", "nsproxy", &off->nsproxy);
+	err = member_offset(k->btf, "task_struct", "nsproxy", &off->nsproxy);
 	if (!err)
-		err = member_offset(k, "nsproxy", "mnt_ns", &off->mnt_ns);
+		err = member_offset(k->btf, "nsproxy", "mnt_ns", &off->mnt_ns);
 	if (!err)
-		err = member_offset(k, "mnt_namespace", "ns", &ns);
+		err = member_offset(k->btf, "mnt_namespace", "ns", &ns);
 	if (!err)
-		err = member_offset(k, "ns_common", "inum", &inum);
+		err = member_offset(k->btf, "ns_common", "inum", &inum);
 	off->ns_inum = ns + inum;
 	return err;
 }
@@ -215,11 +141,11 @@ int kbtf__fsbase_offset(const struct kbtf *k, __u32 *off)
 	__u32 thread = 0, fsbase = 0;
 	int err;
 
-	if (!k->data)
+	if (!k->btf)
 		return k->err;
-	err = member_offset(k, "task_struct", "thread", &thread);
+	err = member_offset(k->btf, "task_struct", "thread", &thread);
 	if (!err)
-		err = member_offset(k, "thread_struct", "fsbase", &fsbase);
+		err = member_offset(k->btf, "thread_struct", "fsbase", &fsbase);
 	*off = thread + fsbase;
 	return err;
 }
@@ -228,14 +154,14 @@ int kbtf__follow_offsets(const struct kbtf *k, struct follow_offsets *off)
 {
 	int err;
 
-	if (!k->data)
+	if (!k->btf)
 		return k->err;
-	err = member_offset(k, "task_struct", "tgid", &off->tgid);
+	err = member_offset(k->btf, "task_struct", "tgid", &off->tgid);
 	if (!err)
-		err = member_offset(k, "task_struct", "signal", &off->signal);
+		err = member_offset(k->btf, "task_struct", "signal", &off->signal);
 	/* An atomic_t: a struct of one int, its counter. */
 	if (!err)
-		err = member_offset(k, "signal_struct", "live", &off->live);
+		err = member_offset(k->btf, "signal_struct", "live", &off->live);
 	return err;
 }
 
@@ -243,11 +169,11 @@ int kbtf__start_offsets(const struct kbtf *k, struct start_offsets *off)
 {
 	int err;
 
-	if (!k->data)
+	if (!k->btf)
 		return k->err;
-	err = member_offset(k, "task_struct", "group_leader", &off->group_leader);
+	err = member_offset(k->btf, "task_struct", "group_leader", &off->group_leader);
 	if (!err)
-		err = member_offset(k, "task_struct", "start_time", &off->start_time);
+		err = member_offset(k->btf, "task_struct", "start_time", &off->start_time);
 	return err;
 }
 
@@ -255,12 +181,14 @@ int kbtf__offcpu(const struct kbtf *k, struct offcpu_btf *out)
 {
 	int err;
 
-	if (!k->data)
+	if (!k->btf)
 		return k->err;
-	err = member_offset(k, "task_struct", "__state", &out->task_state);
+	err = member_offset(k->btf, "task_struct", "__state", &out->task_state);
 	if (err == -ENOENT)
-		err = member_offset(k, "task_struct", "state", &out->task_state);
-	out->sched_exit_tp = find(k, "btf_trace_sched_exit_tp", BTF_KIND_TYPEDEF);
-	out->finish_task_switch = find(k, "finish_task_switch", BTF_KIND_FUNC);
+		err = member_offset(k->btf, "task_struct", "state", &out->task_state);
+	out->sched_exit_tp = btf__find_by_name_kind(k->btf, "btf_trace_sched_exit_tp",
+						    BTF_KIND_TYPEDEF) > 0;
+	out->finish_task_switch = btf__find_by_name_kind(k->btf, "finish_task_switch",
+							 BTF_KIND_FUNC) > 0;
 	return err;
 }

@@ -1,35 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Field offsets from the running kernel's BTF, for the parts of the BPF
- * program that read kernel structures at offsets set in its rodata.
+ * program that read kernel structures at offsets set in its rodata (the
+ * default program's load does not parse the kernel's BTF again).
  *
- * kbtf__load() maps /sys/kernel/btf/vmlinux once per start (5.5 MB on
- * 6.18) and every query walks that mapping; kbtf__free() unmaps it before
- * the skeleton's load.  Mapped, the kernel's own pages are shown (6.16
- * on): no RSS at all.  Older kernels do not map it: it is read into one
- * buffer instead.  Not libbpf's btf__parse(), which reads the file and
- * then copies it (11 MiB of peak RSS, 4 ms) for the few lookups made here.
+ * kbtf__load() has libbpf parse /sys/kernel/btf/vmlinux once per start
+ * (5.5 MB on 6.18), from a mapping of the file so that libbpf's copy is
+ * the only one; every query reads that parse, and kbtf__free() drops it
+ * before the skeleton's load.
  */
 #ifndef KBTF_H
 #define KBTF_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <linux/types.h>
 
-/* The kernel's BTF as loaded, or why it is not: every query then returns err. */
+struct btf;
+
+/* The parsed BTF, or why there is none: every query then returns err. */
 struct kbtf {
-	void *data;		/* the whole file; NULL when err */
-	size_t size;
-	bool mapped;		/* data is a mapping, else a buffer */
-	const __u8 *types;	/* the type section, checked to lie in data */
-	__u32 types_len;
-	const char *strs;	/* the string section, '\0'-terminated */
-	__u32 strs_len;
-	int err;		/* 0, or -errno: no BTF, or not BTF as known */
+	struct btf *btf;
+	int err;		/* 0, or the parse's -errno */
 };
 
-/* Load the running kernel's BTF into k (k->err says whether it did). */
+/* Parse the running kernel's BTF into k (k->err says whether it did). */
 void kbtf__load(struct kbtf *k);
 /* ... or the raw BTF file at path (tests). */
 void kbtf__load_path(struct kbtf *k, const char *path);

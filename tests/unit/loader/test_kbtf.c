@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kbtf's own reader of raw BTF: offsets from a file libbpf writes, with
- * every kind of record before the ones asked for; files that are not
- * BTF refused; and, where the kernel's BTF is readable, the same answers
- * as libbpf's parse of it.
+ * kbtf's offsets, from a mapped file handed to libbpf: a file libbpf
+ * writes, with every kind of record before the ones asked for; files
+ * that are not BTF refused; and, where the kernel's BTF is readable, the
+ * same answers as libbpf's own parse of it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -118,16 +118,16 @@ TEST(not_btf)
 	/* Cut short: the sections no longer fit. */
 	write_file(raw, size - 7);
 	kbtf__load_path(&k, path);
-	CHECK_INT(k.err, -EPROTO);
-	CHECK_INT(kbtf__fsbase_offset(&k, &off), -EPROTO);
+	CHECK(k.err < 0);
+	CHECK_INT(kbtf__fsbase_offset(&k, &off), k.err);
 	kbtf__free(&k);
 	/* Another magic. */
 	bad[0] ^= 0xff;
 	write_file(bad, size);
 	kbtf__load_path(&k, path);
-	CHECK_INT(k.err, -EPROTO);
+	CHECK(k.err < 0);
 	kbtf__free(&k);
-	/* A kind the reader does not know: the walk ends, nothing is found. */
+	/* A kind libbpf does not know: refused, nothing is found. */
 	memcpy(bad, raw, size);
 	{
 		const struct btf_header *h = (const void *)bad;
@@ -137,8 +137,8 @@ TEST(not_btf)
 	}
 	write_file(bad, size);
 	kbtf__load_path(&k, path);
-	CHECK_INT(k.err, 0);
-	CHECK_INT(kbtf__fsbase_offset(&k, &off), -ENOENT);
+	CHECK(k.err < 0);
+	CHECK(kbtf__fsbase_offset(&k, &off) < 0);
 	kbtf__free(&k);
 	kbtf__load_path(&k, "/nonexistent/btf");
 	CHECK_INT(k.err, -ENOENT);
