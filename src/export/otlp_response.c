@@ -6,9 +6,7 @@
  */
 #include <ctype.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "export/otlp_response.h"
@@ -180,58 +178,7 @@ void otlp_response__partial(const void *body, size_t len, __u64 *rejected, char 
 	}
 }
 
-/* 0-11 for an English month's abbreviation, else -1. */
-static int month(const char *m)
-{
-	static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-
-	if (strlen(m) != 3)
-		return -1;
-	for (int i = 0; i < 12; i++)
-		if (!strncasecmp(m, names + 3 * i, 3))
-			return i;
-	return -1;
-}
-
-/*
- * An HTTP date, in the three forms a recipient takes (RFC 9110 5.6.7):
- * "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT" and
- * asctime's "Sun Nov  6 08:49:37 1994"; -1 for anything else.  Here, not
- * curl_getdate(): libcurl is only loaded by the sender.
- */
-static time_t http_date(const char *v)
-{
-	struct tm tm = {};
-	char mon[4];
-	int n = 0;
-
-	if (sscanf(v, "%*[A-Za-z], %d %3[A-Za-z] %d %d:%d:%d GMT%n", &tm.tm_mday, mon,
-		   &tm.tm_year, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) == 6 && n) {
-		/* IMF-fixdate. */
-	} else if (n = 0, sscanf(v, "%*[A-Za-z], %d-%3[A-Za-z]-%d %d:%d:%d GMT%n", &tm.tm_mday,
-				  mon, &tm.tm_year, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
-				  &n) == 6 && n) {
-		/* RFC 850's two-digit year: the century is guessed. */
-		if (tm.tm_year < 100)
-			tm.tm_year += tm.tm_year < 70 ? 2000 : 1900;
-	} else if (n = 0, sscanf(v, "%*[A-Za-z] %3[A-Za-z] %d %d:%d:%d %d%n", mon, &tm.tm_mday,
-				  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &tm.tm_year, &n) == 6 && n) {
-		/* asctime. */
-	} else {
-		return -1;
-	}
-	v += n;
-	v += strspn(v, " \t");
-	tm.tm_mon = month(mon);
-	if (*v || tm.tm_mon < 0 || tm.tm_year < 1970 || tm.tm_year > 9999 ||
-	    tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
-	    tm.tm_sec > 60 || tm.tm_hour < 0 || tm.tm_min < 0 || tm.tm_sec < 0)
-		return -1;
-	tm.tm_year -= 1900;
-	return timegm(&tm);
-}
-
-__u64 otlp_response__retry_after_ms(const char *v, time_t now)
+__u64 otlp_response__retry_after_ms(const char *v, time_t now, otlp_getdate_fn getdate)
 {
 	__u64 sec = 0;
 	const char *p = v;
@@ -250,7 +197,7 @@ __u64 otlp_response__retry_after_ms(const char *v, time_t now)
 	}
 	if (!isalpha((unsigned char)*p))
 		return 0;
-	when = http_date(v);
+	when = getdate(v, &now);
 	if (when < 0 || when <= now)
 		return 0;
 	if ((__u64)(when - now) >= OTLP_HINT_MAX_MS / 1000)

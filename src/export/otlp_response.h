@@ -32,10 +32,14 @@ void otlp_response__status(const void *body, size_t len, char *msg, size_t sz, _
 void otlp_response__partial(const void *body, size_t len, __u64 *rejected, char *msg,
 			    size_t sz);
 
+/* An HTTP date's time, or -1: libcurl's curl_getdate(), loaded by the sender. */
+typedef time_t (*otlp_getdate_fn)(const char *date, const time_t *unused);
+
 /*
- * A Retry-After value (delay-seconds or an HTTP date) at time now, in ms,
- * at most OTLP_HINT_MAX_MS; 0 when it is not one, or asks for no wait.
+ * A Retry-After value (delay-seconds, or an HTTP date read by getdate) at
+ * time now, in ms, at most OTLP_HINT_MAX_MS; 0 when it is not one, or
+ * asks for no wait.
  */
-__u64 otlp_response__retry_after_ms(const char *v, time_t now);
+__u64 otlp_response__retry_after_ms(const char *v, time_t now, otlp_getdate_fn getdate);
 
 #endif /* EXPORT_OTLP_RESPONSE_H */

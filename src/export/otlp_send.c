@@ -73,6 +73,7 @@ struct curl_api {
 	const char *(*easy_strerror)(CURLcode);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void (*slist_free_all)(struct curl_slist *);
+	otlp_getdate_fn getdate;
 };
 
 struct req {
@@ -96,6 +97,7 @@ struct attempt {
 	char reason[160];		/* the status line's words */
 	char message[512];		/* the body's Status.message, or curl's error */
 	__u64 hint_ms;			/* Retry-After or RetryInfo; 0 none */
+	otlp_getdate_fn getdate;	/* libcurl's, for Retry-After dates */
 	char body[BODY_MAX];
 	size_t body_len;
 };
@@ -349,7 +351,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 		a->hint_ms = 0;
 	} else if (!strncasecmp(line, "Retry-After:", 12)) {
 		a->hint_ms = otlp_response__retry_after_ms(line + 12 + strspn(line + 12, " \t"),
-							   time(NULL));
+							   time(NULL), a->getdate);
 	}
 	return len;
 }
@@ -449,6 +451,7 @@ static enum outcome attempt(struct otlp_sender *s, const struct req *r, bool sto
 	CURLcode rc;
 
 	memset(a, 0, offsetof(struct attempt, body));
+	a->getdate = s->api.getdate;
 	a->body_len = 0;
 	s->api.easy_setopt(s->curl, CURLOPT_POSTFIELDS, r->data);
 	s->api.easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
@@ -818,9 +821,10 @@ static int load_api(struct curl_api *a)
 	*(void **)&a->easy_strerror = dlsym(a->handle, "curl_easy_strerror");
 	*(void **)&a->slist_append = dlsym(a->handle, "curl_slist_append");
 	*(void **)&a->slist_free_all = dlsym(a->handle, "curl_slist_free_all");
+	*(void **)&a->getdate = dlsym(a->handle, "curl_getdate");
 	if (!a->global_init || !a->global_cleanup || !a->easy_init || !a->easy_cleanup ||
 	    !a->easy_setopt || !a->easy_perform || !a->easy_getinfo || !a->easy_strerror ||
-	    !a->slist_append || !a->slist_free_all) {
+	    !a->slist_append || !a->slist_free_all || !a->getdate) {
 		dlclose(a->handle);
 		a->handle = NULL;
 		return -ELIBACC;
