@@ -4,8 +4,9 @@
  * good answers and hostile ones: fields of the expected number but another
  * wire type, truncated varints, lengths past the end, zero, negative and
  * huge retry delays, Retry-After as seconds and as a date (read by
- * libcurl).  Each must give the right answer or none, never read outside the body (run under ASan and valgrind
- * too), and give printable text only.
+ * libcurl).  Each must give the right answer or none, never read outside
+ * the body (run under ASan and valgrind too), and give printable text
+ * only.
  */
 #include <dlfcn.h>
 #include <string.h>
