@@ -81,6 +81,14 @@ int interps__configure(const struct interps *ints, struct profile_bpf *skel)
 	return err;
 }
 
+void interps__set_walker(struct interps *ints, int (*need)(void *arg), void *arg)
+{
+	if (!ints)
+		return;
+	ints->cfg.need_walker = need;
+	ints->cfg.walker_arg = arg;
+}
+
 void interps__start(struct interps *ints, struct profile_bpf *skel)
 {
 	const struct interp_config *c;

@@ -33,6 +33,14 @@ struct interp_config {
 	bool lines;			/* name frames with their source line */
 	const __u32 *pids;		/* -p targets: looked for at the start */
 	size_t nr_pids;
+	/*
+	 * Set by the loader (interps__set_walker()), may be NULL: a runtime
+	 * calls it from its own thread each time it has written a process to
+	 * interp_procs, so that the kernel's walker is verified and loaded on
+	 * first need only.  0: ready; -errno: it is not, and said why once.
+	 */
+	int (*need_walker)(void *arg);
+	void *walker_arg;
 };
 
 /*
@@ -134,6 +142,8 @@ void interps__free(struct interps *ints);
  * any interpreter are walked; the registry's maps shrink to one entry.
  */
 int interps__configure(const struct interps *ints, struct profile_bpf *skel);
+/* Loader, before interps__start(): the hook of interp_config.need_walker. */
+void interps__set_walker(struct interps *ints, int (*need)(void *arg), void *arg);
 /* Loader, after load: start each runtime and look for the -p targets. */
 void interps__start(struct interps *ints, struct profile_bpf *skel);
 /* "--NAME=off" of every runtime, for a message ("" when there are none). */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +42,25 @@ struct map_set {
 	struct bpf_map *counts, *stacks, *spilled, *users;
 };
 
+/*
+ * The interpreters' walker, do_sample_interp (bpf/profile.bpf.c), loaded
+ * when a runtime first registers a process (walker__need()), from a second
+ * open of the object that creates no map: it shares every map of the
+ * first, read-only data included, so that it runs as configured.
+ */
+struct walker {
+	pthread_mutex_t lock;		/* a runtime's thread loads it */
+	struct profile_bpf *skel;	/* do_sample_interp alone; NULL: not loaded */
+	bool tried;			/* once: a failure is not tried again */
+	int err;
+	double load_ms;			/* open, load and slot */
+	__u32 insns;			/* the verifier's count */
+};
+
 struct session {
 	struct session_config cfg;
 	struct profile_bpf *skel;
+	struct walker walker;
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
@@ -112,6 +129,7 @@ struct session *session__open(const struct session_config *cfg)
 		goto nomem;
 	s->cfg = *cfg;
 	s->nr_cpus = n;
+	pthread_mutex_init(&s->walker.lock, NULL);
 	s->links = calloc(n, sizeof(*s->links));
 	s->pfds = calloc(n, sizeof(*s->pfds));
 	s->pcpus = calloc(n, sizeof(*s->pcpus));
@@ -546,6 +564,9 @@ static int session__configure(struct session *s)
 	err = configure_unwind(skel, c);
 	if (!err && !c->interps)
 		err = bpf_map__set_max_entries(skel->maps.interp_procs, 1);
+	/* Loaded on first need, from a second open (walker__load()). */
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.do_sample_interp, false);
 	if (!err)
 		err = interps__configure(c->interps, skel);
 	if (err)
@@ -918,6 +939,26 @@ static void report_part(const char *what, int part, const __u64 *c)
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_OTHER)]);
 }
 
+/* The interpreters' walker: when it was loaded, what it cost, what came before. */
+static void report_walker(const struct session *s, const __u64 *c)
+{
+	struct walker *w = (struct walker *)&s->walker;
+	bool loaded;
+
+	if (!s->cfg.interps || !s->cfg.sample_events || is_tracepoint(&s->cfg))
+		return;
+	pthread_mutex_lock(&w->lock);
+	loaded = w->skel != NULL;
+	if (loaded)
+		pr_info("interpreter walker: do_sample_interp loaded on first need in %.1f ms, %u instructions verified; %llu samples of interpreters' processes counted without it before",
+			w->load_ms, w->insns, (unsigned long long)c[CNT_INTERP_NOT_READY]);
+	else
+		pr_info("interpreter walker: not loaded (%s); %llu samples of interpreters' processes counted without it",
+			w->tried ? strerror(-w->err) : "no interpreter's process seen",
+			(unsigned long long)c[CNT_INTERP_NOT_READY]);
+	pthread_mutex_unlock(&w->lock);
+}
+
 void session__report(const struct session *s, const __u64 *c,
 		     const struct sample_tally *t, enum report_pass pass)
 {
@@ -948,6 +989,7 @@ void session__report(const struct session *s, const __u64 *c,
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
+	report_walker(s, c);
 }
 
 void session__report_verifier(const struct session *s)
@@ -1031,8 +1073,107 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	return 0;
 }
 
+/*
+ * Each map of to takes the fd of from's map in the same place (one object
+ * file, opened twice): nothing is created, and what the first load was
+ * configured with (read-only data, sizes) holds for the second.  A map
+ * the first did not create is not created either.
+ */
+static int walker__share_maps(struct bpf_object *to, const struct bpf_object *from)
+{
+	struct bpf_map *m, *orig = NULL;
+	int err;
+
+	bpf_object__for_each_map(m, to) {
+		orig = bpf_object__next_map(from, orig);
+		if (!orig || strcmp(bpf_map__name(m), bpf_map__name(orig)))
+			return -EINVAL;
+		if (bpf_map__fd(orig) < 0)
+			err = bpf_map__set_autocreate(m, false);
+		else
+			err = bpf_map__reuse_fd(m, bpf_map__fd(orig));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* do_sample_interp alone, on s's maps, then in interp_walker's slot. */
+static int walker__load(struct session *s, struct walker *w)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	struct profile_bpf *skel;
+	struct bpf_program *p;
+	int err = 0, fd;
+
+	skel = profile_bpf__open();
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_program(p, skel->obj)
+		if (!err)
+			err = bpf_program__set_autoload(p, p == skel->progs.do_sample_interp);
+	if (!err)
+		err = walker__share_maps(skel->obj, s->skel->obj);
+	if (!err)
+		err = bpf_object__load(skel->obj);
+	fd = bpf_program__fd(skel->progs.do_sample_interp);
+	if (!err && bpf_map_update_elem(bpf_map__fd(s->skel->maps.interp_walker), &zero, &fd,
+					BPF_ANY))
+		err = -errno;
+	if (err) {
+		profile_bpf__destroy(skel);
+		return err;
+	}
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		w->insns = info.verified_insns;
+	w->skel = skel;
+	return 0;
+}
+
+static double mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* interp_config.need_walker: the first call loads it, the others wait for that. */
+static int walker__need(void *arg)
+{
+	struct session *s = arg;
+	struct walker *w = &s->walker;
+	double t0;
+	int err;
+
+	/* The tracepoint's and off-CPU's programs walk inline: no tail call. */
+	if (!s->cfg.sample_events || is_tracepoint(&s->cfg))
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	if (!w->tried) {
+		w->tried = true;
+		t0 = mono_ms();
+		w->err = walker__load(s, w);
+		w->load_ms = mono_ms() - t0;
+		if (w->err)
+			pr_warn("cannot load the interpreter frame walker: %s; interpreters' processes show native frames only (-vv shows why)",
+				strerror(-w->err));
+		else
+			pr_debug("interpreter frame walker loaded in %.1f ms, %u instructions verified",
+				 w->load_ms, w->insns);
+	}
+	err = w->err;
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
 void session__start_interps(struct session *s)
 {
+	interps__set_walker(s->cfg.interps, walker__need, s);
+	/* For tests on kernels without an interpreter at hand (tests/kernels). */
+	if (s->cfg.interps && s->cfg.sample_events && getenv("PROFILE_TEST_WALKER_AT_START"))
+		walker__need(s);
 	interps__start(s->cfg.interps, s->skel);
 }
 
@@ -1118,6 +1259,8 @@ void session__destroy(struct session *s)
 		bpf_link__destroy(s->follow_links[i]);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s->off_links[i]);
+	profile_bpf__destroy(s->walker.skel);
+	pthread_mutex_destroy(&s->walker.lock);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);

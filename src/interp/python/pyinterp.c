@@ -28,6 +28,8 @@ static void *py_start(struct profile_bpf *skel, const struct interp_config *cfg)
 		.procs_fd = bpf_map__fd(skel->maps.interp_procs),
 		.nr_procs = &skel->bss->interp_nr_procs[PY_KIND - 1],
 		.fsbase_off = &skel->bss->py_fsbase_off,
+		.need_walker = cfg->need_walker,
+		.walker_arg = cfg->walker_arg,
 	};
 	struct python *py = python__new(&maps, cfg->lines);
 

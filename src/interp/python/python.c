@@ -784,10 +784,13 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		pthread_mutex_lock(&py->lock);
 		if (err)
 			note_unsupported(py, v->path, v->path_len, major, minor);
-		else if (!publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again))
+		else if (!(err = publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again)))
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		pthread_mutex_unlock(&py->lock);
+		/* The kernel's walker, loaded on first need: never under the lock. */
+		if (!err && py->maps.need_walker)
+			py->maps.need_walker(py->maps.walker_arg);
 		break;
 	}
 out:

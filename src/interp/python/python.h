@@ -31,6 +31,9 @@ struct python_maps {
 	int procs_fd;			/* interp_procs: entries of kind PY_KIND */
 	__u32 *nr_procs;		/* the sampler's count of them */
 	__u32 *fsbase_off;		/* ... and py_fsbase_off */
+	/* Called after each process written (interp_config.need_walker); may be NULL. */
+	int (*need_walker)(void *arg);
+	void *walker_arg;
 };
 
 struct python_stats {
