@@ -61,6 +61,7 @@ struct session {
 	struct session_config cfg;
 	struct profile_bpf *skel;
 	struct walker walker;
+	double load_ms;		/* the skeleton's load (verifier included) */
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
@@ -98,6 +99,14 @@ static const char *load_hint(int err)
 }
 
 static int session__configure(struct session *s);
+
+static double mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 /* Open the skeleton and set it up for s->cfg. */
 static int open_skel(struct session *s)
@@ -625,6 +634,7 @@ int session__load(struct session *s)
 {
 	const struct session_config *c = &s->cfg;
 	struct profile_bpf *skel = s->skel;
+	double t0 = mono_ms();
 	int err;
 
 	err = profile_bpf__load(skel);
@@ -648,6 +658,7 @@ int session__load(struct session *s)
 			strerror(-err), load_hint(err));
 		return err;
 	}
+	s->load_ms = mono_ms() - t0;
 	err = fill_set(skel->maps.pid_set, c->pids, c->nr_pids);
 	if (!err)
 		err = fill_set(skel->maps.tid_set, c->tids, c->nr_tids);
@@ -1004,6 +1015,7 @@ void session__report_verifier(const struct session *s)
 	else
 		pr_info("verified instructions: uw_exec %u, uw_exit %u (limit 1000000)",
 			session__verified_insns(s, "uw_exec"), session__verified_insns(s, "uw_exit"));
+	pr_info("BPF load: %.1f ms, the verifier's included", s->load_ms);
 	if (s->cfg.off_cpu)
 		pr_info("verified instructions: off_switch_out %u, %s %u",
 			session__verified_insns(s, "off_switch_out"), bpf_program__name(s->off_in),
@@ -1129,14 +1141,6 @@ static int walker__load(struct session *s, struct walker *w)
 		w->insns = info.verified_insns;
 	w->skel = skel;
 	return 0;
-}
-
-static double mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 /* interp_config.need_walker: the first call loads it, the others wait for that. */
