@@ -44,15 +44,19 @@ struct map_set {
 
 /*
  * The interpreters' walker, do_sample_interp (bpf/profile.bpf.c), loaded
- * when a runtime first registers a process (walker__need()), from a second
- * open of the object that creates no map: it shares every map of the
- * first, read-only data included, so that it runs as configured.
+ * when a runtime first finds an interpreter (walker__need()), by a thread
+ * of its own, from a second open of the object that creates no map: it
+ * shares every map of the first, read-only data included, so that it
+ * runs as configured.  Every field but thread is under lock.
  */
 struct walker {
-	pthread_mutex_t lock;		/* a runtime's thread loads it */
-	struct profile_bpf *skel;	/* do_sample_interp alone; NULL: not loaded */
-	bool tried;			/* once: a failure is not tried again */
+	pthread_mutex_t lock;
+	pthread_t thread;		/* walker__run(), when started */
+	bool started;			/* once: a failure is not tried again */
+	bool joined;
+	bool done;
 	int err;
+	struct profile_bpf *skel;	/* do_sample_interp alone; NULL: not loaded */
 	double load_ms;			/* open, load and slot */
 	__u32 insns;			/* the verifier's count */
 };
@@ -960,12 +964,15 @@ static void report_walker(const struct session *s, const __u64 *c)
 		return;
 	pthread_mutex_lock(&w->lock);
 	loaded = w->skel != NULL;
-	if (loaded)
+	if (w->started && !w->done)
+		pr_info("interpreter walker: still loading; %llu samples of interpreters' processes counted without it",
+			(unsigned long long)c[CNT_INTERP_NOT_READY]);
+	else if (loaded)
 		pr_info("interpreter walker: do_sample_interp loaded on first need in %.1f ms, %u instructions verified; %llu samples of interpreters' processes counted without it before",
 			w->load_ms, w->insns, (unsigned long long)c[CNT_INTERP_NOT_READY]);
 	else
 		pr_info("interpreter walker: not loaded (%s); %llu samples of interpreters' processes counted without it",
-			w->tried ? strerror(-w->err) : "no interpreter's process seen",
+			w->started ? strerror(-w->err) : "no interpreter's process seen",
 			(unsigned long long)c[CNT_INTERP_NOT_READY]);
 	pthread_mutex_unlock(&w->lock);
 }
@@ -1111,7 +1118,7 @@ static int walker__share_maps(struct bpf_object *to, const struct bpf_object *fr
 }
 
 /* do_sample_interp alone, on s's maps, then in interp_walker's slot. */
-static int walker__load(struct session *s, struct walker *w)
+static int walker__load(const struct session *s, struct profile_bpf **out, __u32 *insns)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info), zero = 0;
@@ -1138,47 +1145,90 @@ static int walker__load(struct session *s, struct walker *w)
 		return err;
 	}
 	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
-		w->insns = info.verified_insns;
-	w->skel = skel;
+		*insns = info.verified_insns;
+	*out = skel;
 	return 0;
 }
 
-/* interp_config.need_walker: the first call loads it, the others wait for that. */
+static void *walker__run(void *arg)
+{
+	struct session *s = arg;
+	struct walker *w = &s->walker;
+	struct profile_bpf *skel = NULL;
+	double t0 = mono_ms();
+	__u32 insns = 0;
+	int err;
+
+	err = walker__load(s, &skel, &insns);
+	pthread_mutex_lock(&w->lock);
+	w->skel = skel;
+	w->insns = insns;
+	w->err = err;
+	w->load_ms = mono_ms() - t0;
+	w->done = true;
+	pthread_mutex_unlock(&w->lock);
+	if (err)
+		pr_warn("cannot load the interpreter frame walker: %s; interpreters' processes show native frames only (-vv shows why)",
+			strerror(-err));
+	else
+		pr_debug("interpreter frame walker loaded in %.1f ms, %u instructions verified",
+			 mono_ms() - t0, insns);
+	return NULL;
+}
+
+/*
+ * interp_config.need_walker: the first call starts its load, which
+ * overlaps the runtime's reading of the process (an interpreter starting
+ * up runs no code of its own for a while); it never waits.
+ */
 static int walker__need(void *arg)
 {
 	struct session *s = arg;
 	struct walker *w = &s->walker;
-	double t0;
 	int err;
 
 	/* The tracepoint's and off-CPU's programs walk inline: no tail call. */
 	if (!s->cfg.sample_events || is_tracepoint(&s->cfg))
 		return 0;
 	pthread_mutex_lock(&w->lock);
-	if (!w->tried) {
-		w->tried = true;
-		t0 = mono_ms();
-		w->err = walker__load(s, w);
-		w->load_ms = mono_ms() - t0;
-		if (w->err)
-			pr_warn("cannot load the interpreter frame walker: %s; interpreters' processes show native frames only (-vv shows why)",
-				strerror(-w->err));
-		else
-			pr_debug("interpreter frame walker loaded in %.1f ms, %u instructions verified",
-				 w->load_ms, w->insns);
+	if (!w->started) {
+		w->started = true;
+		err = pthread_create(&w->thread, NULL, walker__run, s);
+		if (err) {
+			w->joined = w->done = true;
+			w->err = -err;
+			pr_warn("cannot start loading the interpreter frame walker: %s; interpreters' processes show native frames only",
+				strerror(err));
+		}
 	}
 	err = w->err;
 	pthread_mutex_unlock(&w->lock);
 	return err;
 }
 
+/* Wait for the walker's load, if one was started. */
+static void walker__wait(struct session *s)
+{
+	struct walker *w = &s->walker;
+	bool join;
+
+	pthread_mutex_lock(&w->lock);
+	join = w->started && !w->joined;
+	w->joined |= join;
+	pthread_mutex_unlock(&w->lock);
+	if (join)
+		pthread_join(w->thread, NULL);
+}
+
 void session__start_interps(struct session *s)
 {
 	interps__set_walker(s->cfg.interps, walker__need, s);
 	/* For tests on kernels without an interpreter at hand (tests/kernels). */
-	if (s->cfg.interps && s->cfg.sample_events && getenv("PROFILE_TEST_WALKER_AT_START"))
+	if (s->cfg.interps && getenv("PROFILE_TEST_WALKER_AT_START"))
 		walker__need(s);
 	interps__start(s->cfg.interps, s->skel);
+	/* A -p target that is an interpreter's is walked from its first sample. */
+	walker__wait(s);
 }
 
 int session__attach(struct session *s)
@@ -1263,6 +1313,7 @@ void session__destroy(struct session *s)
 		bpf_link__destroy(s->follow_links[i]);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s->off_links[i]);
+	walker__wait(s);
 	profile_bpf__destroy(s->walker.skel);
 	pthread_mutex_destroy(&s->walker.lock);
 	profile_bpf__destroy(s->skel);

@@ -44,10 +44,19 @@ static void py_free(void *ctx)
 	python__free(ctx);
 }
 
-/* An embedded interpreter, loaded after the first sample. */
+/*
+ * An embedded interpreter, loaded after the first sample; or CPython's
+ * own executable mapped at an exec (python3, python3.11, ...), before its
+ * first sample: the kernel's walker starts loading then (python__mapped()).
+ */
 static bool py_wants_mapping(const char *path)
 {
-	return strstr(path, "/libpython3.") != NULL;
+	const char *base = strrchr(path, '/');
+
+	if (strstr(path, "/libpython3."))
+		return true;
+	base = base ? base + 1 : path;
+	return !strncmp(base, "python", 6) && (!base[6] || (base[6] >= '0' && base[6] <= '9'));
 }
 
 static void py_detect(void *ctx, __u32 pid)

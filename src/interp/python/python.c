@@ -775,6 +775,9 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		o = get_object(py, dirfd, v);
 		if (!o || !o->python)
 			continue;
+		/* The kernel's walker, loaded on first need while we read. */
+		if (py->maps.need_walker)
+			py->maps.need_walker(py->maps.walker_arg);
 		bias = v->start - o->vaddr0;
 		/* Reads of the process and the kernel's BTF: never under the lock. */
 		err = find_layout(o, bias, &mem, &l, &major, &minor);
@@ -784,13 +787,10 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		pthread_mutex_lock(&py->lock);
 		if (err)
 			note_unsupported(py, v->path, v->path_len, major, minor);
-		else if (!(err = publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again)))
+		else if (!publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again))
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		pthread_mutex_unlock(&py->lock);
-		/* The kernel's walker, loaded on first need: never under the lock. */
-		if (!err && py->maps.need_walker)
-			py->maps.need_walker(py->maps.walker_arg);
 		break;
 	}
 out:
@@ -1389,8 +1389,15 @@ void python__detect(struct python *py, __u32 pid)
 
 void python__mapped(struct python *py, __u32 pid)
 {
-	if (py)
-		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
+	if (!py)
+		return;
+	/*
+	 * Likely CPython: the kernel's walker loads (once, in a thread of the
+	 * loader's) while the interpreter starts up, not after its first sample.
+	 */
+	if (py->maps.need_walker)
+		py->maps.need_walker(py->maps.walker_arg);
+	request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
 }
 
 void python__exec(struct python *py, __u32 pid)
