@@ -35,9 +35,10 @@ struct interp_config {
 	size_t nr_pids;
 	/*
 	 * Set by the loader (interps__set_walker()), may be NULL: a runtime
-	 * calls it from its own thread each time it has written a process to
-	 * interp_procs, so that the kernel's walker is verified and loaded on
-	 * first need only.  0: ready; -errno: it is not, and said why once.
+	 * calls it from any thread when it sees its interpreter (mapped, or
+	 * found in a process), so that the kernel's walker is verified and
+	 * loaded on first need only.  It starts the load and never waits;
+	 * -errno: the walker will not be there, and it said why once.
 	 */
 	int (*need_walker)(void *arg);
 	void *walker_arg;

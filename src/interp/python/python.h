@@ -31,7 +31,10 @@ struct python_maps {
 	int procs_fd;			/* interp_procs: entries of kind PY_KIND */
 	__u32 *nr_procs;		/* the sampler's count of them */
 	__u32 *fsbase_off;		/* ... and py_fsbase_off */
-	/* Called after each process written (interp_config.need_walker); may be NULL. */
+	/*
+	 * interp_config.need_walker, may be NULL: called, without waiting,
+	 * when CPython is mapped or found in a process.
+	 */
 	int (*need_walker)(void *arg);
 	void *walker_arg;
 };
