@@ -804,6 +804,81 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 	return false;
 }
 
+/*
+ * Count the sample's key; a process's first sample always makes a new
+ * one, which is how it is noted.
+ */
+static __always_inline void count_sample(void *ctx, const struct map_set *ms,
+					 struct count_key *key, __u64 start, bool fresh,
+					 __u64 weight, int full_cnt, __u64 *cnt)
+{
+	if (count(ms, key, fresh, weight, full_cnt, cnt)) {
+		cnt[CNT_NEW_KEYS]++;
+		note_process(ctx, key->pid, start, cnt);
+	}
+}
+
+/*
+ * The interpreters' walkers are most of the sampling program's verified
+ * instructions (about 19,000 of 33,000 on 6.18), and most hosts run no
+ * interpreter when profile starts.  So do_sample has no walker: its
+ * sample of a process in interp_procs, every other part read, goes on in
+ * do_sample_interp, which walks the interpreter's frames and counts, by
+ * tail call through this one slot.  The loader verifies and loads
+ * do_sample_interp, and fills the slot, when it first sees an interpreter
+ * (src/loader/session.c); until then (or if that load failed) the slot is
+ * empty, the tail call falls through, and do_sample counts the sample
+ * without interpreter frames (CNT_INTERP_NOT_READY).  The tracepoint and
+ * off-CPU programs, opt-in, keep the walker inline.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} interp_walker SEC(".maps");
+
+/* Per CPU: the sample do_sample hands to do_sample_interp. */
+struct interp_pending {
+	struct count_key key;
+	__u64 start;
+	__u32 set;		/* the set do_sample entered (enter()) */
+	bool fresh;		/* a stack of it was stored just now */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct interp_pending);
+	__uint(max_entries, 1);
+} interp_pending SEC(".maps");
+
+/* Is pid a process whose interpreter frames are walked? */
+static __always_inline bool interp_process(__u32 pid)
+{
+	return interp_any() && bpf_map_lookup_elem(&interp_procs, &pid) != NULL;
+}
+
+/*
+ * Hand the sample over to do_sample_interp, which counts it and leaves
+ * the set (-i): returns only when the slot is empty.
+ */
+static __always_inline void hand_over(void *ctx, const struct map_set *ms,
+				      const struct count_key *key, __u64 start, bool fresh)
+{
+	struct interp_pending *p;
+	__u32 zero = 0;
+
+	p = bpf_map_lookup_elem(&interp_pending, &zero);
+	if (!p)
+		return;
+	p->key = *key;
+	p->start = start;
+	p->set = ms->set;
+	p->fresh = fresh;
+	bpf_tail_call(ctx, &interp_walker, 0);
+}
+
 static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *cnt,
 				   const struct sample_how *how)
 {
@@ -851,11 +926,13 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 		key.parts[PART_KERNEL].err = -EFAULT;
 		cnt[CNT_USER_MODE]++;
 	}
-	/* A process's first sample always makes a new key. */
-	if (count(ms, &key, fresh, how->weight, off ? CNT_OFF_HASH_FULL : CNT_HASH_FULL, cnt)) {
-		cnt[CNT_NEW_KEYS]++;
-		note_process(ctx, key.pid, start, cnt);
+	/* Returns only if the walker is not loaded yet: counted without it. */
+	if (!how->interp && want_user && interp_process(pid)) {
+		hand_over(ctx, ms, &key, start, fresh);
+		cnt[CNT_INTERP_NOT_READY]++;
 	}
+	count_sample(ctx, ms, &key, start, fresh, how->weight,
+		     off ? CNT_OFF_HASH_FULL : CNT_HASH_FULL, cnt);
 }
 
 /* The off-CPU switch-in is a raw tracepoint's program (see do_sample()). */
@@ -909,41 +986,10 @@ static __always_inline void sample_in_active_set(void *ctx, __u64 *busy, __u64 *
 	leave(busy);
 }
 
-/*
- * The interpreters' walkers are most of the sampling program's verified
- * instructions (about 14,000 of 22,800 on 6.18), and most hosts run no
- * interpreter when profile starts.  So do_sample has no walker: a sample
- * of a process in interp_procs goes on in do_sample_interp, the same
- * program with the walk, by tail call through this one slot.  The loader
- * verifies and loads do_sample_interp, and fills the slot, when it first
- * registers an interpreter's process (src/loader/session.c); until then
- * (or if that load failed) the slot is empty, the tail call falls
- * through, and the sample is counted without interpreter frames
- * (CNT_INTERP_NOT_READY).  The tracepoint and off-CPU programs, opt-in,
- * keep the walker inline.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, 1);
-} interp_walker SEC(".maps");
-
-/* Is the current process one whose interpreter frames are walked? */
-static __always_inline bool interp_process(void)
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
 {
-	__u32 pid, tid;
-
-	if (!interp_any() || !current_ids(&pid, &tid))
-		return false;
-	return bpf_map_lookup_elem(&interp_procs, &pid) != NULL;
-}
-
-/* One perf-event sample; interp: with the interpreters' walk. */
-static __always_inline int perf_sample(struct bpf_perf_event_data *ctx, bool interp)
-{
-	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true,
-					.interp = interp };
+	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = true };
 	struct counters *stat;
 	__u32 zero = 0;
 	__u64 *busy;
@@ -962,27 +1008,39 @@ static __always_inline int perf_sample(struct bpf_perf_event_data *ctx, bool int
 		stat->c[CNT_OFF_NESTED]++;
 		return 0;
 	}
-	/* Nothing counted yet: do_sample_interp takes the sample whole. */
-	if (!interp && interp_process()) {
-		bpf_tail_call(ctx, &interp_walker, 0);
-		stat->c[CNT_INTERP_NOT_READY]++;
-	}
 	stat->c[CNT_TAKEN]++;
 	sample_in_active_set(ctx, busy, stat->c, &how);
 	return 0;
 }
 
-SEC("perf_event")
-int do_sample(struct bpf_perf_event_data *ctx)
-{
-	return perf_sample(ctx, false);
-}
-
-/* Loaded on first need, into interp_walker's slot (above). */
+/*
+ * The end of do_sample's sample of an interpreter's process (sample(),
+ * hand_over()): its interpreter frames, then its count, in the set
+ * do_sample chose, which it leaves.  Loaded on first need only, into
+ * interp_walker's slot.
+ */
 SEC("perf_event")
 int do_sample_interp(struct bpf_perf_event_data *ctx)
 {
-	return perf_sample(ctx, true);
+	struct interp_pending *p;
+	struct counters *stat;
+	struct map_set ms;
+	__u32 zero = 0;
+	__u64 *busy;
+
+	busy = bpf_map_lookup_elem(&inflight, &zero);
+	if (!busy)
+		return 0;
+	p = bpf_map_lookup_elem(&interp_pending, &zero);
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (p && stat) {
+		select_set(&ms, p->set & 1);
+		p->fresh |= get_interp_stack(ctx, true, &ms, &p->key.parts[PART_INTERP],
+					     p->key.pid, stat->c);
+		count_sample(ctx, &ms, &p->key, p->start, p->fresh, 1, CNT_HASH_FULL, stat->c);
+	}
+	leave(busy);
+	return 0;
 }
 
 /*
