@@ -143,6 +143,8 @@ void interps__mapping(struct interps *ints, __u32 pid, const char *path)
 	for_each_started(ints, k, detect) {
 		const struct interp_ops *ops = ints->by_kind[k];
 
+		if (ops->seen)
+			ops->seen(ints->ctx[k], path);
 		if (ops->wants_mapping && ops->wants_mapping(path))
 			(ops->mapped ? ops->mapped : ops->detect)(ints->ctx[k], pid);
 	}

@@ -73,6 +73,12 @@ struct interp_ops {
 	 * detect() named, which run.
 	 */
 	void (*mapped)(void *ctx, __u32 pid);
+	/*
+	 * Optional: any executable mapping of path, by any process (a hint,
+	 * cheap: every exec on the host comes here).  For loading what the
+	 * runtime will need (interp_config.need_walker) before it runs.
+	 */
+	void (*seen)(void *ctx, const char *path);
 	void (*exec)(void *ctx, __u32 pid);	/* pid exec'd: look again */
 	void (*forget)(void *ctx, __u32 pid);	/* pid exited */
 	/* A struct interp_stack_note of its kind (len bytes, unaligned). */

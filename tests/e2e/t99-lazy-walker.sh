@@ -1,11 +1,11 @@
 #!/bin/bash
 # The interpreters' walker is verified only when a process needs it
 # (issue 31): do_sample, the sampling program loaded at every start, has
-# no Python walker; do_sample_interp, the same program with it, is loaded
-# the first time a CPython process is found, and reached by tail call.
+# no Python walker; do_sample_interp, the walk and the count, is loaded
+# the first time CPython is seen, and reached by tail call.
 #
 #   no Python      a profile of burn verifies do_sample under WALK_BOUND
-#                  instructions (14,032 on 6.18 here; 33,368 with the
+#                  instructions (15,246 on 6.18 here; 33,368 with the
 #                  walker inline) and never loads the walker
 #   --python=off   beside a running CPython: the walker is never loaded,
 #                  and no Python frame is shown

@@ -44,19 +44,26 @@ static void py_free(void *ctx)
 	python__free(ctx);
 }
 
-/*
- * An embedded interpreter, loaded after the first sample; or CPython's
- * own executable mapped at an exec (python3, python3.11, ...), before its
- * first sample: the kernel's walker starts loading then (python__mapped()).
- */
+/* An embedded interpreter, loaded after the first sample. */
 static bool py_wants_mapping(const char *path)
+{
+	return strstr(path, "/libpython3.") != NULL;
+}
+
+/*
+ * CPython's executable (python3, python3.11, ...) or libpython mapped by
+ * any process, at its exec, before its first sample: the kernel's walker
+ * starts loading now, while the interpreter starts up.  Not a detection:
+ * the interpreter is not there yet.
+ */
+static void py_seen(void *ctx, const char *path)
 {
 	const char *base = strrchr(path, '/');
 
-	if (strstr(path, "/libpython3."))
-		return true;
 	base = base ? base + 1 : path;
-	return !strncmp(base, "python", 6) && (!base[6] || (base[6] >= '0' && base[6] <= '9'));
+	if (py_wants_mapping(path) ||
+	    (!strncmp(base, "python", 6) && (!base[6] || (base[6] >= '0' && base[6] <= '9'))))
+		python__need_walker(ctx);
 }
 
 static void py_detect(void *ctx, __u32 pid)
@@ -217,6 +224,7 @@ const struct interp_ops python_interp = {
 	.wants_mapping = py_wants_mapping,
 	.detect = py_detect,
 	.mapped = py_mapped,
+	.seen = py_seen,
 	.exec = py_exec,
 	.forget = py_forget,
 	.note = py_note,

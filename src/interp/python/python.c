@@ -1389,15 +1389,14 @@ void python__detect(struct python *py, __u32 pid)
 
 void python__mapped(struct python *py, __u32 pid)
 {
-	if (!py)
-		return;
-	/*
-	 * Likely CPython: the kernel's walker loads (once, in a thread of the
-	 * loader's) while the interpreter starts up, not after its first sample.
-	 */
-	if (py->maps.need_walker)
+	if (py)
+		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
+}
+
+void python__need_walker(struct python *py)
+{
+	if (py && py->maps.need_walker)
 		py->maps.need_walker(py->maps.walker_arg);
-	request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
 }
 
 void python__exec(struct python *py, __u32 pid)

@@ -69,6 +69,8 @@ void python__free(struct python *py);
  */
 void python__detect(struct python *py, __u32 pid);
 void python__mapped(struct python *py, __u32 pid);
+/* CPython is about to run somewhere: start loading the kernel's walker. */
+void python__need_walker(struct python *py);
 /* pid exec'd: forget what it was, look again before what is queued. */
 void python__exec(struct python *py, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */
