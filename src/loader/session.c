@@ -957,6 +957,7 @@ static void report_part(const char *what, int part, const __u64 *c)
 /* The interpreters' walker: when it was loaded, what it cost, what came before. */
 static void report_walker(const struct session *s, const __u64 *c)
 {
+	/* Only its lock is written: the loading thread may be at work. */
 	struct walker *w = (struct walker *)&s->walker;
 	bool loaded;
 
