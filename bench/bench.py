@@ -50,6 +50,10 @@ Cases (issue 5), all at the same frequency and duration for every tool:
             bench/case_agent.py)
   cold      the scale run of ours warm, then after dropping the page
             cache (issue 31; bench/case_startup.py)
+  lazy      the Python walker verified only when needed: do_sample's
+            and the walker's verified instructions, load times and the
+            profiler's CPU with no Python process and with one (issue 31;
+            bench/case_lazy.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -77,6 +81,7 @@ import case_exact  # noqa: E402
 import case_offcpu  # noqa: E402
 import case_agent  # noqa: E402
 import case_startup  # noqa: E402
+import case_lazy  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -1247,6 +1252,7 @@ def report(res):
     targets += case_offcpu.report(res.get("offcpu") or {}, w)
     targets += case_agent.report(res.get("agent") or {}, w)
     targets += case_startup.report(res.get("cold") or {}, w)
+    targets += case_lazy.report(res.get("lazy") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1427,7 +1433,7 @@ def main():
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
     ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
-                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,cold")
+                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,cold,lazy")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1483,6 +1489,8 @@ def main():
             b.res["agent"] = case_agent.case(b)
         if "cold" in cases:
             b.res["cold"] = case_startup.case(b)
+        if "lazy" in cases:
+            b.res["lazy"] = case_lazy.case(b)
     finally:
         cleanup()
         if stats_fd is not None:

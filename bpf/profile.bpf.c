@@ -749,6 +749,11 @@ struct sample_how {
 	 * caller's in a raw tracepoint's or fentry's stack.
 	 */
 	__u8 kernel_skip;
+	/*
+	 * Walk interpreters' frames inline (bpf/interp/interp.bpf.h); else
+	 * hand the sample over to do_sample_interp, which walks them.
+	 */
+	bool interp;
 };
 
 #include "unwind/unwind.bpf.h"
@@ -802,6 +807,81 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 	return false;
 }
 
+/*
+ * Count the sample's key; a process's first sample always makes a new
+ * one, which is how it is noted.
+ */
+static __always_inline void count_sample(void *ctx, const struct map_set *ms,
+					 struct count_key *key, __u64 start, bool fresh,
+					 __u64 weight, int full_cnt, __u64 *cnt)
+{
+	if (count(ms, key, fresh, weight, full_cnt, cnt)) {
+		cnt[CNT_NEW_KEYS]++;
+		note_process(ctx, key->pid, start, cnt);
+	}
+}
+
+/*
+ * Inline, the interpreters' walkers were most of the sampling program's
+ * verified instructions (33,368 on 6.18, 14,032 without them), and most
+ * hosts run no interpreter when profile starts.  So do_sample has no walker: its
+ * sample of a process in interp_procs, every other part read, goes on in
+ * do_sample_interp, which walks the interpreter's frames and counts, by
+ * tail call through this one slot.  The loader verifies and loads
+ * do_sample_interp, and fills the slot, when it first sees an interpreter
+ * (src/loader/session.c); until then (or if that load failed) the slot is
+ * empty, the tail call falls through, and do_sample counts the sample
+ * without interpreter frames (CNT_INTERP_NOT_READY).  The tracepoint and
+ * off-CPU programs, opt-in, keep the walker inline.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} interp_walker SEC(".maps");
+
+/* Per CPU: the sample do_sample hands to do_sample_interp. */
+struct interp_pending {
+	struct count_key key;
+	__u64 start;
+	__u32 set;		/* the set do_sample entered (enter()) */
+	bool fresh;		/* a stack of it was stored just now */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct interp_pending);
+	__uint(max_entries, 1);
+} interp_pending SEC(".maps");
+
+/* Is pid a process whose interpreter frames are walked? */
+static __always_inline bool interp_process(__u32 pid)
+{
+	return interp_any() && bpf_map_lookup_elem(&interp_procs, &pid) != NULL;
+}
+
+/*
+ * Hand the sample over to do_sample_interp, which counts it and leaves
+ * the set (-i): returns only when the slot is empty.
+ */
+static __always_inline void hand_over(void *ctx, const struct map_set *ms,
+				      const struct count_key *key, __u64 start, bool fresh)
+{
+	struct interp_pending *p;
+	__u32 zero = 0;
+
+	p = bpf_map_lookup_elem(&interp_pending, &zero);
+	if (!p)
+		return;
+	p->key = *key;
+	p->start = start;
+	p->set = ms->set;
+	p->fresh = fresh;
+	bpf_tail_call(ctx, &interp_walker, 0);
+}
+
 static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *cnt,
 				   const struct sample_how *how)
 {
@@ -831,8 +911,12 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 		fresh = get_user_stack(ctx, how->regs_in_ctx, ms, &key.parts[PART_USER], pid, cnt,
 				       off);
 		/* Samples with their registers in ctx are perf events' (do_sample). */
-		fresh |= get_interp_stack(ctx, how->what == COUNT_ON_CPU && how->regs_in_ctx, ms,
-					  &key.parts[PART_INTERP], pid, cnt);
+		if (how->interp)
+			fresh |= get_interp_stack(ctx, how->what == COUNT_ON_CPU &&
+						  how->regs_in_ctx, ms, &key.parts[PART_INTERP],
+						  pid, cnt);
+		else
+			key.parts[PART_INTERP].kind = FRAME_INTERP;
 	}
 	if (want_kernel && !in_user) {
 		fresh |= get_kernel_stack(ctx, ms, &key.parts[PART_KERNEL], how->kernel_skip, cnt);
@@ -845,11 +929,13 @@ static __always_inline void sample(void *ctx, const struct map_set *ms, __u64 *c
 		key.parts[PART_KERNEL].err = -EFAULT;
 		cnt[CNT_USER_MODE]++;
 	}
-	/* A process's first sample always makes a new key. */
-	if (count(ms, &key, fresh, how->weight, off ? CNT_OFF_HASH_FULL : CNT_HASH_FULL, cnt)) {
-		cnt[CNT_NEW_KEYS]++;
-		note_process(ctx, key.pid, start, cnt);
+	/* Returns only if the walker is not loaded yet: counted without it. */
+	if (!how->interp && want_user && interp_process(pid)) {
+		hand_over(ctx, ms, &key, start, fresh);
+		cnt[CNT_INTERP_NOT_READY]++;
 	}
+	count_sample(ctx, ms, &key, start, fresh, how->weight,
+		     off ? CNT_OFF_HASH_FULL : CNT_HASH_FULL, cnt);
 }
 
 /* The off-CPU switch-in is a raw tracepoint's program (see do_sample()). */
@@ -931,6 +1017,37 @@ int do_sample(struct bpf_perf_event_data *ctx)
 }
 
 /*
+ * The end of do_sample's sample of an interpreter's process (sample(),
+ * hand_over()): its interpreter frames, then its count, in the set
+ * do_sample chose, which it leaves.  Loaded on first need only, into
+ * interp_walker's slot.
+ */
+SEC("perf_event")
+int do_sample_interp(struct bpf_perf_event_data *ctx)
+{
+	struct interp_pending *p;
+	struct counters *stat;
+	struct map_set ms;
+	__u32 zero = 0;
+	__u64 *busy;
+
+	busy = bpf_map_lookup_elem(&inflight, &zero);
+	if (!busy)
+		return 0;
+	p = bpf_map_lookup_elem(&interp_pending, &zero);
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (p && stat) {
+		select_set(&ms, p->set & 1);
+		p->fresh |= get_interp_stack(ctx, true, &ms, &p->key.parts[PART_INTERP],
+					     p->key.pid, stat->c);
+		/* do_sample's weight and count map: on-CPU samples. */
+		count_sample(ctx, &ms, &p->key, p->start, p->fresh, 1, CNT_HASH_FULL, stat->c);
+	}
+	leave(busy);
+	return 0;
+}
+
+/*
  * -e CATEGORY:NAME: the hits of a tracepoint, counted as samples are.  Its
  * one link covers every CPU, so -C is checked here (tp_cpu, -1: all), and
  * -c N counts every Nth hit on each CPU (the 1st, the N+1th, ...).  Loaded
@@ -949,7 +1066,8 @@ struct {
 SEC("tracepoint")
 int do_tracepoint(void *ctx)
 {
-	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = false };
+	const struct sample_how how = { .weight = 1, .what = COUNT_ON_CPU, .regs_in_ctx = false,
+					.interp = true };
 	struct counters *stat;
 	struct tp_state *tp;
 	__u32 zero = 0, pid, tid;
@@ -1179,7 +1297,7 @@ int off_switch_out(__u64 *ctx)
 static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kernel_skip)
 {
 	struct sample_how how = { .what = COUNT_OFF_CPU, .regs_in_ctx = regs_in_ctx,
-				  .kernel_skip = kernel_skip };
+				  .kernel_skip = kernel_skip, .interp = true };
 	__u32 zero = 0, pid, tid = (__u32)bpf_get_current_pid_tgid();
 	struct counters *stat;
 	struct off_block *b;

@@ -403,6 +403,9 @@ enum counter {
 				 * switch-in (raw tracepoint) on their CPU */
 	CNT_UW_MEMO_HITS,	/* of CNT_UW_WALKS: off-CPU walks taken from the
 				 * thread's memo (bpf/unwind/unwind.bpf.h) */
+	CNT_INTERP_NOT_READY,	/* of CNT_TAKEN: an interpreter's process's
+				 * samples counted without its frames, the
+				 * walker (do_sample_interp) not loaded yet */
 	NR_COUNTERS,
 };
 

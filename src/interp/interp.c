@@ -82,6 +82,14 @@ int interps__configure(const struct interps *ints, struct profile_bpf *skel,
 	return err;
 }
 
+void interps__set_walker(struct interps *ints, int (*need)(void *arg), void *arg)
+{
+	if (!ints)
+		return;
+	ints->cfg.need_walker = need;
+	ints->cfg.walker_arg = arg;
+}
+
 void interps__start(struct interps *ints, struct profile_bpf *skel)
 {
 	const struct interp_config *c;
@@ -136,6 +144,8 @@ void interps__mapping(struct interps *ints, __u32 pid, const char *path)
 	for_each_started(ints, k, detect) {
 		const struct interp_ops *ops = ints->by_kind[k];
 
+		if (ops->seen)
+			ops->seen(ints->ctx[k], path);
 		if (ops->wants_mapping && ops->wants_mapping(path))
 			(ops->mapped ? ops->mapped : ops->detect)(ints->ctx[k], pid);
 	}

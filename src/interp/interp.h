@@ -34,6 +34,15 @@ struct interp_config {
 	bool lines;			/* name frames with their source line */
 	const __u32 *pids;		/* -p targets: looked for at the start */
 	size_t nr_pids;
+	/*
+	 * Set by the loader (interps__set_walker()), may be NULL: a runtime
+	 * calls it from any thread when it sees its interpreter (mapped, or
+	 * found in a process), so that the kernel's walker is verified and
+	 * loaded on first need only.  It starts the load and never waits;
+	 * -errno: the walker will not be there, and it said why once.
+	 */
+	int (*need_walker)(void *arg);
+	void *walker_arg;
 };
 
 /*
@@ -66,6 +75,12 @@ struct interp_ops {
 	 * detect() named, which run.
 	 */
 	void (*mapped)(void *ctx, __u32 pid);
+	/*
+	 * Optional: any executable mapping of path, by any process (a hint,
+	 * cheap: every exec on the host comes here).  For loading what the
+	 * runtime will need (interp_config.need_walker) before it runs.
+	 */
+	void (*seen)(void *ctx, const char *path);
 	void (*exec)(void *ctx, __u32 pid);	/* pid exec'd: look again */
 	void (*forget)(void *ctx, __u32 pid);	/* pid exited */
 	/* A struct interp_stack_note of its kind (len bytes, unaligned). */
@@ -137,6 +152,8 @@ void interps__free(struct interps *ints);
  */
 int interps__configure(const struct interps *ints, struct profile_bpf *skel,
 		       const struct kbtf *kb);
+/* Loader, before interps__start(): the hook of interp_config.need_walker. */
+void interps__set_walker(struct interps *ints, int (*need)(void *arg), void *arg);
 /* Loader, after load: start each runtime and look for the -p targets. */
 void interps__start(struct interps *ints, struct profile_bpf *skel);
 /* "--NAME=off" of every runtime, for a message ("" when there are none). */

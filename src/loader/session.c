@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +42,30 @@ struct map_set {
 	struct bpf_map *counts, *stacks, *spilled, *users;
 };
 
+/*
+ * The interpreters' walker, do_sample_interp (bpf/profile.bpf.c), loaded
+ * when a runtime first finds an interpreter (walker__need()), by a thread
+ * of its own, from a second open of the object that creates no map: it
+ * shares every map of the first, read-only data included, so that it
+ * runs as configured.  Every field but thread is under lock.
+ */
+struct walker {
+	pthread_mutex_t lock;
+	pthread_t thread;		/* walker__run(), when started */
+	bool started;			/* once: a failure is not tried again */
+	bool joined;
+	bool done;
+	int err;
+	struct profile_bpf *skel;	/* do_sample_interp alone; NULL: not loaded */
+	double load_ms;			/* open, load and slot */
+	__u32 insns;			/* the verifier's count */
+};
+
 struct session {
 	struct session_config cfg;
 	struct profile_bpf *skel;
+	struct walker walker;
+	double load_ms;		/* the skeleton's load (verifier included) */
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
@@ -82,6 +104,14 @@ static const char *load_hint(int err)
 
 static int session__configure(struct session *s);
 
+static double mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 /* Open the skeleton and set it up for s->cfg. */
 static int open_skel(struct session *s)
 {
@@ -112,6 +142,7 @@ struct session *session__open(const struct session_config *cfg)
 		goto nomem;
 	s->cfg = *cfg;
 	s->nr_cpus = n;
+	pthread_mutex_init(&s->walker.lock, NULL);
 	s->links = calloc(n, sizeof(*s->links));
 	s->pfds = calloc(n, sizeof(*s->pfds));
 	s->pcpus = calloc(n, sizeof(*s->pcpus));
@@ -551,6 +582,9 @@ static int configure(struct session *s, const struct kbtf *kb)
 	err = configure_unwind(skel, c);
 	if (!err && !c->interps)
 		err = bpf_map__set_max_entries(skel->maps.interp_procs, 1);
+	/* Loaded on first need, from a second open (walker__load()). */
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.do_sample_interp, false);
 	if (!err)
 		err = interps__configure(c->interps, skel, kb);
 	if (err)
@@ -621,6 +655,7 @@ int session__load(struct session *s)
 {
 	const struct session_config *c = &s->cfg;
 	struct profile_bpf *skel = s->skel;
+	double t0 = mono_ms();
 	int err;
 
 	err = profile_bpf__load(skel);
@@ -644,6 +679,7 @@ int session__load(struct session *s)
 			strerror(-err), load_hint(err));
 		return err;
 	}
+	s->load_ms = mono_ms() - t0;
 	err = fill_set(skel->maps.pid_set, c->pids, c->nr_pids);
 	if (!err)
 		err = fill_set(skel->maps.tid_set, c->tids, c->nr_tids);
@@ -935,6 +971,30 @@ static void report_part(const char *what, int part, const __u64 *c)
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_OTHER)]);
 }
 
+/* The interpreters' walker: when it was loaded, what it cost, what came before. */
+static void report_walker(const struct session *s, const __u64 *c)
+{
+	/* Only its lock is written: the loading thread may be at work. */
+	struct walker *w = (struct walker *)&s->walker;
+	bool loaded;
+
+	if (!s->cfg.interps || !s->cfg.sample_events || is_tracepoint(&s->cfg))
+		return;
+	pthread_mutex_lock(&w->lock);
+	loaded = w->skel != NULL;
+	if (w->started && !w->done)
+		pr_info("interpreter walker: still loading; %llu samples of interpreters' processes counted without it",
+			(unsigned long long)c[CNT_INTERP_NOT_READY]);
+	else if (loaded)
+		pr_info("interpreter walker: do_sample_interp loaded on first need in %.1f ms, %u instructions verified; %llu samples of interpreters' processes counted without it before",
+			w->load_ms, w->insns, (unsigned long long)c[CNT_INTERP_NOT_READY]);
+	else
+		pr_info("interpreter walker: not loaded (%s); %llu samples of interpreters' processes counted without it",
+			w->started ? strerror(-w->err) : "no interpreter's process seen",
+			(unsigned long long)c[CNT_INTERP_NOT_READY]);
+	pthread_mutex_unlock(&w->lock);
+}
+
 void session__report(const struct session *s, const __u64 *c,
 		     const struct sample_tally *t, enum report_pass pass)
 {
@@ -965,6 +1025,7 @@ void session__report(const struct session *s, const __u64 *c,
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
+	report_walker(s, c);
 }
 
 void session__report_verifier(const struct session *s)
@@ -979,6 +1040,7 @@ void session__report_verifier(const struct session *s)
 	else
 		pr_info("verified instructions: uw_exec %u, uw_exit %u (limit 1000000)",
 			session__verified_insns(s, "uw_exec"), session__verified_insns(s, "uw_exit"));
+	pr_info("BPF load: %.1f ms, the verifier's included", s->load_ms);
 	if (s->cfg.off_cpu)
 		pr_info("verified instructions: off_switch_out %u, %s %u",
 			session__verified_insns(s, "off_switch_out"), bpf_program__name(s->off_in),
@@ -1048,9 +1110,143 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	return 0;
 }
 
+/*
+ * Each map of to takes the fd of from's map in the same place (one object
+ * file, opened twice): nothing is created, and what the first load was
+ * configured with (read-only data, sizes) holds for the second.  A map
+ * the first did not create is not created either.
+ */
+static int walker__share_maps(struct bpf_object *to, const struct bpf_object *from)
+{
+	struct bpf_map *m, *orig = NULL;
+	int err;
+
+	bpf_object__for_each_map(m, to) {
+		orig = bpf_object__next_map(from, orig);
+		if (!orig || strcmp(bpf_map__name(m), bpf_map__name(orig)))
+			return -EINVAL;
+		if (bpf_map__fd(orig) < 0)
+			err = bpf_map__set_autocreate(m, false);
+		else
+			err = bpf_map__reuse_fd(m, bpf_map__fd(orig));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* do_sample_interp alone, on s's maps, then in interp_walker's slot. */
+static int walker__load(const struct session *s, struct profile_bpf **out, __u32 *insns)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	struct profile_bpf *skel;
+	struct bpf_program *p;
+	int err = 0, fd;
+
+	skel = profile_bpf__open();
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_program(p, skel->obj)
+		if (!err)
+			err = bpf_program__set_autoload(p, p == skel->progs.do_sample_interp);
+	if (!err)
+		err = walker__share_maps(skel->obj, s->skel->obj);
+	if (!err)
+		err = bpf_object__load(skel->obj);
+	fd = bpf_program__fd(skel->progs.do_sample_interp);
+	if (!err && bpf_map_update_elem(bpf_map__fd(s->skel->maps.interp_walker), &zero, &fd,
+					BPF_ANY))
+		err = -errno;
+	if (err) {
+		profile_bpf__destroy(skel);
+		return err;
+	}
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		*insns = info.verified_insns;
+	*out = skel;
+	return 0;
+}
+
+static void *walker__run(void *arg)
+{
+	struct session *s = arg;
+	struct walker *w = &s->walker;
+	struct profile_bpf *skel = NULL;
+	double t0 = mono_ms();
+	__u32 insns = 0;
+	int err;
+
+	err = walker__load(s, &skel, &insns);
+	pthread_mutex_lock(&w->lock);
+	w->skel = skel;
+	w->insns = insns;
+	w->err = err;
+	w->load_ms = mono_ms() - t0;
+	w->done = true;
+	pthread_mutex_unlock(&w->lock);
+	if (err)
+		pr_warn("cannot load the interpreter frame walker: %s; interpreters' processes show native frames only (-vv shows why)",
+			strerror(-err));
+	else
+		pr_debug("interpreter frame walker loaded in %.1f ms, %u instructions verified",
+			 mono_ms() - t0, insns);
+	return NULL;
+}
+
+/*
+ * interp_config.need_walker: the first call starts its load, which
+ * overlaps the runtime's reading of the process (an interpreter starting
+ * up runs no code of its own for a while); it never waits.
+ */
+static int walker__need(void *arg)
+{
+	struct session *s = arg;
+	struct walker *w = &s->walker;
+	int err;
+
+	/* The tracepoint's and off-CPU's programs walk inline: no tail call. */
+	if (!s->cfg.sample_events || is_tracepoint(&s->cfg))
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	if (!w->started) {
+		w->started = true;
+		err = pthread_create(&w->thread, NULL, walker__run, s);
+		if (err) {
+			w->joined = w->done = true;
+			w->err = -err;
+			pr_warn("cannot start loading the interpreter frame walker: %s; interpreters' processes show native frames only",
+				strerror(err));
+		}
+	}
+	err = w->err;
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+/* Wait for the walker's load, if one was started. */
+static void walker__wait(struct session *s)
+{
+	struct walker *w = &s->walker;
+	bool join;
+
+	pthread_mutex_lock(&w->lock);
+	join = w->started && !w->joined;
+	w->joined |= join;
+	pthread_mutex_unlock(&w->lock);
+	if (join)
+		pthread_join(w->thread, NULL);
+}
+
 void session__start_interps(struct session *s)
 {
+	interps__set_walker(s->cfg.interps, walker__need, s);
+	/* For tests on kernels without an interpreter at hand (tests/kernels). */
+	if (s->cfg.interps && getenv("PROFILE_TEST_WALKER_AT_START"))
+		walker__need(s);
 	interps__start(s->cfg.interps, s->skel);
+	/* A -p target that is an interpreter's is walked from its first sample. */
+	walker__wait(s);
 }
 
 int session__attach(struct session *s)
@@ -1135,6 +1331,9 @@ void session__destroy(struct session *s)
 		bpf_link__destroy(s->follow_links[i]);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s->off_links[i]);
+	walker__wait(s);
+	profile_bpf__destroy(s->walker.skel);
+	pthread_mutex_destroy(&s->walker.lock);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);

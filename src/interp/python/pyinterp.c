@@ -41,6 +41,8 @@ static void *py_start(struct profile_bpf *skel, const struct interp_config *cfg)
 		.procs_fd = bpf_map__fd(skel->maps.interp_procs),
 		.nr_procs = &skel->bss->interp_nr_procs[PY_KIND - 1],
 		.fsbase_off = &skel->bss->py_fsbase_off,
+		.need_walker = cfg->need_walker,
+		.walker_arg = cfg->walker_arg,
 	};
 	struct python *py = python__new(&maps, cfg->lines);
 
@@ -59,6 +61,22 @@ static void py_free(void *ctx)
 static bool py_wants_mapping(const char *path)
 {
 	return strstr(path, "/libpython3.") != NULL;
+}
+
+/*
+ * CPython's executable (python3, python3.11, ...) or libpython mapped by
+ * any process, at its exec, before its first sample: the kernel's walker
+ * starts loading now, while the interpreter starts up.  Not a detection:
+ * the interpreter is not there yet.
+ */
+static void py_seen(void *ctx, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (py_wants_mapping(path) ||
+	    (!strncmp(base, "python", 6) && (!base[6] || (base[6] >= '0' && base[6] <= '9'))))
+		python__need_walker(ctx);
 }
 
 static void py_detect(void *ctx, __u32 pid)
@@ -219,6 +237,7 @@ const struct interp_ops python_interp = {
 	.wants_mapping = py_wants_mapping,
 	.detect = py_detect,
 	.mapped = py_mapped,
+	.seen = py_seen,
 	.exec = py_exec,
 	.forget = py_forget,
 	.note = py_note,

@@ -764,6 +764,9 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		o = get_object(py, dirfd, v);
 		if (!o || !o->python)
 			continue;
+		/* The kernel's walker, loaded on first need while we read. */
+		if (py->maps.need_walker)
+			py->maps.need_walker(py->maps.walker_arg);
 		bias = v->start - o->vaddr0;
 		/* Reads of the process and the kernel's BTF: never under the lock. */
 		err = find_layout(o, bias, &mem, &l, &major, &minor);
@@ -1377,6 +1380,12 @@ void python__mapped(struct python *py, __u32 pid)
 {
 	if (py)
 		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
+}
+
+void python__need_walker(struct python *py)
+{
+	if (py && py->maps.need_walker)
+		py->maps.need_walker(py->maps.walker_arg);
 }
 
 void python__exec(struct python *py, __u32 pid)

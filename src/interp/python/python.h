@@ -31,6 +31,12 @@ struct python_maps {
 	int procs_fd;			/* interp_procs: entries of kind PY_KIND */
 	__u32 *nr_procs;		/* the sampler's count of them */
 	__u32 *fsbase_off;		/* ... and py_fsbase_off */
+	/*
+	 * interp_config.need_walker, may be NULL: called, without waiting,
+	 * when CPython is mapped or found in a process.
+	 */
+	int (*need_walker)(void *arg);
+	void *walker_arg;
 };
 
 struct python_stats {
@@ -63,6 +69,8 @@ void python__free(struct python *py);
  */
 void python__detect(struct python *py, __u32 pid);
 void python__mapped(struct python *py, __u32 pid);
+/* CPython is about to run somewhere: start loading the kernel's walker. */
+void python__need_walker(struct python *py);
 /* pid exec'd: forget what it was, look again before what is queued. */
 void python__exec(struct python *py, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */
