@@ -806,26 +806,43 @@ static int setup_curl(struct otlp_sender *s)
 	return 0;
 }
 
-static int load_api(struct curl_api *a)
+/* name's address in the library; the first name not found goes to *missing. */
+static void *api_sym(void *handle, const char *name, const char **missing)
 {
-	a->handle = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!a->handle)
+	void *p = dlsym(handle, name);
+
+	if (!p && !*missing)
+		*missing = name;
+	return p;
+}
+
+/* 0, or -ELIBACC with why set to dlopen()'s words or the missing function. */
+static int load_api(struct curl_api *a, char *why, size_t sz)
+{
+	const char *missing = NULL;
+	void *h;
+
+	a->handle = h = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+
+		snprintf(why, sz, "%s", e ? e : "not found");
 		return -ELIBACC;
-	*(void **)&a->global_init = dlsym(a->handle, "curl_global_init");
-	*(void **)&a->global_cleanup = dlsym(a->handle, "curl_global_cleanup");
-	*(void **)&a->easy_init = dlsym(a->handle, "curl_easy_init");
-	*(void **)&a->easy_cleanup = dlsym(a->handle, "curl_easy_cleanup");
-	*(void **)&a->easy_setopt = dlsym(a->handle, "curl_easy_setopt");
-	*(void **)&a->easy_perform = dlsym(a->handle, "curl_easy_perform");
-	*(void **)&a->easy_getinfo = dlsym(a->handle, "curl_easy_getinfo");
-	*(void **)&a->easy_strerror = dlsym(a->handle, "curl_easy_strerror");
-	*(void **)&a->slist_append = dlsym(a->handle, "curl_slist_append");
-	*(void **)&a->slist_free_all = dlsym(a->handle, "curl_slist_free_all");
-	*(void **)&a->getdate = dlsym(a->handle, "curl_getdate");
-	if (!a->global_init || !a->global_cleanup || !a->easy_init || !a->easy_cleanup ||
-	    !a->easy_setopt || !a->easy_perform || !a->easy_getinfo || !a->easy_strerror ||
-	    !a->slist_append || !a->slist_free_all || !a->getdate) {
-		dlclose(a->handle);
+	}
+	*(void **)&a->global_init = api_sym(h, "curl_global_init", &missing);
+	*(void **)&a->global_cleanup = api_sym(h, "curl_global_cleanup", &missing);
+	*(void **)&a->easy_init = api_sym(h, "curl_easy_init", &missing);
+	*(void **)&a->easy_cleanup = api_sym(h, "curl_easy_cleanup", &missing);
+	*(void **)&a->easy_setopt = api_sym(h, "curl_easy_setopt", &missing);
+	*(void **)&a->easy_perform = api_sym(h, "curl_easy_perform", &missing);
+	*(void **)&a->easy_getinfo = api_sym(h, "curl_easy_getinfo", &missing);
+	*(void **)&a->easy_strerror = api_sym(h, "curl_easy_strerror", &missing);
+	*(void **)&a->slist_append = api_sym(h, "curl_slist_append", &missing);
+	*(void **)&a->slist_free_all = api_sym(h, "curl_slist_free_all", &missing);
+	*(void **)&a->getdate = api_sym(h, "curl_getdate", &missing);
+	if (missing) {
+		snprintf(why, sz, "it has no %s", missing);
+		dlclose(h);
 		a->handle = NULL;
 		return -ELIBACC;
 	}
@@ -855,6 +872,7 @@ struct otlp_sender *otlp_sender__new(const struct otlp_config *c)
 {
 	struct otlp_sender *s;
 	pthread_condattr_t ca;
+	char why[256];
 	int err;
 
 	s = calloc(1, sizeof(*s));
@@ -869,12 +887,10 @@ struct otlp_sender *otlp_sender__new(const struct otlp_config *c)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	err = load_api(&s->api);
+	err = load_api(&s->api, why, sizeof(why));
 	if (err) {
-		const char *why = dlerror();
-
 		pr_err("--otlp needs %s, which cannot be loaded (%s): install %s",
-		       CURL_SONAME, why ? why : "a function is missing", CURL_PACKAGE);
+		       CURL_SONAME, why, CURL_PACKAGE);
 		goto fail;
 	}
 	if (s->api.global_init(CURL_GLOBAL_DEFAULT)) {

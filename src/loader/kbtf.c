@@ -85,6 +85,11 @@ void kbtf__load_path(struct kbtf *k, const char *path)
 void kbtf__load(struct kbtf *k)
 {
 	kbtf__load_path(k, KBTF_PATH);
+	/* No sysfs file: libbpf also looks in /boot and /lib/modules. */
+	if (k->err == -ENOENT) {
+		k->btf = btf__load_vmlinux_btf();
+		k->err = k->btf ? 0 : (errno ? -errno : -ENOENT);
+	}
 }
 
 void kbtf__free(struct kbtf *k)

@@ -1121,10 +1121,18 @@ static int walker__share_maps(struct bpf_object *to, const struct bpf_object *fr
 	struct bpf_map *m, *orig = NULL;
 	int err;
 
+	/*
+	 * Both objects come from one ELF: their maps are in the same order.
+	 * Names are not compared: a map reused from a pin (--cgroupmap,
+	 * --mntnsmap) took the pinned map's name in the first object.
+	 */
 	bpf_object__for_each_map(m, to) {
 		orig = bpf_object__next_map(from, orig);
-		if (!orig || strcmp(bpf_map__name(m), bpf_map__name(orig)))
+		if (!orig || bpf_map__type(m) != bpf_map__type(orig)) {
+			pr_warn("interpreter walker: map %s is not the loaded program's %s: a bug, please report it",
+				bpf_map__name(m), orig ? bpf_map__name(orig) : "(none)");
 			return -EINVAL;
+		}
 		if (bpf_map__fd(orig) < 0)
 			err = bpf_map__set_autocreate(m, false);
 		else
@@ -1186,7 +1194,7 @@ static void *walker__run(void *arg)
 	w->done = true;
 	pthread_mutex_unlock(&w->lock);
 	if (err)
-		pr_warn("cannot load the interpreter frame walker: %s; interpreters' processes show native frames only (-vv shows why)",
+		pr_warn("cannot load the interpreter frame walker: %s; interpreters' processes show native frames only (-v shows the verifier's log when it refused the program)",
 			strerror(-err));
 	else
 		pr_debug("interpreter frame walker loaded in %.1f ms, %u instructions verified",

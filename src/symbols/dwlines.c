@@ -80,7 +80,10 @@ static bool names_readable(Elf *elf, size_t shstrndx)
  * The size a compressed section claims, from its header alone: libelf's
  * gelf_getchdr() reads the whole section to return it (2.3 MB of
  * .debug_info in Debian's libc debug file), which a probe at each file's
- * open must not do, cold or warm.  0, or -1 when unreadable.
+ * open must not do, cold or warm.  fd -1: libelf's reading all the same,
+ * for a file about to be decompressed: what is checked is then what libelf
+ * holds and decompresses, not bytes the file's owner may since have
+ * rewritten.  0, or -1 when unreadable.
  */
 static int claimed_size(Elf *elf, int fd, Elf_Scn *scn, const GElf_Shdr *sh, __u64 *size)
 {
@@ -90,21 +93,21 @@ static int claimed_size(Elf *elf, int fd, Elf_Scn *scn, const GElf_Shdr *sh, __u
 	Elf32_Chdr c32;
 	GElf_Chdr ch;
 
-	if (id && id[EI_DATA] == native && id[EI_CLASS] == ELFCLASS64) {
+	if (fd >= 0 && id && id[EI_DATA] == native && id[EI_CLASS] == ELFCLASS64) {
 		if (sh->sh_size < sizeof(c64) ||
 		    pread(fd, &c64, sizeof(c64), (off_t)sh->sh_offset) != sizeof(c64))
 			return -1;
 		*size = c64.ch_size;
 		return 0;
 	}
-	if (id && id[EI_DATA] == native && id[EI_CLASS] == ELFCLASS32) {
+	if (fd >= 0 && id && id[EI_DATA] == native && id[EI_CLASS] == ELFCLASS32) {
 		if (sh->sh_size < sizeof(c32) ||
 		    pread(fd, &c32, sizeof(c32), (off_t)sh->sh_offset) != sizeof(c32))
 			return -1;
 		*size = c32.ch_size;
 		return 0;
 	}
-	/* Another byte order: libelf converts it. */
+	/* Another byte order (libelf converts it), or fd -1. */
 	if (!gelf_getchdr(scn, &ch))
 		return -1;
 	*size = ch.ch_size;
@@ -268,7 +271,8 @@ static int attach(struct dwlines *dw)
 	dw->elf = elf_file__begin(dw->fd, NULL, 0);
 	if (!dw->elf)
 		return -errno;
-	charge = debug_charge(dw->elf, dw->fd, &has);
+	/* Read by libelf (fd -1): the bytes charged are those decompressed. */
+	charge = debug_charge(dw->elf, -1, &has);
 	if (charge < 0 || (__u64)charge > cap) {
 		err = charge < 0 ? -ENOTSUP : -EFBIG;
 		goto fail;
