@@ -79,6 +79,13 @@ void cputime__section(const char *part, __u64 t0)
 	pthread_mutex_unlock(&ledger.lock);
 }
 
+void cputime__declare(const char *part)
+{
+	pthread_mutex_lock(&ledger.lock);
+	part_of(part, false);
+	pthread_mutex_unlock(&ledger.lock);
+}
+
 void cputime__thread_start(const char *part)
 {
 	struct live l = { .id = pthread_self() };

@@ -32,6 +32,12 @@ __u64 cputime__now(void);
 /* The main thread's time since t0 (cputime__now()) goes to part. */
 void cputime__section(const char *part, __u64 t0);
 
+/*
+ * Give part its place in the line before its threads start, so that the
+ * order of the line is the order of the setup, not the threads' race.
+ */
+void cputime__declare(const char *part);
+
 /* The calling thread's time goes to part: see above. */
 void cputime__thread_start(const char *part);
 void cputime__thread_end(void);

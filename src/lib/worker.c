@@ -310,6 +310,7 @@ struct worker *worker__new(const struct worker_opts *o)
 		return NULL;
 	}
 	w->cap = o->queue_max;
+	cputime__declare(o->name ? o->name : "workers");
 	w->ring = malloc(w->cap * o->req_size);
 	deadline_in(&w->tick_due, CLOCK_MONOTONIC, o->tick_ms);
 	err = w->ring ? start(w) : -ENOMEM;

@@ -131,7 +131,8 @@ static int open_skel(struct session *s)
 struct session *session__open(const struct session_config *cfg)
 {
 	struct session *s;
-	int n;
+	__u64 cpu0;
+	int n, err;
 
 	n = libbpf_num_possible_cpus();
 	if (n <= 0) {
@@ -151,7 +152,11 @@ struct session *session__open(const struct session_config *cfg)
 	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
 	if (!s->links || !s->pfds || !s->pcpus || !s->batch_keys || !s->batch_vals)
 		goto nomem;
-	if (open_skel(s)) {
+	cpu0 = cputime__now();
+	err = open_skel(s);
+	/* The object's parse and the kernel's BTF, read for CO-RE. */
+	cputime__section("BPF open", cpu0);
+	if (err) {
 		session__destroy(s);
 		return NULL;
 	}
