@@ -313,14 +313,14 @@ static void prefetch(struct run *r)
 	struct symbolizer sym;
 	__u64 cpu = cputime__now();
 	size_t nr = 0;
+	int err;
 
 	if (!r->cache || !prefetch_due(r))
 		return;
-	if (session__drain(r->m.s, &samples, &nr)) {
-		cputime__section("drain", cpu);
-		return;
-	}
+	err = session__drain(r->m.s, &samples, &nr);
 	cputime__section("drain", cpu);
+	if (err)
+		return;
 	cpu = cputime__now();
 	r->prefetch_keys = nr;
 	r->prefetches++;
