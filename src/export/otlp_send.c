@@ -39,6 +39,7 @@
 #include "export/otlp_response.h"
 #include "lib/pb.h"
 #include "lib/log.h"
+#include "lib/cputime.h"
 #include "lib/text.h"
 
 #define BACKOFF_FIRST_MS 1000
@@ -666,6 +667,7 @@ static void *sender_main(void *arg)
 	struct attempt *a = s->a;
 	struct notes ns = {};
 
+	cputime__thread_start("OTLP sender");
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		enum outcome out;
@@ -744,6 +746,7 @@ static void *sender_main(void *arg)
 	}
 	pthread_mutex_unlock(&s->lock);
 	notes__print(&ns);
+	cputime__thread_end();
 	return NULL;
 }
 

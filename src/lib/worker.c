@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "lib/worker.h"
+#include "lib/cputime.h"
 
 struct worker_thread {
 	struct worker *w;
@@ -147,6 +148,7 @@ static void *thread_main(void *arg)
 	struct worker_thread *t = arg;
 	struct worker *w = t->w;
 
+	cputime__thread_start(w->o.name ? w->o.name : "workers");
 	if (w->o.thread_init)
 		w->o.thread_init(w->o.ctx, t->index);
 	pthread_mutex_lock(&w->lock);
@@ -168,6 +170,7 @@ static void *thread_main(void *arg)
 	pthread_mutex_unlock(&w->lock);
 	if (w->o.thread_exit)
 		w->o.thread_exit(w->o.ctx, t->index);
+	cputime__thread_end();
 	return NULL;
 }
 
@@ -307,6 +310,7 @@ struct worker *worker__new(const struct worker_opts *o)
 		return NULL;
 	}
 	w->cap = o->queue_max;
+	cputime__declare(o->name ? o->name : "workers");
 	w->ring = malloc(w->cap * o->req_size);
 	deadline_in(&w->tick_due, CLOCK_MONOTONIC, o->tick_ms);
 	err = w->ring ? start(w) : -ENOMEM;

@@ -41,6 +41,8 @@ struct worker_opts {
 	void (*job)(void *ctx, unsigned int thread, void *req);
 
 	/* Optional, all of them. */
+	/* The threads' part in the -v CPU line (lib/cputime.h); "workers" if NULL. */
+	const char *name;
 	/* In each thread, before its first job, and after its last one. */
 	void (*thread_init)(void *ctx, unsigned int thread);
 	void (*thread_exit)(void *ctx, unsigned int thread);

@@ -27,6 +27,7 @@
 #include "interp/interp.h"
 #include "lib/util.h"
 #include "lib/share.h"
+#include "lib/cputime.h"
 #include "profile.skel.h"
 #include "lib/log.h"
 
@@ -130,7 +131,8 @@ static int open_skel(struct session *s)
 struct session *session__open(const struct session_config *cfg)
 {
 	struct session *s;
-	int n;
+	__u64 cpu0;
+	int n, err;
 
 	n = libbpf_num_possible_cpus();
 	if (n <= 0) {
@@ -150,7 +152,11 @@ struct session *session__open(const struct session_config *cfg)
 	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
 	if (!s->links || !s->pfds || !s->pcpus || !s->batch_keys || !s->batch_vals)
 		goto nomem;
-	if (open_skel(s)) {
+	cpu0 = cputime__now();
+	err = open_skel(s);
+	/* The object's parse and the kernel's BTF, read for CO-RE. */
+	cputime__section("BPF open", cpu0);
+	if (err) {
 		session__destroy(s);
 		return NULL;
 	}
@@ -656,6 +662,7 @@ int session__load(struct session *s)
 	const struct session_config *c = &s->cfg;
 	struct profile_bpf *skel = s->skel;
 	double t0 = mono_ms();
+	__u64 cpu0 = cputime__now();
 	int err;
 
 	err = profile_bpf__load(skel);
@@ -680,6 +687,7 @@ int session__load(struct session *s)
 		return err;
 	}
 	s->load_ms = mono_ms() - t0;
+	cputime__section("BPF load", cpu0);
 	err = fill_set(skel->maps.pid_set, c->pids, c->nr_pids);
 	if (!err)
 		err = fill_set(skel->maps.tid_set, c->tids, c->nr_tids);
@@ -1185,6 +1193,7 @@ static void *walker__run(void *arg)
 	__u32 insns = 0;
 	int err;
 
+	cputime__thread_start("BPF load");
 	err = walker__load(s, &skel, &insns);
 	pthread_mutex_lock(&w->lock);
 	w->skel = skel;
@@ -1199,6 +1208,7 @@ static void *walker__run(void *arg)
 	else
 		pr_debug("interpreter frame walker loaded in %.1f ms, %u instructions verified",
 			 mono_ms() - t0, insns);
+	cputime__thread_end();
 	return NULL;
 }
 

@@ -34,6 +34,7 @@
 #include "symbols/debuginfod.h"
 #include "run/command.h"
 #include "lib/log.h"
+#include "lib/cputime.h"
 
 struct run {
 	const struct options *o;
@@ -89,6 +90,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	unwind__report(r->m.uw, c, REPORT_STATS);
 	session__report_offcpu(r->m.s, c, &r->sum.tally);
 	session__report_verifier(r->m.s);
+	cputime__report();
 	unwind__report_tables(r->m.uw);
 	interps__report(r->m.ints, c, REPORT_STATS);
 	session__report_balance(c, &r->sum.tally);
@@ -194,6 +196,7 @@ static void tuned_period(struct run *r)
 static int report_set(struct run *r, bool clear)
 {
 	double t0 = now_ms(), t1, t2;
+	__u64 cpu = cputime__now();
 	long rss0 = peak_rss_kb(), rss1 = 0, rss2 = 0;
 	struct records recs = {};
 	struct symbolizer sym;
@@ -208,6 +211,8 @@ static int report_set(struct run *r, bool clear)
 		return err;
 	}
 	t1 = now_ms();
+	cputime__section("drain", cpu);
+	cpu = cputime__now();
 	rss1 = peak_rss_kb();
 	interps__settle(r->m.ints, INTERP_SETTLE_MS);
 	init_symbolizer(r, &sym);
@@ -227,6 +232,8 @@ static int report_set(struct run *r, bool clear)
 		goto out;
 	}
 	t2 = now_ms();
+	cputime__section("naming", cpu);
+	cpu = cputime__now();
 	rss2 = peak_rss_kb();
 	summary__add(&r->sum, r->o, samples, nr, &recs);
 	completeness__add(&r->complete, &recs);
@@ -234,6 +241,7 @@ static int report_set(struct run *r, bool clear)
 	hints__add(&r->hints, &recs);
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writers__write(&r->out, &recs, r->interval_no, &r->interval_start, &now);
+	cputime__section("output", cpu);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
 			nr, r->prefetches, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
@@ -303,15 +311,23 @@ static void prefetch(struct run *r)
 {
 	struct sample *samples = NULL;
 	struct symbolizer sym;
+	__u64 cpu = cputime__now();
 	size_t nr = 0;
+	int err;
 
-	if (!r->cache || !prefetch_due(r) || session__drain(r->m.s, &samples, &nr))
+	if (!r->cache || !prefetch_due(r))
 		return;
+	err = session__drain(r->m.s, &samples, &nr);
+	cputime__section("drain", cpu);
+	if (err)
+		return;
+	cpu = cputime__now();
 	r->prefetch_keys = nr;
 	r->prefetches++;
 	init_symbolizer(r, &sym);
 	symbolizer__prefetch(&sym, samples, nr);
 	free(samples);
+	cputime__section("naming", cpu);
 }
 
 static void poll_tracker(struct run *r, const struct timespec *now,
@@ -319,8 +335,10 @@ static void poll_tracker(struct run *r, const struct timespec *now,
 {
 	long ms = (until->tv_sec - now->tv_sec) * 1000 +
 		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
+	__u64 cpu = cputime__now();
 	int err = tracker__poll(r->m.tracker, ms);
 
+	cputime__section("following processes", cpu);
 	if (err && err != -EINTR) {
 		pr_warn("stopped following processes: %s; those that exit before the end will show [unknown]",
 			strerror(-err));
@@ -448,8 +466,12 @@ static int finish(struct run *r)
 	session__detach(r->m.s);
 	targets__stop(&r->targets);
 	/* The side band's last records: new interpreter stacks to name among them. */
-	if (r->m.tracker)
+	if (r->m.tracker) {
+		__u64 cpu = cputime__now();
+
 		tracker__poll(r->m.tracker, 0);
+		cputime__section("following processes", cpu);
+	}
 	/* A second Ctrl-C while printing ends the process at once. */
 	signal(SIGINT, SIG_DFL);
 	/*

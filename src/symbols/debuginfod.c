@@ -584,7 +584,7 @@ static int start_workers(struct debuginfod *d)
 	struct worker_opts wo = { .threads = NR_WORKERS, .req_size = sizeof(struct lookup *),
 				  .queue_max = DEBUGINFOD_MAX_LOOKUPS, .job = fetch, .ctx = d,
 				  .thread_init = fetcher_init, .thread_exit = fetcher_exit,
-				  .stop_signal = SIGURG };
+				  .stop_signal = SIGURG, .name = "debuginfod" };
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGURG, &sa, NULL))

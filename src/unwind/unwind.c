@@ -1630,7 +1630,7 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	struct unwind *u = calloc(1, sizeof(*u));
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
 				  .queue_max = 1, .job = serve, .ctx = u,
-				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000 };
+				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000, .name = "unwind tables" };
 
 	if (!u)
 		return NULL;

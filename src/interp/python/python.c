@@ -1502,7 +1502,7 @@ struct python *python__new(const struct python_maps *maps, bool lines)
 	struct python *py = calloc(1, sizeof(*py));
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request *),
 				  .queue_max = QUEUE_MAX, .job = serve, .ctx = py,
-				  .discard = discard };
+				  .discard = discard, .name = "Python reader" };
 
 	if (!py)
 		return NULL;
