@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "unwind/unwind.h"
 #include "unwind/ehframe.h"
@@ -50,6 +51,7 @@
 #define SLOT_USED 1
 #define SLOT_BROKEN 2		/* an insert failed: never used again */
 #define GC_PERIOD_S 2
+#define ASKS_POLL_MS 50		/* how soon the asks' thread sees a stop */
 #define FUSE_SUPER_MAGIC 0x65735546		/* processes and objects checked this often */
 
 enum obj_state {
@@ -154,6 +156,12 @@ struct unwind {
 	 */
 	struct share procs_share, tables_share, mem_share;
 	struct share queue_share;	/* REQ_SYNC requests in the lanes */
+
+	/* The walker's asks (uw_asks) and the thread that reads them. */
+	struct ring_buffer *asks;
+	pthread_t asks_thread;
+	bool asks_started;
+	int asks_stop;		/* __atomic: set to end the thread */
 
 	/* The thread's own. */
 	struct htab objects;	/* (dev, ino) -> struct object */
@@ -442,15 +450,16 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
  * Put the tables loaded in this sync into uw_tables, at once if the
  * kernel batches updates of a map of maps, else one by one.  A table that
  * cannot go in is forgotten: its object is walked by frame pointer.
+ * Returns how many could not.
  */
-static void insert_tables(struct unwind *u)
+static __u32 insert_tables(struct unwind *u)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	__u32 count = u->n_new;
+	__u32 count = u->n_new, failed = 0;
 	bool batched;
 
 	if (!u->n_new)
-		return;
+		return 0;
 	batched = !bpf_map_update_batch(u->tables_fd, u->new_slots, u->new_fds, &count, &bopts);
 	for (__u32 i = 0; i < u->n_new; i++) {
 		struct object *o = u->new_objs[i];
@@ -458,6 +467,7 @@ static void insert_tables(struct unwind *u)
 		if (!batched && bpf_map_update_elem(u->tables_fd, &u->new_slots[i],
 						   &u->new_fds[i], BPF_ANY)) {
 			pr_debug("unwind: cannot load a table: %s", strerror(errno));
+			failed++;
 			/* Never reused: what the slot holds now is unknown. */
 			u->used_slots[o->slot] = SLOT_BROKEN;
 			o->state = OBJ_NONE;
@@ -469,6 +479,7 @@ static void insert_tables(struct unwind *u)
 		o->loading = false;
 	}
 	u->n_new = 0;
+	return failed;
 }
 
 /*
@@ -1070,6 +1081,16 @@ static bool claim_slot(struct unwind *u, struct proc *p, __u32 uid)
 	return true;
 }
 
+/* The list of a sync's mappings, with a new gen. */
+static void fill_list(struct unwind *u, const struct sync_ctx *c, struct uw_proc *up)
+{
+	memset(up, 0, sizeof(*up));
+	for (__u32 i = 0; i < c->n_ents; i++)
+		fill_map(&up->maps[up->n_maps++], &u->ents[i]);
+	up->gen = (__u32)++u->clock;
+	up->flags = c->maps_over ? UWP_MAPS_CUT : 0;
+}
+
 static int sync_pid(struct unwind *u, __u32 pid)
 {
 	struct sync_ctx c = { .u = u };
@@ -1077,6 +1098,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	__u64 t0 = now_ns(), execs = exec_count(u, pid);
 	struct procfs_status ps;
 	struct proc *p;
+	__u32 fresh;
 	int err;
 
 	u->clock++;
@@ -1110,19 +1132,32 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	/* maps is sorted by address, as the walker's search needs. */
 	err = procmaps__read_at(c.proc_dirfd, add_vma, &c);
 	close(c.proc_dirfd);
-	/* Whatever happens next, the tables loaded go in or are let go. */
-	insert_tables(u);
 	if (err < 0) {
+		/* The tables loaded go in or are let go. */
+		insert_tables(u);
 		release(u, c.held, c.n_held, c.uid, NULL);
 		forget(u, pid);
 		return err;
 	}
-	memset(up, 0, sizeof(*up));
-	for (__u32 i = 0; i < c.n_ents; i++)
-		fill_map(&up->maps[up->n_maps++], &u->ents[i]);
-	up->gen = (__u32)u->clock;
-	up->flags = c.maps_over ? UWP_MAPS_CUT : 0;
+	/*
+	 * The list goes in before the new tables: an update of uw_tables
+	 * puts the table in use at once but returns an RCU grace period
+	 * later (8-15 ms here): the process's first samples are walked
+	 * from its tables as each goes in, not after the wait (a walk that
+	 * meets a slot still empty ends there, as without a list).  Written
+	 * again after, with a new gen (memos of the walks in between go),
+	 * and without a table that could not go in.
+	 */
+	fresh = u->n_new;
+	fill_list(u, &c, up);
 	err = publish(u, p, up);
+	if (fresh) {
+		insert_tables(u);
+		if (p->in_map) {
+			fill_list(u, &c, up);
+			err = publish(u, p, up);
+		}
+	}
 	/* Hold the new objects before letting go of the old ones. */
 	release(u, p->held, p->n_held, c.uid, NULL);
 	p->held = c.held;
@@ -1611,9 +1646,10 @@ void unwind__report_tables(struct unwind *u)
 		st.build_ns / 1e6, (unsigned long long)st.fp_objects,
 		(unsigned long long)st.no_table, (unsigned long long)st.over_budget,
 		(unsigned long long)st.evicted);
-	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table), %llu mappings past %d, %llu requests dropped, %llu refused and %llu taken back by users' shares",
+	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table, %llu asked by the walker), %llu mappings past %d, %llu requests dropped, %llu refused and %llu taken back by users' shares",
 		(unsigned long long)st.procs, (unsigned long long)st.syncs,
 		(unsigned long long)st.sync_errors, (unsigned long long)st.procs_fp,
+		(unsigned long long)st.asks,
 		(unsigned long long)st.maps_over, UW_MAX_MAPS,
 		(unsigned long long)st.dropped, (unsigned long long)st.procs_refused,
 		(unsigned long long)st.procs_evicted);
@@ -1625,9 +1661,70 @@ void unwind__report_tables(struct unwind *u)
 	pthread_mutex_unlock(&u->lock);
 }
 
+/* One ask of the walker: a running process, served first. */
+static int on_ask(void *ctx, void *data, size_t len)
+{
+	struct unwind *u = ctx;
+	__u32 pid;
+
+	if (len < sizeof(pid))
+		return 0;
+	memcpy(&pid, data, sizeof(pid));
+	pthread_mutex_lock(&u->lock);
+	u->stats.asks++;
+	pthread_mutex_unlock(&u->lock);
+	request(u, pid, REQ_RUNNING);
+	return 0;
+}
+
+static void *read_asks(void *arg)
+{
+	struct unwind *u = arg;
+	int err;
+
+	while (!__atomic_load_n(&u->asks_stop, __ATOMIC_ACQUIRE)) {
+		err = ring_buffer__poll(u->asks, ASKS_POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			pr_warn("cannot read the unwinder's asks: %s; new processes wait for the side band",
+				strerror(-err));
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The asks' thread, when the sampler has the ring: else the side band alone asks. */
+static int start_asks(struct unwind *u, int fd)
+{
+	int err;
+
+	if (fd < 0)
+		return 0;
+	u->asks = ring_buffer__new(fd, on_ask, u, NULL);
+	if (!u->asks)
+		return -errno;
+	err = pthread_create(&u->asks_thread, NULL, read_asks, u);
+	if (err)
+		return -err;
+	u->asks_started = true;
+	return 0;
+}
+
+static void stop_asks(struct unwind *u)
+{
+	if (u->asks_started) {
+		__atomic_store_n(&u->asks_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(u->asks_thread, NULL);
+		u->asks_started = false;
+	}
+	ring_buffer__free(u->asks);
+	u->asks = NULL;
+}
+
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
+	int err;
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
 				  .queue_max = 1, .job = serve, .ctx = u,
 				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000 };
@@ -1650,11 +1747,10 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 		return NULL;
 	}
 	u->worker = worker__new(&wo);
-	if (!u->worker) {
-		int err = errno;
-
+	err = u->worker ? start_asks(u, maps->asks_fd) : -errno;
+	if (err) {
 		unwind__free(u);
-		errno = err;
+		errno = -err;
 		return NULL;
 	}
 	return u;
@@ -1666,6 +1762,8 @@ void unwind__free(struct unwind *u)
 
 	if (!u)
 		return;
+	/* First: it queues requests for the worker. */
+	stop_asks(u);
 	/*
 	 * A read of some file may block (a network file system that went
 	 * away): the profile is written, exit without it.
