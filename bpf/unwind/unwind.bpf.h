@@ -94,7 +94,8 @@ struct {
 	__uint(max_entries, UW_MAX_PROCS);
 } uw_asked SEC(".maps");
 
-static __always_inline void uw_ask(__u32 pid)
+/* A function of its own: verified once, not at each walk it follows. */
+__noinline int uw_ask(__u32 pid)
 {
 	struct uw_asked *a, fresh = { .n = 1 };
 	__u64 now = bpf_ktime_get_ns();
@@ -102,15 +103,15 @@ static __always_inline void uw_ask(__u32 pid)
 	a = bpf_map_lookup_elem(&uw_asked, &pid);
 	if (a) {
 		if (a->n >= UW_ASKS || now - a->last_ns < (UW_ASK_GAP_NS << (a->n & 15)))
-			return;
+			return 0;
 		a->last_ns = now;
 		a->n++;
 	} else {
 		fresh.last_ns = now;
 		if (bpf_map_update_elem(&uw_asked, &pid, &fresh, BPF_NOEXIST))
-			return;		/* another CPU asks */
+			return 0;	/* another CPU asks */
 	}
-	bpf_ringbuf_output(&uw_asks, &pid, sizeof(pid), 0);
+	return bpf_ringbuf_output(&uw_asks, &pid, sizeof(pid), 0);
 }
 
 /* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
