@@ -165,7 +165,8 @@ static void wait_targets_synced(struct unwind *uw, size_t nr_pids)
 
 	for (int ms = 0; ms < TARGETS_SYNC_WAIT_MS; ms += TARGETS_SYNC_POLL_MS) {
 		unwind__stats(uw, &st);
-		if (st.syncs >= nr_pids)
+		/* Synced, and their new tables in uw_tables. */
+		if (st.syncs >= nr_pids && !st.inserting)
 			return;
 		nanosleep(&poll, NULL);
 	}

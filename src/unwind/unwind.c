@@ -157,6 +157,14 @@ struct unwind {
 	struct share procs_share, tables_share, mem_share;
 	struct share queue_share;	/* REQ_SYNC requests in the lanes */
 
+	/*
+	 * The thread's own state (below) is also the inserter's once its
+	 * batch is in (settle_batch()): both hold state_lock, taken before
+	 * lock when both are.
+	 */
+	pthread_mutex_t state_lock;
+	struct worker *inserter;
+
 	/* The walker's asks (uw_asks) and the thread that reads them. */
 	struct ring_buffer *asks;
 	pthread_t asks_thread;
@@ -447,26 +455,38 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 }
 
 /*
- * Put the tables loaded in this sync into uw_tables, at once if the
- * kernel batches updates of a map of maps, else one by one.  A table that
- * cannot go in is forgotten: its object is walked by frame pointer.
- * Returns how many could not.
+ * Tables a sync loaded, on their way into uw_tables.  Each update of a
+ * map of maps returns only after an RCU grace period (8-15 ms here, more
+ * on a busy host), although the table is in use at once: the sync thread
+ * hands the batch to a thread of its own (u->inserter) and goes on with
+ * the next process, which would otherwise wait for every new object's
+ * grace period.  Until its batch is in, an object is `loading`: neither
+ * evicted nor dropped.
  */
-static __u32 insert_tables(struct unwind *u)
+struct insert_batch {
+	__u32 n;
+	__u32 slots[UW_NEW_MAX];
+	int fds[UW_NEW_MAX];
+	struct object *objs[UW_NEW_MAX];
+	bool failed[UW_NEW_MAX];
+};
+
+/*
+ * The batch is in (or the tables that could not go in are known): settle
+ * its objects, under the thread's state lock.  A table that could not go
+ * in is forgotten, its object walked by frame pointer, and the processes
+ * that hold it synced again (their lists name its slot).
+ */
+static void settle_batch(struct unwind *u, struct insert_batch *b)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	__u32 count = u->n_new, failed = 0;
-	bool batched;
+	struct hent *e;
+	__u32 failed = 0;
 
-	if (!u->n_new)
-		return 0;
-	batched = !bpf_map_update_batch(u->tables_fd, u->new_slots, u->new_fds, &count, &bopts);
-	for (__u32 i = 0; i < u->n_new; i++) {
-		struct object *o = u->new_objs[i];
+	pthread_mutex_lock(&u->state_lock);
+	for (__u32 i = 0; i < b->n; i++) {
+		struct object *o = b->objs[i];
 
-		if (!batched && bpf_map_update_elem(u->tables_fd, &u->new_slots[i],
-						   &u->new_fds[i], BPF_ANY)) {
-			pr_debug("unwind: cannot load a table: %s", strerror(errno));
+		if (b->failed[i]) {
 			failed++;
 			/* Never reused: what the slot holds now is unknown. */
 			u->used_slots[o->slot] = SLOT_BROKEN;
@@ -475,11 +495,104 @@ static __u32 insert_tables(struct unwind *u)
 			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
 			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
 		}
-		close(u->new_fds[i]);	/* the outer map holds it now */
+		close(b->fds[i]);	/* the outer map holds it now */
 		o->loading = false;
 	}
+	for (size_t pos = 0; failed && (e = htab__next(&u->procs, &pos));) {
+		struct proc *p = e->val;
+
+		for (__u32 i = 0; i < b->n; i++) {
+			for (__u32 j = 0; b->failed[i] && j < p->n_held; j++) {
+				if (p->held[j].o == b->objs[i])
+					request(u, p->pid, REQ_SYNC);
+			}
+		}
+	}
+	pthread_mutex_unlock(&u->state_lock);
+	stats_add(u, &u->stats.inserting, -(__s64)b->n);
+}
+
+/* Put b's tables in, at once if the kernel batches updates of a map of maps, else one by one. */
+static void insert_batch(struct unwind *u, struct insert_batch *b)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	__u32 count = b->n;
+	bool batched;
+
+	batched = !bpf_map_update_batch(u->tables_fd, b->slots, b->fds, &count, &bopts);
+	for (__u32 i = 0; i < b->n && !batched; i++) {
+		b->failed[i] = bpf_map_update_elem(u->tables_fd, &b->slots[i], &b->fds[i], BPF_ANY);
+		if (b->failed[i])
+			pr_debug("unwind: cannot load a table: %s", strerror(errno));
+	}
+	settle_batch(u, b);
+}
+
+/* The inserter's job: req holds a struct insert_batch *. */
+static void serve_insert(void *ctx, unsigned int thread, void *req)
+{
+	struct insert_batch *b;
+
+	(void)thread;
+	memcpy(&b, req, sizeof(b));
+	insert_batch(ctx, b);
+	free(b);
+}
+
+/* A batch the inserter never served (the run ends): its tables never go in. */
+static void discard_insert(void *ctx, void *req)
+{
+	struct insert_batch *b;
+
+	memcpy(&b, req, sizeof(b));
+	for (__u32 i = 0; i < b->n; i++)
+		b->failed[i] = true;
+	settle_batch(ctx, b);
+	free(b);
+}
+
+/*
+ * Put the tables loaded in this sync into uw_tables: through the
+ * inserter, or here when it cannot take them.
+ */
+static void insert_tables(struct unwind *u)
+{
+	struct insert_batch *b;
+
+	if (!u->n_new)
+		return;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		pr_debug("unwind: no memory for a batch of tables; walked by frame pointer");
+		for (__u32 i = 0; i < u->n_new; i++)
+			close(u->new_fds[i]);
+		/* Not one of them in: their slots are unknown to the kernel yet, and free. */
+		for (__u32 i = 0; i < u->n_new; i++) {
+			struct object *o = u->new_objs[i];
+
+			u->used_slots[o->slot] = 0;
+			o->state = OBJ_NONE;
+			o->loading = false;
+			stats_add(u, &u->stats.tables, -1);
+			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
+			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
+		}
+		u->n_new = 0;
+		return;
+	}
+	b->n = u->n_new;
+	memcpy(b->slots, u->new_slots, b->n * sizeof(b->slots[0]));
+	memcpy(b->fds, u->new_fds, b->n * sizeof(b->fds[0]));
+	memcpy(b->objs, u->new_objs, b->n * sizeof(b->objs[0]));
 	u->n_new = 0;
-	return failed;
+	stats_add(u, &u->stats.inserting, b->n);
+	if (worker__push_always(u->inserter, &b)) {
+		/* The state lock is the sync thread's own now: settle without it. */
+		pthread_mutex_unlock(&u->state_lock);
+		insert_batch(u, b);
+		pthread_mutex_lock(&u->state_lock);
+		free(b);
+	}
 }
 
 /*
@@ -1098,7 +1211,6 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	__u64 t0 = now_ns(), execs = exec_count(u, pid);
 	struct procfs_status ps;
 	struct proc *p;
-	__u32 fresh;
 	int err;
 
 	u->clock++;
@@ -1140,24 +1252,14 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		return err;
 	}
 	/*
-	 * The list goes in before the new tables: an update of uw_tables
-	 * puts the table in use at once but returns an RCU grace period
-	 * later (8-15 ms here): the process's first samples are walked
-	 * from its tables as each goes in, not after the wait (a walk that
-	 * meets a slot still empty ends there, as without a list).  Written
-	 * again after, with a new gen (memos of the walks in between go),
-	 * and without a table that could not go in.
+	 * The list goes in before the new tables (struct insert_batch): the
+	 * process's samples are walked from each table as soon as it is in
+	 * (a walk that meets a slot still empty ends there, as without a
+	 * list, and is not kept as a memo).
 	 */
-	fresh = u->n_new;
 	fill_list(u, &c, up);
 	err = publish(u, p, up);
-	if (fresh) {
-		insert_tables(u);
-		if (p->in_map) {
-			fill_list(u, &c, up);
-			err = publish(u, p, up);
-		}
-	}
+	insert_tables(u);
 	/* Hold the new objects before letting go of the old ones. */
 	release(u, p->held, p->n_held, c.uid, NULL);
 	p->held = c.held;
@@ -1199,6 +1301,7 @@ static void collect_garbage(void *ctx)
 	struct unwind *u = ctx;
 	struct hent *e;
 
+	pthread_mutex_lock(&u->state_lock);
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
 		bool gone = kill(p->pid, 0) && errno == ESRCH;
@@ -1215,6 +1318,7 @@ static void collect_garbage(void *ctx)
 		if (!o->refs && !o->loading && o->state != OBJ_TABLE)
 			drop_object(u, o);
 	}
+	pthread_mutex_unlock(&u->state_lock);
 }
 
 static void serve_one(struct unwind *u, const struct request *r)
@@ -1475,9 +1579,11 @@ static void serve(void *ctx, unsigned int thread, void *req)
 
 	(void)thread;
 	(void)req;
+	pthread_mutex_lock(&u->state_lock);
 	drain_inbox(u);
 	if (lane_pop(u, &r))
 		serve_one(u, &r);
+	pthread_mutex_unlock(&u->state_lock);
 }
 
 /*
@@ -1728,6 +1834,9 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
 				  .queue_max = 1, .job = serve, .ctx = u,
 				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000 };
+	struct worker_opts io = { .threads = 1, .req_size = sizeof(struct insert_batch *),
+				  .queue_max = 1, .job = serve_insert, .ctx = u,
+				  .discard = discard_insert };
 
 	if (!u)
 		return NULL;
@@ -1737,6 +1846,7 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->execs_fd = maps->execs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
+	pthread_mutex_init(&u->state_lock, NULL);
 	share__init(&u->procs_share, "unwinder's process slots", "processes", UW_MAX_PROCS);
 	share__init(&u->tables_share, "unwinder's table slots", "tables", UW_MAX_TABLES);
 	share__init(&u->mem_share, "--unwind-mem", "bytes", opts->mem_max);
@@ -1746,7 +1856,8 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 		errno = ENOMEM;
 		return NULL;
 	}
-	u->worker = worker__new(&wo);
+	u->inserter = worker__new(&io);
+	u->worker = u->inserter ? worker__new(&wo) : NULL;
 	err = u->worker ? start_asks(u, maps->asks_fd) : -errno;
 	if (err) {
 		unwind__free(u);
@@ -1773,6 +1884,10 @@ void unwind__free(struct unwind *u)
 		return;
 	}
 	worker__free(u->worker);
+	/* After the sync thread, which hands it batches; an update takes milliseconds. */
+	if (u->inserter && worker__stop(u->inserter, 2000))
+		return;
+	worker__free(u->inserter);
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
 
@@ -1799,5 +1914,6 @@ void unwind__free(struct unwind *u)
 	}
 	free(u->scratch);
 	pthread_mutex_destroy(&u->lock);
+	pthread_mutex_destroy(&u->state_lock);
 	free(u);
 }

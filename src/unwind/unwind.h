@@ -67,6 +67,7 @@ struct unwind_stats {
 	__u64 procs_refused;	/* syncs refused: no room in the user's share */
 	__u64 procs_evicted;	/* processes taken back for another user */
 	__u64 asks;		/* syncs the walker asked for (uw_asks) */
+	__u64 inserting;	/* tables loaded, on their way into uw_tables */
 	char first_over[160];	/* the first object over budget, or "" */
 };
 
