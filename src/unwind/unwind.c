@@ -1279,6 +1279,63 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	return err;
 }
 
+/*
+ * Shared objects nearly every process maps: compiled ahead, from our own
+ * mappings, before the first sync, so that a new process's first sync
+ * finds them loaded (libc alone is 24k rows).  Kept as any table no
+ * process holds: while --unwind-mem allows.
+ */
+static const char *const common_objects[] = {
+	"libc.so.", "ld-linux-x86-64.so.", "libm.so.", "libstdc++.so.", "libgcc_s.so.",
+};
+
+static bool common_object(const struct vma *v)
+{
+	const char *base = memrchr(v->path, '/', v->path_len);
+	size_t len;
+
+	base = base ? base + 1 : v->path;
+	len = v->path + v->path_len - base;
+	for (size_t i = 0; i < sizeof(common_objects) / sizeof(common_objects[0]); i++) {
+		size_t n = strlen(common_objects[i]);
+
+		if (len > n && !memcmp(base, common_objects[i], n))
+			return true;
+	}
+	return false;
+}
+
+static int preload_vma(const struct vma *v, void *arg)
+{
+	struct sync_ctx *c = arg;
+	int err = 0;
+
+	if ((v->flags & VMA_EXEC) && v->kind == VMA_FILE && common_object(v))
+		file_object(c, v, &err);
+	return err;
+}
+
+/* The sync thread's first work (worker thread_init): see common_objects. */
+static void preload(void *ctx, unsigned int thread)
+{
+	struct unwind *u = ctx;
+	struct sync_ctx c = { .u = u, .uid = getuid() };
+	__u64 t0 = now_ns();
+
+	(void)thread;
+	pthread_mutex_lock(&u->state_lock);
+	c.proc_dirfd = procfs__open_pid(getpid());
+	if (c.proc_dirfd >= 0) {
+		procmaps__read_at(c.proc_dirfd, preload_vma, &c);
+		close(c.proc_dirfd);
+	}
+	insert_tables(u);
+	release(u, c.held, c.n_held, c.uid, NULL);
+	pthread_mutex_unlock(&u->state_lock);
+	pr_debug("unwind: %u shared objects compiled ahead in %.1f ms", c.n_held,
+		 (now_ns() - t0) / 1e6);
+}
+
 /* ---- the thread and its queue ---- */
 
 /* Called locked: r is out of the queue. */
@@ -1833,7 +1890,8 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	int err;
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
 				  .queue_max = 1, .job = serve, .ctx = u,
-				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000 };
+				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000,
+				  .thread_init = preload };
 	struct worker_opts io = { .threads = 1, .req_size = sizeof(struct insert_batch *),
 				  .queue_max = 1, .job = serve_insert, .ctx = u,
 				  .discard = discard_insert };
