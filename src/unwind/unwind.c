@@ -1332,8 +1332,11 @@ static void preload(void *ctx, unsigned int thread)
 	insert_tables(u);
 	release(u, c.held, c.n_held, c.uid, NULL);
 	pthread_mutex_unlock(&u->state_lock);
-	pr_debug("unwind: %u shared objects compiled ahead in %.1f ms", c.n_held,
-		 (now_ns() - t0) / 1e6);
+	t0 = now_ns() - t0;
+	pthread_mutex_lock(&u->lock);
+	u->stats.ahead_ns = t0 ? t0 : 1;
+	pthread_mutex_unlock(&u->lock);
+	pr_debug("unwind: %u shared objects compiled ahead in %.1f ms", c.n_held, t0 / 1e6);
 }
 
 /* ---- the thread and its queue ---- */

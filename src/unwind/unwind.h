@@ -68,6 +68,7 @@ struct unwind_stats {
 	__u64 procs_evicted;	/* processes taken back for another user */
 	__u64 asks;		/* syncs the walker asked for (uw_asks) */
 	__u64 inserting;	/* tables loaded, on their way into uw_tables */
+	__u64 ahead_ns;		/* time the shared objects compiled ahead took; 0 until done */
 	char first_over[160];	/* the first object over budget, or "" */
 };
 
