@@ -48,6 +48,9 @@ Cases (issue 5), all at the same frequency and duration for every tool:
             PROFILE_BENCH_AGENT_MINUTES (default 60): RSS and CPU per
             interval flat, samples sent = received (issue 30;
             bench/case_agent.py)
+  firstwhole  Debian's python3, perl, gzip, sqlite3, bash started afresh
+            under a whole-host profile and perf dwarf: their first
+            samples whole (issue 31; bench/case_firstwhole.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -74,6 +77,7 @@ import case_pyexact  # noqa: E402
 import case_exact  # noqa: E402
 import case_offcpu  # noqa: E402
 import case_agent  # noqa: E402
+import case_firstwhole  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -1242,6 +1246,7 @@ def report(res):
         targets += case_burn_ratio.report(res["burn_ratio"], w)
     targets += case_offcpu.report(res.get("offcpu") or {}, w)
     targets += case_agent.report(res.get("agent") or {}, w)
+    targets += case_firstwhole.report(res.get("firstwhole") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1422,7 +1427,7 @@ def main():
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
     ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
-                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent")
+                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,firstwhole")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1476,6 +1481,8 @@ def main():
             b.res["offcpu"] = case_offcpu.case(b)
         if "agent" in cases:
             b.res["agent"] = case_agent.case(b)
+        if "firstwhole" in cases:
+            b.res["firstwhole"] = case_firstwhole.case(b)
     finally:
         cleanup()
         if stats_fd is not None:

@@ -73,10 +73,11 @@ struct {
  * What each process image asked.  A walk without a list (the first
  * samples, or a process whose list has no table) or one that met a PC in
  * none of the list's mappings (a library mapped since, as ld.so maps
- * them right after the exec) asks, the n-th time no sooner than
- * UW_ASK_GAP_NS << n after the last and at most UW_ASKS times: a few
- * syncs in the first milliseconds of a process, then none (its mmaps
- * still reach the loader through the side band).  The exec and exit
+ * them right after the exec) asks, at most UW_ASKS times: UW_ASK_GAP_NS
+ * apart the first UW_ASKS_FAST times (ld.so maps a library every few
+ * hundred microseconds), then twice as far apart each time: a few syncs
+ * in the first milliseconds of a process, then none (its mmaps still
+ * reach the loader through the side band).  The exec and exit
  * programs drop the entry.
  */
 struct uw_asked {
@@ -84,7 +85,8 @@ struct uw_asked {
 	__u64 n;
 };
 
-#define UW_ASKS 9
+#define UW_ASKS 10
+#define UW_ASKS_FAST 4
 #define UW_ASK_GAP_NS 1000000ULL
 
 struct {
@@ -102,7 +104,8 @@ __noinline int uw_ask(__u32 pid)
 
 	a = bpf_map_lookup_elem(&uw_asked, &pid);
 	if (a) {
-		if (a->n >= UW_ASKS || now - a->last_ns < (UW_ASK_GAP_NS << (a->n & 15)))
+		if (a->n >= UW_ASKS || now - a->last_ns <
+		    (UW_ASK_GAP_NS << (a->n < UW_ASKS_FAST ? 0 : (a->n - UW_ASKS_FAST) & 15)))
 			return 0;
 		a->last_ns = now;
 		a->n++;
