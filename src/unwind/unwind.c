@@ -475,10 +475,10 @@ struct insert_batch {
 /*
  * The batch is in (or the tables that could not go in are known): settle
  * its objects, under the thread's state lock.  A table that could not go
- * in is forgotten, its object walked by frame pointer, and the processes
- * that hold it synced again (their lists name its slot).
+ * in is forgotten, its object walked by frame pointer, and (resync) the
+ * processes that hold it synced again: their lists name its slot.
  */
-static void settle_batch(struct unwind *u, struct insert_batch *b)
+static void settle_batch(struct unwind *u, struct insert_batch *b, bool resync)
 {
 	struct hent *e;
 	__u32 failed = 0;
@@ -499,7 +499,7 @@ static void settle_batch(struct unwind *u, struct insert_batch *b)
 		close(b->fds[i]);	/* the outer map holds it now */
 		o->loading = false;
 	}
-	for (size_t pos = 0; failed && (e = htab__next(&u->procs, &pos));) {
+	for (size_t pos = 0; resync && failed && (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
 
 		for (__u32 i = 0; i < b->n; i++) {
@@ -526,7 +526,7 @@ static void insert_batch(struct unwind *u, struct insert_batch *b)
 		if (b->failed[i])
 			pr_debug("unwind: cannot load a table: %s", strerror(errno));
 	}
-	settle_batch(u, b);
+	settle_batch(u, b, true);
 }
 
 /* The inserter's job: req holds a struct insert_batch *. */
@@ -548,38 +548,25 @@ static void discard_insert(void *ctx, void *req)
 	memcpy(&b, req, sizeof(b));
 	for (__u32 i = 0; i < b->n; i++)
 		b->failed[i] = true;
-	settle_batch(ctx, b);
+	settle_batch(ctx, b, false);
 	free(b);
 }
 
 /*
  * Put the tables loaded in this sync into uw_tables: through the
- * inserter, or here when it cannot take them.
+ * inserter, or here (out of memory) on the stack, and then the caller,
+ * which holds the state lock, waits for the grace period.
  */
 static void insert_tables(struct unwind *u)
 {
-	struct insert_batch *b;
+	struct insert_batch *b, spare;
 
 	if (!u->n_new)
 		return;
 	b = calloc(1, sizeof(*b));
 	if (!b) {
-		pr_debug("unwind: no memory for a batch of tables; walked by frame pointer");
-		for (__u32 i = 0; i < u->n_new; i++)
-			close(u->new_fds[i]);
-		/* Not one of them in: their slots are unknown to the kernel yet, and free. */
-		for (__u32 i = 0; i < u->n_new; i++) {
-			struct object *o = u->new_objs[i];
-
-			u->used_slots[o->slot] = 0;
-			o->state = OBJ_NONE;
-			o->loading = false;
-			stats_add(u, &u->stats.tables, -1);
-			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
-			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
-		}
-		u->n_new = 0;
-		return;
+		memset(&spare, 0, sizeof(spare));
+		b = &spare;
 	}
 	b->n = u->n_new;
 	memcpy(b->slots, u->new_slots, b->n * sizeof(b->slots[0]));
@@ -587,13 +574,14 @@ static void insert_tables(struct unwind *u)
 	memcpy(b->objs, u->new_objs, b->n * sizeof(b->objs[0]));
 	u->n_new = 0;
 	stats_add(u, &u->stats.inserting, b->n);
-	if (worker__push_always(u->inserter, &b)) {
-		/* The state lock is the sync thread's own now: settle without it. */
-		pthread_mutex_unlock(&u->state_lock);
-		insert_batch(u, b);
-		pthread_mutex_lock(&u->state_lock);
+	if (b != &spare && !worker__push_always(u->inserter, &b))
+		return;
+	/* insert_batch() settles under the state lock. */
+	pthread_mutex_unlock(&u->state_lock);
+	insert_batch(u, b);
+	pthread_mutex_lock(&u->state_lock);
+	if (b != &spare)
 		free(b);
-	}
 }
 
 /*
@@ -1962,11 +1950,15 @@ void unwind__free(struct unwind *u)
 		pr_warn("the unwinder's thread is stuck reading a file; exiting without it");
 		return;
 	}
-	worker__free(u->worker);
-	/* After the sync thread, which hands it batches; an update takes milliseconds. */
+	/*
+	 * After the sync thread, which hands it batches; an update takes
+	 * milliseconds.  Freed first: a batch settled asks the stopped sync
+	 * thread for syncs, which go with it.
+	 */
 	if (u->inserter && worker__stop(u->inserter, 2000))
 		return;
 	worker__free(u->inserter);
+	worker__free(u->worker);
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
 
