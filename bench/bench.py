@@ -54,6 +54,9 @@ Cases (issue 5), all at the same frequency and duration for every tool:
             and the walker's verified instructions, load times and the
             profiler's CPU with no Python process and with one (issue 31;
             bench/case_lazy.py)
+  firstwhole  Debian's python3, perl, gzip, sqlite3, bash started afresh
+            under a whole-host profile and perf dwarf: their first
+            samples whole (issue 31; bench/case_firstwhole.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -82,6 +85,7 @@ import case_offcpu  # noqa: E402
 import case_agent  # noqa: E402
 import case_startup  # noqa: E402
 import case_lazy  # noqa: E402
+import case_firstwhole  # noqa: E402
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -1253,6 +1257,7 @@ def report(res):
     targets += case_agent.report(res.get("agent") or {}, w)
     targets += case_startup.report(res.get("cold") or {}, w)
     targets += case_lazy.report(res.get("lazy") or {}, w)
+    targets += case_firstwhole.report(res.get("firstwhole") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1433,7 +1438,7 @@ def main():
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
     ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
-                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,cold,lazy")
+                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,cold,lazy,firstwhole")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1491,6 +1496,8 @@ def main():
             b.res["cold"] = case_startup.case(b)
         if "lazy" in cases:
             b.res["lazy"] = case_lazy.case(b)
+        if "firstwhole" in cases:
+            b.res["firstwhole"] = case_firstwhole.case(b)
     finally:
         cleanup()
         if stats_fd is not None:

@@ -790,6 +790,8 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 	}
 	if (proc) {
 		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt, memo);
+		if (st)
+			uw_walked(pid, proc != &uw_unsynced);
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;
@@ -1385,12 +1387,16 @@ int uw_exec(void *ctx)
 	if (!current_ids(&pid, &tid))
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
+	bpf_map_delete_elem(&uw_asked, &pid);
 	interp_forget(pid);
 	execs = bpf_map_lookup_elem(&uw_execs, &pid);
 	if (execs)
 		__sync_fetch_and_add(execs, 1);
 	else
 		bpf_map_update_elem(&uw_execs, &pid, &one, BPF_NOEXIST);
+	/* The new image and ld.so are mapped: its list may be in before its first sample. */
+	if (unwind_tables && wanted(&pid, &tid))
+		uw_ask(pid);
 	return 0;
 }
 
@@ -1411,6 +1417,7 @@ int uw_exit(void *ctx)
 	bpf_map_delete_elem(&uw_procs, &pid);
 	interp_forget(pid);
 	bpf_map_delete_elem(&uw_execs, &pid);
+	bpf_map_delete_elem(&uw_asked, &pid);
 	bpf_map_delete_elem(&seen, &pid);
 	return 0;
 }

@@ -57,6 +57,66 @@ struct {
 	__uint(max_entries, UW_MAX_PROCS);
 } uw_procs SEC(".maps");
 
+/*
+ * Syncs asked for by the walker itself, read by the sync thread
+ * (src/unwind/unwind.c) straight from this ring: a process's first
+ * samples must not wait for the main thread, which reads the side band
+ * (first-sample notes, execs, mmaps) between other work, at times for a
+ * hundred milliseconds and more.  A record is the pid, as a __u32.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16384);
+} uw_asks SEC(".maps");
+
+/*
+ * What each process image asked.  A walk without a list (the first
+ * samples, or a process whose list has no table) or one that met a PC in
+ * none of the list's mappings (a library mapped since, as ld.so maps
+ * them right after the exec) asks, at most UW_ASKS times: UW_ASK_GAP_NS
+ * apart the first UW_ASKS_FAST times (ld.so maps a library every few
+ * hundred microseconds), then twice as far apart each time: a few syncs
+ * in the first milliseconds of a process, then none (its mmaps still
+ * reach the loader through the side band).  The exec and exit
+ * programs drop the entry.
+ */
+struct uw_asked {
+	__u64 last_ns;
+	__u64 n;
+};
+
+#define UW_ASKS 10
+#define UW_ASKS_FAST 4
+#define UW_ASK_GAP_NS 1000000ULL
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct uw_asked);
+	__uint(max_entries, UW_MAX_PROCS);
+} uw_asked SEC(".maps");
+
+/* A function of its own: verified once, not at each walk it follows. */
+__noinline int uw_ask(__u32 pid)
+{
+	struct uw_asked *a, fresh = { .n = 1 };
+	__u64 now = bpf_ktime_get_ns();
+
+	a = bpf_map_lookup_elem(&uw_asked, &pid);
+	if (a) {
+		if (a->n >= UW_ASKS || now - a->last_ns <
+		    (UW_ASK_GAP_NS << (a->n < UW_ASKS_FAST ? 0 : (a->n - UW_ASKS_FAST) & 15)))
+			return 0;
+		a->last_ns = now;
+		a->n++;
+	} else {
+		fresh.last_ns = now;
+		if (bpf_map_update_elem(&uw_asked, &pid, &fresh, BPF_NOEXIST))
+			return 0;	/* another CPU asks */
+	}
+	return bpf_ringbuf_output(&uw_asks, &pid, sizeof(pid), 0);
+}
+
 /* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */
 #define REG_BP 4
 #define REG_AX 10
@@ -84,6 +144,8 @@ struct uw_state {
 	__u32 adjust;		/* 1: pc is a return address, look up pc - 1 */
 	__u32 last_map;		/* the mapping of the previous frame */
 	__u32 end;		/* enum uw_end: UW_END_DEPTH until a step ends it */
+	__u32 unmapped;		/* a PC in none of the list's mappings */
+	__u32 pad;
 	__u64 table_frames, fp_frames;
 	__u64 regs[NR_REGS];	/* the task's user registers (off the BPF stack) */
 	struct hashed_stack st;
@@ -442,11 +504,13 @@ static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc, bo
 	/* The interrupted instruction (the leaf, or past a signal frame). */
 	exact = s->adjust == 0;
 	m = uw_find_map(proc, s, s->pc);
-	if (!m)
+	if (!m) {
 		/* Not in the list the loader wrote: new code, or JIT. */
+		s->unmapped = 1;
 		return uw_py_trampoline(s, memo) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE, memo) :
 		       exact || (proc->flags & UWP_MAPS_CUT) ? uw_fp_step(s, memo) :
 		       uw_end(s, UW_END_NO_MAP);
+	}
 	if (m->flags & UWM_FP)
 		return uw_py_trampoline(s, memo) ? uw_cfa_step(s, UW_PY_TRAMPOLINE_RULE, memo) :
 		       uw_fp_step(s, memo);
@@ -635,6 +699,7 @@ static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 	s->adjust = 0;
 	s->last_map = 0;
 	s->end = UW_END_DEPTH;
+	s->unmapped = 0;
 	s->table_frames = 0;
 	s->fp_frames = 0;
 	if (!uw_regs(ctx, regs_in_ctx, s)) {
@@ -685,4 +750,23 @@ static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 	if (memo)
 		uw_memo_keep(s, regs, gen);
 	return &s->st;
+}
+
+/*
+ * After uw_walk() of pid: ask for its list when it has none (the walk
+ * was by frame pointer alone), or when the walk met a PC in none of its
+ * mappings.
+ */
+static __always_inline void uw_walked(__u32 pid, bool synced)
+{
+	struct uw_state *s;
+	__u32 zero = 0;
+
+	if (!synced) {
+		uw_ask(pid);
+		return;
+	}
+	s = bpf_map_lookup_elem(&uw_scratch, &zero);
+	if (s && s->unmapped)
+		uw_ask(pid);
 }

@@ -1115,6 +1115,7 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	maps->tables_fd = bpf_map__fd(s->skel->maps.uw_tables);
 	maps->procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
 	maps->execs_fd = bpf_map__fd(s->skel->maps.uw_execs);
+	maps->asks_fd = bpf_map__fd(s->skel->maps.uw_asks);
 	return 0;
 }
 

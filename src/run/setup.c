@@ -165,7 +165,8 @@ static void wait_targets_synced(struct unwind *uw, size_t nr_pids)
 
 	for (int ms = 0; ms < TARGETS_SYNC_WAIT_MS; ms += TARGETS_SYNC_POLL_MS) {
 		unwind__stats(uw, &st);
-		if (st.syncs >= nr_pids)
+		/* Synced, and their new tables (and libc's...) in uw_tables. */
+		if (st.syncs >= nr_pids && !st.inserting && st.ahead_ns)
 			return;
 		nanosleep(&poll, NULL);
 	}
@@ -194,6 +195,9 @@ static struct unwind *new_unwind(struct session *s, const struct options *o)
 		wait_targets_synced(uw, o->nr_pids);
 	else if (o->nr_tids)
 		wait_targets_synced(uw, sync_threads(uw, o->tids, o->nr_tids));
+	else
+		/* A command, or the host: the shared objects compiled ahead. */
+		wait_targets_synced(uw, 0);
 	return uw;
 }
 

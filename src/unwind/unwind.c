@@ -23,10 +23,12 @@
 #include <elf.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "unwind/unwind.h"
 #include "unwind/ehframe.h"
@@ -36,6 +38,7 @@
 #include "symbols/procmaps.h"
 #include "bpf/unwind/uwtable.h"
 #include "bpf/profile.h"
+#include "lib/cputime.h"
 #include "lib/log.h"
 #include "lib/share.h"
 #include "lib/text.h"
@@ -50,6 +53,7 @@
 #define SLOT_USED 1
 #define SLOT_BROKEN 2		/* an insert failed: never used again */
 #define GC_PERIOD_S 2
+#define ASKS_POLL_MS 50		/* how soon the asks' thread sees a stop */
 #define FUSE_SUPER_MAGIC 0x65735546		/* processes and objects checked this often */
 
 enum obj_state {
@@ -154,6 +158,20 @@ struct unwind {
 	 */
 	struct share procs_share, tables_share, mem_share;
 	struct share queue_share;	/* REQ_SYNC requests in the lanes */
+
+	/*
+	 * The thread's own state (below) is also the inserter's once its
+	 * batch is in (settle_batch()): both hold state_lock, taken before
+	 * lock when both are.
+	 */
+	pthread_mutex_t state_lock;
+	struct worker *inserter;
+
+	/* The walker's asks (uw_asks) and the thread that reads them. */
+	struct ring_buffer *asks;
+	pthread_t asks_thread;
+	bool asks_started;
+	int asks_stop;		/* __atomic: set to end the thread */
 
 	/* The thread's own. */
 	struct htab objects;	/* (dev, ino) -> struct object */
@@ -439,25 +457,39 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 }
 
 /*
- * Put the tables loaded in this sync into uw_tables, at once if the
- * kernel batches updates of a map of maps, else one by one.  A table that
- * cannot go in is forgotten: its object is walked by frame pointer.
+ * Tables a sync loaded, on their way into uw_tables.  Each update of a
+ * map of maps returns only after an RCU grace period (8-15 ms here, more
+ * on a busy host), although the table is in use at once: the sync thread
+ * hands the batch to a thread of its own (u->inserter) and goes on with
+ * the next process, which would otherwise wait for every new object's
+ * grace period.  Until its batch is in, an object is `loading`: neither
+ * evicted nor dropped.
  */
-static void insert_tables(struct unwind *u)
+struct insert_batch {
+	__u32 n;
+	__u32 slots[UW_NEW_MAX];
+	int fds[UW_NEW_MAX];
+	struct object *objs[UW_NEW_MAX];
+	bool failed[UW_NEW_MAX];
+};
+
+/*
+ * The batch is in (or the tables that could not go in are known): settle
+ * its objects, under the thread's state lock.  A table that could not go
+ * in is forgotten, its object walked by frame pointer, and (resync) the
+ * processes that hold it synced again: their lists name its slot.
+ */
+static void settle_batch(struct unwind *u, struct insert_batch *b, bool resync)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	__u32 count = u->n_new;
-	bool batched;
+	struct hent *e;
+	__u32 failed = 0;
 
-	if (!u->n_new)
-		return;
-	batched = !bpf_map_update_batch(u->tables_fd, u->new_slots, u->new_fds, &count, &bopts);
-	for (__u32 i = 0; i < u->n_new; i++) {
-		struct object *o = u->new_objs[i];
+	pthread_mutex_lock(&u->state_lock);
+	for (__u32 i = 0; i < b->n; i++) {
+		struct object *o = b->objs[i];
 
-		if (!batched && bpf_map_update_elem(u->tables_fd, &u->new_slots[i],
-						   &u->new_fds[i], BPF_ANY)) {
-			pr_debug("unwind: cannot load a table: %s", strerror(errno));
+		if (b->failed[i]) {
+			failed++;
 			/* Never reused: what the slot holds now is unknown. */
 			u->used_slots[o->slot] = SLOT_BROKEN;
 			o->state = OBJ_NONE;
@@ -465,10 +497,92 @@ static void insert_tables(struct unwind *u)
 			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
 			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
 		}
-		close(u->new_fds[i]);	/* the outer map holds it now */
+		close(b->fds[i]);	/* the outer map holds it now */
 		o->loading = false;
 	}
+	for (size_t pos = 0; resync && failed && (e = htab__next(&u->procs, &pos));) {
+		struct proc *p = e->val;
+
+		for (__u32 i = 0; i < b->n; i++) {
+			for (__u32 j = 0; b->failed[i] && j < p->n_held; j++) {
+				if (p->held[j].o == b->objs[i])
+					request(u, p->pid, REQ_SYNC);
+			}
+		}
+	}
+	pthread_mutex_unlock(&u->state_lock);
+	stats_add(u, &u->stats.inserting, -(__s64)b->n);
+}
+
+/* Put b's tables in, at once if the kernel batches updates of a map of maps, else one by one. */
+static void insert_batch(struct unwind *u, struct insert_batch *b)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	__u32 count = b->n;
+	bool batched;
+
+	batched = !bpf_map_update_batch(u->tables_fd, b->slots, b->fds, &count, &bopts);
+	for (__u32 i = 0; i < b->n && !batched; i++) {
+		b->failed[i] = bpf_map_update_elem(u->tables_fd, &b->slots[i], &b->fds[i], BPF_ANY);
+		if (b->failed[i])
+			pr_debug("unwind: cannot load a table: %s", strerror(errno));
+	}
+	settle_batch(u, b, true);
+}
+
+/* The inserter's job: req holds a struct insert_batch *. */
+static void serve_insert(void *ctx, unsigned int thread, void *req)
+{
+	struct insert_batch *b;
+
+	(void)thread;
+	memcpy(&b, req, sizeof(b));
+	insert_batch(ctx, b);
+	free(b);
+}
+
+/* A batch the inserter never served (the run ends): its tables never go in. */
+static void discard_insert(void *ctx, void *req)
+{
+	struct insert_batch *b;
+
+	memcpy(&b, req, sizeof(b));
+	for (__u32 i = 0; i < b->n; i++)
+		b->failed[i] = true;
+	settle_batch(ctx, b, false);
+	free(b);
+}
+
+/*
+ * Put the tables loaded in this sync into uw_tables: through the
+ * inserter, or here (out of memory) on the stack, and then the caller,
+ * which holds the state lock, waits for the grace period.
+ */
+static void insert_tables(struct unwind *u)
+{
+	struct insert_batch *b, spare;
+
+	if (!u->n_new)
+		return;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		memset(&spare, 0, sizeof(spare));
+		b = &spare;
+	}
+	b->n = u->n_new;
+	memcpy(b->slots, u->new_slots, b->n * sizeof(b->slots[0]));
+	memcpy(b->fds, u->new_fds, b->n * sizeof(b->fds[0]));
+	memcpy(b->objs, u->new_objs, b->n * sizeof(b->objs[0]));
 	u->n_new = 0;
+	stats_add(u, &u->stats.inserting, b->n);
+	if (b != &spare && !worker__push_always(u->inserter, &b))
+		return;
+	/* insert_batch() settles under the state lock. */
+	pthread_mutex_unlock(&u->state_lock);
+	insert_batch(u, b);
+	pthread_mutex_lock(&u->state_lock);
+	if (b != &spare)
+		free(b);
 }
 
 /*
@@ -1070,6 +1184,16 @@ static bool claim_slot(struct unwind *u, struct proc *p, __u32 uid)
 	return true;
 }
 
+/* The list of a sync's mappings, with a new gen. */
+static void fill_list(struct unwind *u, const struct sync_ctx *c, struct uw_proc *up)
+{
+	memset(up, 0, sizeof(*up));
+	for (__u32 i = 0; i < c->n_ents; i++)
+		fill_map(&up->maps[up->n_maps++], &u->ents[i]);
+	up->gen = (__u32)++u->clock;
+	up->flags = c->maps_over ? UWP_MAPS_CUT : 0;
+}
+
 static int sync_pid(struct unwind *u, __u32 pid)
 {
 	struct sync_ctx c = { .u = u };
@@ -1110,19 +1234,22 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	/* maps is sorted by address, as the walker's search needs. */
 	err = procmaps__read_at(c.proc_dirfd, add_vma, &c);
 	close(c.proc_dirfd);
-	/* Whatever happens next, the tables loaded go in or are let go. */
-	insert_tables(u);
 	if (err < 0) {
+		/* The tables loaded go in or are let go. */
+		insert_tables(u);
 		release(u, c.held, c.n_held, c.uid, NULL);
 		forget(u, pid);
 		return err;
 	}
-	memset(up, 0, sizeof(*up));
-	for (__u32 i = 0; i < c.n_ents; i++)
-		fill_map(&up->maps[up->n_maps++], &u->ents[i]);
-	up->gen = (__u32)u->clock;
-	up->flags = c.maps_over ? UWP_MAPS_CUT : 0;
+	/*
+	 * The list goes in before the new tables (struct insert_batch): the
+	 * process's samples are walked from each table as soon as it is in
+	 * (a walk that meets a slot still empty ends there, as without a
+	 * list, and is not kept as a memo).
+	 */
+	fill_list(u, &c, up);
 	err = publish(u, p, up);
+	insert_tables(u);
 	/* Hold the new objects before letting go of the old ones. */
 	release(u, p->held, p->n_held, c.uid, NULL);
 	p->held = c.held;
@@ -1140,6 +1267,82 @@ static int sync_pid(struct unwind *u, __u32 pid)
 		 up->n_maps, c.n_held, p->in_map ? "written" : "frame pointers only",
 		 (now_ns() - t0) / 1e6);
 	return err;
+}
+
+/*
+ * The asks' reader and the sync thread wake for a process's first
+ * milliseconds, which a host the workload keeps busy would otherwise let
+ * pass while they wait for a time slice: a little ahead of the workload
+ * (setpriority() on a thread sets that thread's; a failure, without
+ * CAP_SYS_NICE, only leaves it as it was).  Each sync takes 0.1-0.3 ms.
+ */
+#define UNWIND_NICE -5
+
+static void nice_thread(void)
+{
+	setpriority(PRIO_PROCESS, (id_t)gettid(), UNWIND_NICE);
+}
+
+/*
+ * Shared objects nearly every process maps, and we do too: compiled
+ * ahead, from our own mappings, before the first sync, so that a new
+ * process's first sync finds them loaded (libc alone is 24k rows, 2-8 ms
+ * to compile).  Kept as any table no process holds: while --unwind-mem
+ * allows.
+ */
+static const char *const common_objects[] = {
+	"libc.so.", "ld-linux-x86-64.so.", "libm.so.",
+};
+
+static bool common_object(const struct vma *v)
+{
+	const char *base = memrchr(v->path, '/', v->path_len);
+	size_t len;
+
+	base = base ? base + 1 : v->path;
+	len = v->path + v->path_len - base;
+	for (size_t i = 0; i < sizeof(common_objects) / sizeof(common_objects[0]); i++) {
+		size_t n = strlen(common_objects[i]);
+
+		if (len > n && !memcmp(base, common_objects[i], n))
+			return true;
+	}
+	return false;
+}
+
+static int preload_vma(const struct vma *v, void *arg)
+{
+	struct sync_ctx *c = arg;
+	int err = 0;
+
+	if ((v->flags & VMA_EXEC) && v->kind == VMA_FILE && common_object(v))
+		file_object(c, v, &err);
+	return err;
+}
+
+/* The sync thread's first work (worker thread_init): see common_objects. */
+static void preload(void *ctx, unsigned int thread)
+{
+	struct unwind *u = ctx;
+	struct sync_ctx c = { .u = u, .uid = getuid() };
+	__u64 t0 = now_ns();
+
+	(void)thread;
+	nice_thread();
+	pthread_mutex_lock(&u->state_lock);
+	c.proc_dirfd = procfs__open_pid(getpid());
+	if (c.proc_dirfd >= 0) {
+		procmaps__read_at(c.proc_dirfd, preload_vma, &c);
+		close(c.proc_dirfd);
+	}
+	insert_tables(u);
+	release(u, c.held, c.n_held, c.uid, NULL);
+	pthread_mutex_unlock(&u->state_lock);
+	t0 = now_ns() - t0;
+	pthread_mutex_lock(&u->lock);
+	u->stats.ahead_ns = t0 ? t0 : 1;
+	pthread_mutex_unlock(&u->lock);
+	pr_debug("unwind: %u shared objects compiled ahead in %.1f ms", c.n_held, t0 / 1e6);
 }
 
 /* ---- the thread and its queue ---- */
@@ -1164,6 +1367,7 @@ static void collect_garbage(void *ctx)
 	struct unwind *u = ctx;
 	struct hent *e;
 
+	pthread_mutex_lock(&u->state_lock);
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
 		bool gone = kill(p->pid, 0) && errno == ESRCH;
@@ -1180,6 +1384,7 @@ static void collect_garbage(void *ctx)
 		if (!o->refs && !o->loading && o->state != OBJ_TABLE)
 			drop_object(u, o);
 	}
+	pthread_mutex_unlock(&u->state_lock);
 }
 
 static void serve_one(struct unwind *u, const struct request *r)
@@ -1440,9 +1645,11 @@ static void serve(void *ctx, unsigned int thread, void *req)
 
 	(void)thread;
 	(void)req;
+	pthread_mutex_lock(&u->state_lock);
 	drain_inbox(u);
 	if (lane_pop(u, &r))
 		serve_one(u, &r);
+	pthread_mutex_unlock(&u->state_lock);
 }
 
 /*
@@ -1611,9 +1818,10 @@ void unwind__report_tables(struct unwind *u)
 		st.build_ns / 1e6, (unsigned long long)st.fp_objects,
 		(unsigned long long)st.no_table, (unsigned long long)st.over_budget,
 		(unsigned long long)st.evicted);
-	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table), %llu mappings past %d, %llu requests dropped, %llu refused and %llu taken back by users' shares",
+	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table, %llu asked by the walker), %llu mappings past %d, %llu requests dropped, %llu refused and %llu taken back by users' shares",
 		(unsigned long long)st.procs, (unsigned long long)st.syncs,
 		(unsigned long long)st.sync_errors, (unsigned long long)st.procs_fp,
+		(unsigned long long)st.asks,
 		(unsigned long long)st.maps_over, UW_MAX_MAPS,
 		(unsigned long long)st.dropped, (unsigned long long)st.procs_refused,
 		(unsigned long long)st.procs_evicted);
@@ -1625,12 +1833,80 @@ void unwind__report_tables(struct unwind *u)
 	pthread_mutex_unlock(&u->lock);
 }
 
+/* One ask of the walker: a running process, served first. */
+static int on_ask(void *ctx, void *data, size_t len)
+{
+	struct unwind *u = ctx;
+	__u32 pid;
+
+	if (len < sizeof(pid))
+		return 0;
+	memcpy(&pid, data, sizeof(pid));
+	pthread_mutex_lock(&u->lock);
+	u->stats.asks++;
+	pthread_mutex_unlock(&u->lock);
+	request(u, pid, REQ_RUNNING);
+	return 0;
+}
+
+static void *read_asks(void *arg)
+{
+	struct unwind *u = arg;
+	int err;
+
+	nice_thread();
+	cputime__thread_start("unwind tables");
+	while (!__atomic_load_n(&u->asks_stop, __ATOMIC_ACQUIRE)) {
+		err = ring_buffer__poll(u->asks, ASKS_POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			pr_warn("cannot read the unwinder's asks: %s; new processes wait for the side band",
+				strerror(-err));
+			break;
+		}
+	}
+	cputime__thread_end();
+	return NULL;
+}
+
+/* The asks' thread, when the sampler has the ring: else the side band alone asks. */
+static int start_asks(struct unwind *u, int fd)
+{
+	int err;
+
+	if (fd < 0)
+		return 0;
+	u->asks = ring_buffer__new(fd, on_ask, u, NULL);
+	if (!u->asks)
+		return -errno;
+	err = pthread_create(&u->asks_thread, NULL, read_asks, u);
+	if (err)
+		return -err;
+	u->asks_started = true;
+	return 0;
+}
+
+static void stop_asks(struct unwind *u)
+{
+	if (u->asks_started) {
+		__atomic_store_n(&u->asks_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(u->asks_thread, NULL);
+		u->asks_started = false;
+	}
+	ring_buffer__free(u->asks);
+	u->asks = NULL;
+}
+
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
+	int err;
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
 				  .queue_max = 1, .job = serve, .ctx = u,
-				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000, .name = "unwind tables" };
+				  .tick = collect_garbage, .tick_ms = GC_PERIOD_S * 1000,
+				  .thread_init = preload, .name = "unwind tables" };
+	struct worker_opts io = { .threads = 1, .req_size = sizeof(struct insert_batch *),
+				  .queue_max = 1, .job = serve_insert, .ctx = u,
+				  .discard = discard_insert, .name = "unwind inserts" };
 
 	if (!u)
 		return NULL;
@@ -1640,6 +1916,7 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->execs_fd = maps->execs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
+	pthread_mutex_init(&u->state_lock, NULL);
 	share__init(&u->procs_share, "unwinder's process slots", "processes", UW_MAX_PROCS);
 	share__init(&u->tables_share, "unwinder's table slots", "tables", UW_MAX_TABLES);
 	share__init(&u->mem_share, "--unwind-mem", "bytes", opts->mem_max);
@@ -1649,12 +1926,12 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 		errno = ENOMEM;
 		return NULL;
 	}
-	u->worker = worker__new(&wo);
-	if (!u->worker) {
-		int err = errno;
-
+	u->inserter = worker__new(&io);
+	u->worker = u->inserter ? worker__new(&wo) : NULL;
+	err = u->worker ? start_asks(u, maps->asks_fd) : -errno;
+	if (err) {
 		unwind__free(u);
-		errno = err;
+		errno = -err;
 		return NULL;
 	}
 	return u;
@@ -1666,6 +1943,8 @@ void unwind__free(struct unwind *u)
 
 	if (!u)
 		return;
+	/* First: it queues requests for the worker. */
+	stop_asks(u);
 	/*
 	 * A read of some file may block (a network file system that went
 	 * away): the profile is written, exit without it.
@@ -1674,6 +1953,14 @@ void unwind__free(struct unwind *u)
 		pr_warn("the unwinder's thread is stuck reading a file; exiting without it");
 		return;
 	}
+	/*
+	 * After the sync thread, which hands it batches; an update takes
+	 * milliseconds.  Freed first: a batch settled asks the stopped sync
+	 * thread for syncs, which go with it.
+	 */
+	if (u->inserter && worker__stop(u->inserter, 2000))
+		return;
+	worker__free(u->inserter);
 	worker__free(u->worker);
 	for (size_t pos = 0; (e = htab__next(&u->procs, &pos));) {
 		struct proc *p = e->val;
@@ -1701,5 +1988,6 @@ void unwind__free(struct unwind *u)
 	}
 	free(u->scratch);
 	pthread_mutex_destroy(&u->lock);
+	pthread_mutex_destroy(&u->state_lock);
 	free(u);
 }

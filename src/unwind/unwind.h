@@ -66,6 +66,9 @@ struct unwind_stats {
 	__u64 dropped;		/* requests lost to a full queue */
 	__u64 procs_refused;	/* syncs refused: no room in the user's share */
 	__u64 procs_evicted;	/* processes taken back for another user */
+	__u64 asks;		/* syncs the walker asked for (uw_asks) */
+	__u64 inserting;	/* tables loaded, on their way into uw_tables */
+	__u64 ahead_ns;		/* time the shared objects compiled ahead took; 0 until done */
 	char first_over[160];	/* the first object over budget, or "" */
 };
 
@@ -76,9 +79,15 @@ struct unwind_maps {
 	int tables_fd;		/* uw_tables: a table per object */
 	int procs_fd;		/* uw_procs: a mapping list per process */
 	int execs_fd;		/* uw_execs: execs per process, read only */
+	int asks_fd;		/* uw_asks: syncs the walker asks for; -1: none */
 };
 
-/* Starts the sync thread.  NULL + errno on failure. */
+/*
+ * Starts the sync thread, and the thread that reads the walker's asks
+ * (a process sampled without a list, or at a PC in none of its
+ * mappings): served as unwind__sync_running(), without waiting for the
+ * side band.  NULL + errno on failure.
+ */
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps);
 
 /* Stop the thread and unload what it loaded. */
