@@ -331,15 +331,7 @@ struct tracker *tracker__new(int events_fd, struct usyms *us, bool known_only)
 	/* The clock of task start times (count_key.start): see current(). */
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
-	/*
-	 * Wake the reader at every record, not only at every sample:
-	 * wakeup_events counts samples alone, and the side band's exec and
-	 * mmap records otherwise wait for half the ring to fill or for the
-	 * poll's timeout (a second), so that a process exec'd into Python
-	 * went a second without its frames.
-	 */
-	attr.watermark = 1;
-	attr.wakeup_watermark = 1;
+	attr.wakeup_events = 1;
 	attr.mmap = 1;
 	attr.mmap2 = 1;
 	attr.comm = 1;
