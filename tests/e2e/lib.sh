@@ -357,7 +357,8 @@ collector_launch() {
 collector_stop() {
 	[ -n "${COLLECTOR_PID:-}" ] || return 0
 	kill -TERM "$COLLECTOR_PID" 2>/dev/null || :
-	for _ in $(seq 200); do
+	# 30 s: under the suite's ASan pass its shutdown once took over 10.
+	for _ in $(seq 600); do
 		kill -0 "$COLLECTOR_PID" 2>/dev/null || break
 		# A child that exited and is not reaped yet.
 		[ "$(awk '{ print $3 }' "/proc/$COLLECTOR_PID/stat" 2>/dev/null)" != Z ] || break
@@ -368,7 +369,7 @@ collector_stop() {
 		kill -9 "$COLLECTOR_PID" 2>/dev/null
 		wait "$COLLECTOR_PID" 2>/dev/null || :
 		COLLECTOR_PID=
-		fail "the collector did not stop within 10 s of SIGTERM"
+		fail "the collector did not stop within 30 s of SIGTERM"
 		return
 	fi
 	wait "$COLLECTOR_PID" 2>/dev/null || :
