@@ -278,6 +278,30 @@ static __always_inline void note_process(void *ctx, __u32 pid, __u64 start, __u6
 	*last = 0;
 }
 
+/*
+ * A process noted before has exec'd (uw_exec): user space looks at the new
+ * image for an interpreter now, after the exec dropped the old one's entry.
+ * The comm record comes earlier in the exec, before the new image is
+ * mapped: what user space found then would be dropped here.  The note is a
+ * sample, so it wakes the side band's reader at once.  A process never
+ * noted is looked at with its first sample instead.
+ */
+static __always_inline void note_exec(void *ctx, __u32 pid)
+{
+	struct process_note note = { .hdr = { .type = NOTE_EXEC, .pid = pid } };
+	struct counters *stat;
+	__u32 zero = 0;
+
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (!notify_new || !stat || !bpf_map_lookup_elem(&seen, &pid))
+		return;
+	note.start = process_start();
+	if (!bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &note, sizeof(note)))
+		stat->c[CNT_NOTES]++;
+	else
+		stat->c[CNT_NOTE_ERR]++;
+}
+
 static __always_inline bool in_set(void *map, __u32 id)
 {
 	return bpf_map_lookup_elem(map, &id) != NULL;
@@ -1397,6 +1421,7 @@ int uw_exec(void *ctx)
 	/* The new image and ld.so are mapped: its list may be in before its first sample. */
 	if (unwind_tables && wanted(&pid, &tid))
 		uw_ask(pid);
+	note_exec(ctx, pid);
 	return 0;
 }
 

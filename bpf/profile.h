@@ -208,6 +208,7 @@ struct interp_proc {
 enum note_type {
 	NOTE_PROCESS = 1,	/* a process's first sample: read its maps */
 	NOTE_INTERP_STACK = 2,	/* struct interp_stack_note */
+	NOTE_EXEC = 3,		/* a process noted before has exec'd: look again */
 };
 
 struct note_hdr {
@@ -217,7 +218,7 @@ struct note_hdr {
 };
 
 /*
- * NOTE_PROCESS: the process's full start time (as in count_key.start), so
+ * NOTE_PROCESS and NOTE_EXEC: the process's full start time (as in count_key.start), so
  * that user space applies the note to this process, not to another that
  * had or has its pid.
  */

@@ -199,9 +199,10 @@ static void on_comm(struct tracker *t, const struct rec_comm *c, __u64 time)
 	if (!current(t, c->pid, time))
 		return;
 	t->stats.execs++;
-	/* Sampled before: the new image may be an interpreter, or no longer be. */
-	if (usyms__knows(t->us, c->pid))
-		interps__exec(t->ints, c->pid);
+	/*
+	 * Not yet the interpreters: the new image is not mapped yet.  The
+	 * sampler's NOTE_EXEC, sent at the end of the exec, tells them.
+	 */
 	usyms__exec(t->us, c->pid);
 	/* The sampler dropped its mappings at the exec: sync the new image. */
 	if (unwind__knows(t->uw, c->pid))
@@ -261,7 +262,7 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 		interps__note(t->ints, r->data, len);
 		return;
 	}
-	if (note.type != NOTE_PROCESS)
+	if (note.type != NOTE_PROCESS && note.type != NOTE_EXEC)
 		return;
 	pid = note.pid;
 	/* A sampler of an older contract sends the header alone. */
@@ -270,6 +271,12 @@ static void on_sample(struct tracker *t, const struct rec_sample *r)
 	/* The note of a process gone before the one known under pid started. */
 	if (pn.start && !current(t, pid, pn.start))
 		return;
+	/* Sampled before: the new image may be an interpreter, or no longer be. */
+	if (note.type == NOTE_EXEC) {
+		t->stats.exec_notes++;
+		interps__exec(t->ints, pid);
+		return;
+	}
 	t->stats.first_samples++;
 	/* First: these run in their own threads while the maps are read here. */
 	unwind__sync_running(t->uw, pid);
@@ -451,12 +458,13 @@ void tracker__report(const struct tracker *t, const struct usyms *us,
 		tracker__stats(t, &ts);
 	if (us)
 		usyms__stats(us, &st);
-	pr_info("processes: %llu seen, %llu gone before read, %llu freed at exit without samples, %llu known now; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu lost, %llu of processes not profiled",
+	pr_info("processes: %llu seen, %llu gone before read, %llu freed at exit without samples, %llu known now; records: %llu mmap, %llu exec, %llu fork, %llu exit, %llu first-sample, %llu exec-note, %llu lost, %llu of processes not profiled",
 		(unsigned long long)st.procs, (unsigned long long)st.procs_gone,
 		(unsigned long long)st.procs_reaped, (unsigned long long)st.procs_now,
 		(unsigned long long)ts.mmaps, (unsigned long long)ts.execs,
 		(unsigned long long)ts.forks, (unsigned long long)ts.exits,
-		(unsigned long long)ts.first_samples, (unsigned long long)ts.lost,
+		(unsigned long long)ts.first_samples, (unsigned long long)ts.exec_notes,
+		(unsigned long long)ts.lost,
 		(unsigned long long)ts.skipped);
 	pr_info("recovery from lost records: %llu rounds, %llu processes' maps read again",
 		(unsigned long long)ts.recoveries, (unsigned long long)ts.recovered);

@@ -17,7 +17,7 @@ struct tracker;
 struct usyms;
 
 struct tracker_stats {
-	__u64 mmaps, execs, forks, exits, first_samples;
+	__u64 mmaps, execs, forks, exits, first_samples, exec_notes;
 	__u64 lost;		/* records the kernel could not queue */
 	__u64 skipped;		/* records of processes not profiled */
 	__u64 recoveries;	/* rounds with losses, after which ... */

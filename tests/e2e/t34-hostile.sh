@@ -172,7 +172,7 @@ t_mmapflood() {
 	profile_timed 60 -F 49 -f 4
 	wait
 	check_run 20 $RSS_SMALL
-	lost=$(sed -n 's/.*first-sample, \([0-9]*\) lost.*/\1/p' err)
+	lost=$(sed -n 's/.*first-sample, [0-9]* exec-note, \([0-9]*\) lost.*/\1/p' err)
 	rounds=$(sed -n 's/^profile: recovery from lost records: \([0-9]*\) rounds.*/\1/p' err)
 	echo "lost $lost records, $rounds recoveries"
 	# 300,000 mmaps overflow the ring here every time (115k-197k lost).

@@ -9,14 +9,14 @@
 #                  walker inline) and never loads the walker
 #   --python=off   beside a running CPython: the walker is never loaded,
 #                  and no Python frame is shown
-#   mid-run        `profile -- sh -c 'sleep 1; python3.11 hot.py; true'`:
+#   mid-run        `profile -- sh -c 'sleep 1; exec python3.11 hot.py'`:
 #                  the walker loads when hot.py appears, a second into the
 #                  run, and its samples are named (main;hot_a/hot_b;spin)
-#                  from its first second on: at most NOT_READY of them
-#                  before the walker was in, counted in -v.  hot.py is a
-#                  new process, not sh's image exec'd, but its exec
-#                  record can still wait up to a second for the side band
-#                  to be read (issue 31, open): that second is allowed.
+#                  from the start: at most NOT_READY of them before the
+#                  walker was in, counted in -v.  sh was noted before, so
+#                  only the sampler's exec note can say that its new image
+#                  is Python: the comm record comes before the new image
+#                  is mapped, and waits for the side band's next wakeup.
 #
 # Prerequisites (tests/e2e/lib.sh): ROOT_BPF, PY311.
 . "$(dirname "$0")/lib.sh"
@@ -53,7 +53,7 @@ test_expect_success ROOT_BPF,PY311 '--python=off: the walker is never loaded' '
 '
 
 test_expect_success ROOT_BPF,PY311 'a Python process started mid-run: the walker loads, its frames are named' '
-	"$PROFILE" -v -F 999 -f -- sh -c "sleep 1; $PY $PYWL/hot.py 3; true" >mid.folded 2>mid.err ||
+	"$PROFILE" -v -F 999 -f -- sh -c "sleep 1; exec $PY $PYWL/hot.py 3" >mid.folded 2>mid.err ||
 		{ cat mid.err; return 1; }
 	grep "^profile: interpreter walker\|^profile: verified" mid.err
 	line=$(grep "^profile: interpreter walker: do_sample_interp loaded on first need" mid.err) ||
@@ -69,9 +69,7 @@ test_expect_success ROOT_BPF,PY311 'a Python process started mid-run: the walker
 	[ "$a" -gt 0 ] && [ "$named" -gt "$a" ] || { fail "hot_a or hot_b never named"; return 1; }
 	[ -n "$before" ] && [ "$before" -le $NOT_READY ] ||
 		{ fail "${before:-?} samples before the walker, want $NOT_READY at most"; return 1; }
-	# Up to a second more (1,000 samples at 999 Hz): the exec record of hot.py
-	# can wait that long for the side band to be read (issue 31, open).
-	[ $((all - named)) -le $((NOT_READY + all / 20 + 1000)) ] ||
+	[ $((all - named)) -le $((NOT_READY + all / 20)) ] ||
 		{ grep "^python3" mid.folded | grep -v "hot_[ab] (hot" | sort -k2 -n -t" " | tail -5
 		  fail "$((all - named)) of $all samples of hot.py unnamed"; }
 '
