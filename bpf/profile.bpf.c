@@ -420,11 +420,12 @@ static long hash_frame(__u64 i, void *data)
 	return 0;
 }
 
-static __always_inline __u64 hash_stack(const struct hashed_stack *st, __u64 flags)
+/* The frames' hash, before spill_hash_final(). */
+static __always_inline __u64 hash_frames(const struct hashed_stack *st)
 {
 	struct hash_ctx hc = { .st = st, .key = { spill_key[0], spill_key[1] } };
 
-	hc.h = spill_hash_init(hc.key, st->nr, SPILL_FLAGS_END(flags, st->end));
+	hc.h = spill_hash_init(hc.key);
 	bpf_loop(MAX_STACK_DEPTH, hash_frame, &hc, 0);
 	return hc.h;
 }
@@ -552,12 +553,12 @@ static __always_inline void refer_stored(const struct hashed_stack *stored,
  * Returns true when it was stored just now, for the first time: then no
  * count key can refer to it yet.
  */
-static __always_inline bool store_stack(const struct map_set *ms,
-					const struct hashed_stack *st,
-					struct stack_ref *ref, __u64 flags, __u64 *cnt)
+static __always_inline bool store_hashed(const struct map_set *ms,
+					 const struct hashed_stack *st, __u64 hframes,
+					 struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
+	__u64 h = spill_hash_final(hframes, st->nr, SPILL_FLAGS_END(flags, st->end));
 	struct hashed_stack *stored;
-	__u64 h = hash_stack(st, flags);
 	struct share_held *u;
 	long err;
 
@@ -594,6 +595,14 @@ full:
 	ref->src = STACK_MISSED;
 	ref->err = -ENOMEM;
 	return false;
+}
+
+/* The same for a stack whose frames are not hashed yet. */
+static __always_inline bool store_stack(const struct map_set *ms,
+					const struct hashed_stack *st,
+					struct stack_ref *ref, __u64 flags, __u64 *cnt)
+{
+	return store_hashed(ms, st, hash_frames(st), ref, flags, cnt);
 }
 
 /*
@@ -805,6 +814,7 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 {
 	struct uw_proc *proc = NULL;
 	struct hashed_stack *st;
+	__u64 hframes = 0;
 
 	ref->kind = FRAME_NATIVE;
 	if (unwind_tables) {
@@ -813,15 +823,18 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 			proc = &uw_unsynced;
 	}
 	if (proc) {
-		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt, memo);
+		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt, memo,
+			     &hframes);
 		if (st)
 			uw_walked(pid, proc != &uw_unsynced);
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;
+		if (st)
+			hframes = hash_frames(st);
 	}
 	if (st)
-		return store_stack(ms, st, ref, BPF_F_USER_STACK, cnt);
+		return store_hashed(ms, st, hframes, ref, BPF_F_USER_STACK, cnt);
 	if (ref->err == -EFAULT) {
 		/* No user stack at all: a kernel thread. */
 		cnt[CNT_STACK_ERR(PART_USER, STACK_ERR_EFAULT)]++;

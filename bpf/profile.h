@@ -250,9 +250,10 @@ struct interp_stack_note {
  * Each step is murmur3's 64-bit finalizer, a bijection in which every input
  * bit flips every output bit with probability about 1/2: the frame is mixed
  * with key[0] on its own, then into the running hash, which starts from
- * key[1], the frame count and the bpf_get_stack() flags.  Here rather than
- * in the BPF source so that a test (tests/workloads/collide.c) can compute
- * it for a key it chose.
+ * key[1]; the frame count and the bpf_get_stack() flags are mixed in last,
+ * so that a walk can hash each frame as it finds it.  Here rather than in
+ * the BPF source so that a test (tests/workloads/collide.c) can compute it
+ * for a key it chose.
  */
 #define SPILL_KEY_WORDS 2
 
@@ -266,9 +267,14 @@ static inline __u64 spill_mix(__u64 x)
 	return x;
 }
 
-static inline __u64 spill_hash_init(const __u64 *key, __u64 nr, __u64 flags)
+static inline __u64 spill_hash_init(const __u64 *key)
 {
-	return spill_mix(key[1] ^ (nr << 32) ^ flags);
+	return key[1];
+}
+
+static inline __u64 spill_hash_final(__u64 h, __u64 nr, __u64 flags)
+{
+	return spill_mix(h ^ (nr << 32) ^ flags);
 }
 
 /* flags for a stack walked from tables: its end reason is part of it. */

@@ -160,6 +160,7 @@ struct uw_state {
 	__u64 table_frames, fp_frames;
 	__u64 regs[NR_REGS];	/* the task's user registers (off the BPF stack) */
 	struct hashed_stack st;
+	__u64 hframes;		/* st's frames hashed as found (spill_hash_frame()) */
 	/* A sample's walk: the stack from its sp, read at once (uw_slice_fill()). */
 	__u64 slice_base;
 	__u32 slice_len;
@@ -555,6 +556,7 @@ static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc, bo
 		return uw_end(s, UW_END_DEPTH);
 	s->st.ips[n] = s->pc;
 	s->st.nr = n + 1;
+	s->hframes = spill_hash_frame((const __u64 *)spill_key, s->hframes, s->pc);
 	/* The interrupted instruction (the leaf, or past a signal frame). */
 	exact = s->adjust == 0;
 	m = uw_find_map(proc, s, s->pc);
@@ -735,7 +737,8 @@ static __always_inline void uw_memo_keep(const struct uw_state *s, const __u64 *
  */
 static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 						    struct uw_proc *proc, bool synced,
-						    struct stack_ref *ref, __u64 *cnt, bool memo)
+						    struct stack_ref *ref, __u64 *cnt, bool memo,
+						    __u64 *hframes)
 {
 	struct uw_walk w = { .proc = proc };
 	struct uw_memo *m;
@@ -749,6 +752,7 @@ static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 		return NULL;
 	}
 	s->st.nr = 0;
+	s->hframes = spill_hash_init((const __u64 *)spill_key);
 	s->bp_lost = 0;
 	s->adjust = 0;
 	s->last_map = 0;
@@ -774,6 +778,7 @@ static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 			cnt[CNT_UW_MEMO_HITS]++;
 			cnt[CNT_UW_TABLE_FRAMES] += m->table_frames;
 			cnt[CNT_UW_FP_FRAMES] += m->fp_frames;
+			*hframes = hash_frames(&m->st);
 			return &m->st;
 		}
 		regs[0] = s->pc;
@@ -795,7 +800,9 @@ static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 	if (*(volatile __u32 *)&proc->gen != gen) {
 		s->st.nr = s->st.nr ? 1 : 0;
 		s->end = UW_END_CHANGED;
+		s->hframes = hash_frames(&s->st);
 	}
+	*hframes = s->hframes;
 	if (synced && s->end < NR_UW_ENDS)
 		cnt[CNT_UW_END + s->end]++;
 	cnt[synced ? CNT_UW_WALKS : CNT_UW_FP_WALKS]++;

@@ -57,11 +57,11 @@ struct forged {
 
 static __u64 hash_frames(const __u64 *frames, int nr)
 {
-	__u64 h = spill_hash_init(key, nr, BPF_F_USER_STACK);
+	__u64 h = spill_hash_init(key);
 
 	for (int i = 0; i < nr; i++)
 		h = spill_hash_frame(key, h, frames[i]);
-	return h;
+	return spill_hash_final(h, nr, BPF_F_USER_STACK);
 }
 
 /* The inverse of an odd number modulo 2^64, by Newton's iteration. */
@@ -88,12 +88,13 @@ static __u64 unmix(__u64 x)
 /* The outermost frame that makes frames[] hash to want. */
 static __u64 solve_last(const __u64 *frames, __u64 want)
 {
-	__u64 h = spill_hash_init(key, NR_FRAMES, BPF_F_USER_STACK);
+	__u64 h = spill_hash_init(key), hf;
 
 	for (int i = 0; i < NR_FRAMES - 1; i++)
 		h = spill_hash_frame(key, h, frames[i]);
-	/* want = mix(h ^ mix(last + key[0])) */
-	return unmix(unmix(want) ^ h) - key[0];
+	/* want = mix(hf ^ (NR_FRAMES << 32) ^ flags), hf = mix(h ^ mix(last + key[0])) */
+	hf = unmix(want) ^ ((__u64)NR_FRAMES << 32) ^ BPF_F_USER_STACK;
+	return unmix(unmix(hf) ^ h) - key[0];
 }
 
 static void *spin(void *arg)
