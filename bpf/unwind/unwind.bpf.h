@@ -148,6 +148,21 @@ struct uw_read {
 #define UW_SLICE_WORDS 128
 #define UW_SLICE_BYTES (UW_SLICE_WORDS * 8)
 
+/*
+ * A table step's row search costs about 230 ns here (a dozen map lookups
+ * down the chunks), and most of a program's return addresses are the same
+ * few from one sample to the next.  So each CPU keeps the rules it found
+ * last, by the table's load (struct uw_map's serial, never reused) and
+ * the row address: a rule is a function of those two alone.
+ */
+struct uw_rule_memo {
+	__u64 tag;		/* serial << 32 | row address; 0: empty */
+	__u64 rule;
+};
+
+#define UW_RULE_SHIFT 9
+#define UW_RULES (1u << UW_RULE_SHIFT)
+
 struct uw_state {
 	__u64 pc, sp, bp;
 	__u64 ax;		/* the leaf's rax: 0 in a thread just cloned */
@@ -166,6 +181,7 @@ struct uw_state {
 	__u32 slice_len;
 	__u32 pad2;
 	__u64 slice[UW_SLICE_WORDS];
+	struct uw_rule_memo rules[UW_RULES];	/* kept from walk to walk */
 	/* A memo walk's reads (uw_memo_note()), and whether it may be kept. */
 	__u32 n_reads;
 	__u32 memo_bad;
@@ -470,18 +486,32 @@ static __always_inline int uw_cfa_step(struct uw_state *s, __u32 rule, bool memo
 	return 0;
 }
 
-/* Step from a mapping that has a table. */
-static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 n_chunks, __u64 bias,
-			     int leaf, bool memo)
+/* The cache entry for a row address of the table of one load. */
+static __always_inline struct uw_rule_memo *uw_rule_slot(struct uw_state *s, __u64 tag)
 {
+	return &s->rules[((tag * 0x9e3779b97f4a7c15ULL) >> (64 - UW_RULE_SHIFT)) & (UW_RULES - 1)];
+}
+
+/* Step from a mapping that has a table. */
+static __always_inline int uw_table_step(struct uw_state *s, const struct uw_map *m, int leaf,
+					 bool memo)
+{
+	__u32 table = m->table, n_chunks = m->n_chunks;
 	const struct uw_row *row;
-	__u64 addr;
+	struct uw_rule_memo *c;
+	__u64 addr, tag;
 	__u32 rule;
 	void *rows;
 
 	if (!s)
 		return 1;
-	addr = s->pc - bias - s->adjust;
+	addr = s->pc - m->bias - s->adjust;
+	tag = ((__u64)m->serial << 32) | (__u32)addr;
+	c = uw_rule_slot(s, tag);
+	if (!(addr >> 32) && m->serial && c->tag == tag) {
+		rule = c->rule;
+		goto step;
+	}
 	rows = bpf_map_lookup_elem(&uw_tables, &table);
 	/* A table not loaded yet: the same walk later may go further. */
 	if (memo && !rows)
@@ -494,6 +524,11 @@ static __always_inline int uw_table_step(struct uw_state *s, __u32 table, __u32 
 	if (memo && !row)
 		s->memo_bad = 1;
 	rule = row ? row->rule : UW_OP_GAP;
+	if (row && m->serial) {
+		c->tag = tag;
+		c->rule = rule;
+	}
+step:
 	switch (uw_rule_op(rule)) {
 	case UW_OP_CFA_SP:
 	case UW_OP_CFA_BP:
@@ -572,7 +607,7 @@ static __always_inline int uw_frame(struct uw_state *s, struct uw_proc *proc, bo
 		       uw_fp_step(s, memo);
 	if (!(m->flags & UWM_TABLE))
 		return exact ? uw_fp_step(s, memo) : uw_end(s, UW_END_NO_TABLE);
-	return uw_table_step(s, m->table, m->n_chunks, m->bias, exact, memo);
+	return uw_table_step(s, m, exact, memo);
 }
 
 static long uw_step(__u64 i, void *data)

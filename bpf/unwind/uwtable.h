@@ -121,7 +121,12 @@ struct uw_map {
 	__u32 table;		/* slot in the outer map of tables */
 	__u32 n_chunks;		/* elements of that table */
 	__u32 flags;		/* enum uw_map_flags */
-	__u32 pad;
+	/*
+	 * UWM_TABLE: the table's load, from 1, never the same for two loads
+	 * (a slot is reused for another object's table): it names the rows
+	 * in the walker's cache of rules (bpf/unwind/unwind.bpf.h).
+	 */
+	__u32 serial;
 };
 
 /*

@@ -75,6 +75,7 @@ struct object {
 	__u64 key, ino;		/* device, size and time hashed; inode */
 	enum obj_state state;
 	__u32 slot;		/* OBJ_TABLE: in uw_tables */
+	__u32 serial;		/* OBJ_TABLE: its load (struct uw_map) */
 	__u32 n_rows, n_chunks;
 	__u64 base;		/* ELF vaddr of row address 0 */
 	__u64 bytes;		/* kernel memory its table takes (OBJ_OVER: would) */
@@ -142,6 +143,7 @@ struct unwind {
 	struct htab pending;	/* pid -> op, for requests in the queue */
 	struct htab known;	/* pid -> 1, for processes synced */
 	struct unwind_stats stats;
+	__u32 serial;		/* of the last table loaded */
 	/*
 	 * Requests wait in the inbox until the thread moves them to its
 	 * lanes; the worker's queue holds a token for each, to wake it.
@@ -451,6 +453,10 @@ static int load_table(struct unwind *u, struct object *o, const struct uw_table 
 	pthread_mutex_lock(&u->lock);
 	u->stats.tables++;
 	u->stats.rows += t->n_rows;
+	/* 0 is no load's: a walker's empty cache entry. */
+	if (!++u->serial)
+		++u->serial;
+	o->serial = u->serial;
 	u->stats.bytes += o->bytes;
 	pthread_mutex_unlock(&u->lock);
 	return 0;
@@ -1002,6 +1008,7 @@ static void fill_map(struct uw_map *m, const struct vma_ent *v)
 	m->bias = v->start - v->pgoff + s->offset - s->vaddr + o->base;
 	m->table = o->slot;
 	m->n_chunks = o->n_chunks;
+	m->serial = o->serial;
 	m->flags = UWM_TABLE | (v->vdso ? UWM_VDSO : 0);
 }
 
