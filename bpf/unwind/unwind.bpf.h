@@ -104,7 +104,7 @@ struct {
  * asked, as the other shares count): a user may have UW_ASKS_USER there
  * at once, so that one user's storm of new processes cannot fill the ring
  * and take the prompt sync from another's (the ring holds
- * UW_ASKS_RING / 16 records, a share for 64 users at once).  User space
+ * UW_ASKS_RING / 16 records, a share for 128 users at once).  User space
  * gives nothing back: mark is the ring's producer position after the
  * user's newest ask, and once the reader's position has passed it, all of
  * them are read.  Racing CPUs of one user may overshoot by an ask each,

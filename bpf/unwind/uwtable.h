@@ -158,7 +158,7 @@ struct uw_asker {
 	__u64 n;
 };
 
-#define UW_ASKS_USER 16		/* a user's asks unread at once */
+#define UW_ASKS_USER 8		/* a user's asks unread at once */
 
 /* Why a walk ended.  Counted per reason; opt-in pseudo-frame. */
 enum uw_end {
