@@ -413,6 +413,9 @@ enum counter {
 	CNT_INTERP_NOT_READY,	/* of CNT_TAKEN: an interpreter's process's
 				 * samples counted without its frames, the
 				 * walker (do_sample_interp) not loaded yet */
+	CNT_UW_ASKS_REFUSED,	/* the unwinder's asks for a sync refused: its
+				 * user had its share of uw_asks unread
+				 * (bpf/unwind/unwind.bpf.h) */
 	NR_COUNTERS,
 };
 

@@ -62,11 +62,14 @@ struct {
  * (src/unwind/unwind.c) straight from this ring: a process's first
  * samples must not wait for the main thread, which reads the side band
  * (first-sample notes, execs, mmaps) between other work, at times for a
- * hundred milliseconds and more.  A record is the pid, as a __u32.
+ * hundred milliseconds and more.  A record is the pid, as a __u32
+ * (16 bytes with the ring's header).
  */
+#define UW_ASKS_RING 16384
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16384);
+	__uint(max_entries, UW_ASKS_RING);
 } uw_asks SEC(".maps");
 
 /*
@@ -96,17 +99,69 @@ struct {
 	__uint(max_entries, UW_MAX_PROCS);
 } uw_asked SEC(".maps");
 
+/*
+ * Each user's asks in uw_asks not yet read (the uid of the task that
+ * asked, as the other shares count): a user may have UW_ASKS_USER there
+ * at once, so that one user's storm of new processes cannot fill the ring
+ * and take the prompt sync from another's (the ring holds
+ * UW_ASKS_RING / 16 records, a share for 128 users at once).  User space
+ * gives nothing back: mark is the ring's producer position after the
+ * user's newest ask, and once the reader's position has passed it, all of
+ * them are read.  Racing CPUs of one user may overshoot by an ask each,
+ * a bound as share_take()'s.  A refused ask leaves uw_asked as it was:
+ * the process asks again at its next sample.  The record, struct
+ * uw_asker, is in uwtable.h: user space sees the spare's in the skeleton.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct uw_asker);
+	__uint(max_entries, SHARE_USERS);
+} uw_askers SEC(".maps");
+
+/* The users that found uw_askers full, judged together as one. */
+struct uw_asker uw_asker_spare;
+
+/* May the current user put one more ask in the ring?  Its record, or NULL (counted). */
+static __always_inline struct uw_asker *uw_ask_take(void)
+{
+	__u32 uid = (__u32)bpf_get_current_uid_gid(), zero = 0;
+	struct uw_asker *u, none = {};
+	struct counters *stat;
+
+	u = bpf_map_lookup_elem(&uw_askers, &uid);
+	if (!u) {
+		bpf_map_update_elem(&uw_askers, &uid, &none, BPF_NOEXIST);
+		u = bpf_map_lookup_elem(&uw_askers, &uid);
+		if (!u)
+			u = &uw_asker_spare;
+	}
+	if (bpf_ringbuf_query(&uw_asks, BPF_RB_CONS_POS) >= READ_ONCE(u->mark))
+		u->n = 0;	/* all read */
+	else if (READ_ONCE(u->n) >= UW_ASKS_USER) {
+		stat = bpf_map_lookup_elem(&stats, &zero);
+		if (stat)
+			__sync_fetch_and_add(&stat->c[CNT_UW_ASKS_REFUSED], 1);
+		return NULL;
+	}
+	return u;
+}
+
 /* A function of its own: verified once, not at each walk it follows. */
 __noinline int uw_ask(__u32 pid)
 {
 	struct uw_asked *a, fresh = { .n = 1 };
 	__u64 now = bpf_ktime_get_ns();
+	struct uw_asker *u;
 
 	a = bpf_map_lookup_elem(&uw_asked, &pid);
+	if (a && (a->n >= UW_ASKS || now - a->last_ns <
+		  (UW_ASK_GAP_NS << (a->n < UW_ASKS_FAST ? 0 : (a->n - UW_ASKS_FAST) & 15))))
+		return 0;
+	u = uw_ask_take();
+	if (!u)
+		return 0;
 	if (a) {
-		if (a->n >= UW_ASKS || now - a->last_ns <
-		    (UW_ASK_GAP_NS << (a->n < UW_ASKS_FAST ? 0 : (a->n - UW_ASKS_FAST) & 15)))
-			return 0;
 		a->last_ns = now;
 		a->n++;
 	} else {
@@ -114,7 +169,11 @@ __noinline int uw_ask(__u32 pid)
 		if (bpf_map_update_elem(&uw_asked, &pid, &fresh, BPF_NOEXIST))
 			return 0;	/* another CPU asks */
 	}
-	return bpf_ringbuf_output(&uw_asks, &pid, sizeof(pid), 0);
+	if (bpf_ringbuf_output(&uw_asks, &pid, sizeof(pid), 0))
+		return 0;
+	__sync_fetch_and_add(&u->n, 1);
+	u->mark = bpf_ringbuf_query(&uw_asks, BPF_RB_PROD_POS);
+	return 0;
 }
 
 /* x86's struct pt_regs as 8-byte words (UAPI layout, no CO-RE needed). */

@@ -152,6 +152,19 @@ struct uw_proc {
 	struct uw_map maps[UW_MAX_MAPS];
 };
 
+/*
+ * A user's asks for a sync in the walker's ring not yet read
+ * (bpf/unwind/unwind.bpf.h, uw_askers): mark, the ring's producer
+ * position after its newest ask; n, its asks since the reader last passed
+ * mark.  BPF only.
+ */
+struct uw_asker {
+	__u64 mark;
+	__u64 n;
+};
+
+#define UW_ASKS_USER 8		/* a user's asks unread at once */
+
 /* Why a walk ended.  Counted per reason; opt-in pseudo-frame. */
 enum uw_end {
 	UW_END_ROOT,		/* a STOP row: the outermost frame */

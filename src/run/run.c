@@ -91,7 +91,7 @@ static void report_counters(const struct run *r, const __u64 *c)
 	session__report_offcpu(r->m.s, c, &r->sum.tally);
 	session__report_verifier(r->m.s);
 	cputime__report();
-	unwind__report_tables(r->m.uw);
+	unwind__report_tables(r->m.uw, c);
 	interps__report(r->m.ints, c, REPORT_STATS);
 	session__report_balance(c, &r->sum.tally);
 }

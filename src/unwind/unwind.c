@@ -1812,7 +1812,7 @@ void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)
 	pr_info("unwind ends: %s", ends);
 }
 
-void unwind__report_tables(struct unwind *u)
+void unwind__report_tables(struct unwind *u, const __u64 *c)
 {
 	struct unwind_stats st;
 
@@ -1825,10 +1825,10 @@ void unwind__report_tables(struct unwind *u)
 		st.build_ns / 1e6, (unsigned long long)st.fp_objects,
 		(unsigned long long)st.no_table, (unsigned long long)st.over_budget,
 		(unsigned long long)st.evicted);
-	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table, %llu asked by the walker), %llu mappings past %d, %llu requests dropped, %llu refused and %llu taken back by users' shares",
+	pr_info("unwind processes: %llu synced now (%llu syncs, %llu failed, %llu with no table, %llu asked by the walker, %llu asks refused over a user's share), %llu mappings past %d, %llu requests dropped, %llu refused and %llu taken back by users' shares",
 		(unsigned long long)st.procs, (unsigned long long)st.syncs,
 		(unsigned long long)st.sync_errors, (unsigned long long)st.procs_fp,
-		(unsigned long long)st.asks,
+		(unsigned long long)st.asks, (unsigned long long)c[CNT_UW_ASKS_REFUSED],
 		(unsigned long long)st.maps_over, UW_MAX_MAPS,
 		(unsigned long long)st.dropped, (unsigned long long)st.procs_refused,
 		(unsigned long long)st.procs_evicted);

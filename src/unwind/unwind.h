@@ -123,7 +123,7 @@ void unwind__stats(struct unwind *u, struct unwind_stats *st);
  * unwind__report_tables().
  */
 void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass);
-void unwind__report_tables(struct unwind *u);
+void unwind__report_tables(struct unwind *u, const __u64 *c);
 
 /*
  * What the warning for an incomplete profile should say about the walk,
