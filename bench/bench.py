@@ -69,7 +69,6 @@ import platform
 import re
 import shutil
 import signal
-import statistics
 import subprocess as sp
 import sys
 import tempfile
@@ -86,6 +85,7 @@ import case_agent  # noqa: E402
 import case_startup  # noqa: E402
 import case_lazy  # noqa: E402
 import case_firstwhole  # noqa: E402
+from util import log, median
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -183,16 +183,6 @@ METHODS = {
                   "rounds (condition order rotated each round); not a valid "
                   "overhead measure on this VM (it is inverted), reported only",
 }
-
-
-def log(msg):
-    sys.stderr.write(f"bench: {msg}\n")
-    sys.stderr.flush()
-
-
-def median(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
 
 
 def ratio(a, b):

@@ -29,8 +29,8 @@ depending on the CPU's speed).
 import os
 import re
 import subprocess as sp
-import sys
 import time
+from util import log
 
 MODES = ("auto", "fp")
 ROUNDS = 20
@@ -40,11 +40,6 @@ LO, HI = 2.85, 3.15
 SIGMA_N = 6.93		# the ratio's sigma is SIGMA_N / sqrt(samples)
 LINE_A = re.compile(r";func_a( |;)")
 LINE_B = re.compile(r";func_b( |;)")
-
-
-def log(msg):
-    sys.stderr.write(f"bench: {msg}\n")
-    sys.stderr.flush()
 
 
 def count(path):

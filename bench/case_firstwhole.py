@@ -17,6 +17,7 @@ import os
 import subprocess as sp
 import sys
 import time
+from util import log
 
 ROUNDS = 5
 FREQ = 499
@@ -28,11 +29,6 @@ PL = ("use Time::HiRes qw(time); my $t = time; my $s = 0; "
 SQL = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) "
        "SELECT sum(x * x % 7) FROM c;")
 SH = "i=0; s=0; while [ $i -lt 20000 ]; do s=$((s + i * i)); i=$((i + 1)); done"
-
-
-def log(msg):
-    sys.stderr.write(f"bench: {msg}\n")
-    sys.stderr.flush()
 
 
 def programs(b, d):

@@ -12,10 +12,9 @@ call, as system time).  Medians.
 """
 import os
 import re
-import statistics
 import subprocess as sp
-import sys
 import time
+from util import log, median
 
 ROUNDS = 5
 PY = "/usr/bin/python3.11"
@@ -23,16 +22,6 @@ INSNS = re.compile(r"^profile: verified instructions: do_sample (\d+),", re.M)
 LOAD = re.compile(r"^profile: BPF load: ([0-9.]+) ms", re.M)
 WALKER = re.compile(r"^profile: interpreter walker: do_sample_interp loaded on first need in "
                     r"([0-9.]+) ms, (\d+) instructions verified", re.M)
-
-
-def log(msg):
-    sys.stderr.write(f"bench: {msg}\n")
-    sys.stderr.flush()
-
-
-def median(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
 
 
 def one(b, pid, tag, rnd):
