@@ -57,7 +57,7 @@ struct walker {
 	bool joined;
 	bool done;
 	int err;
-	struct profile_bpf *skel;	/* do_sample_interp alone; NULL: not loaded */
+	bool loaded;			/* do_sample_interp is in its slot */
 	double load_ms;			/* open, load and slot */
 	__u32 insns;			/* the verifier's count */
 };
@@ -989,7 +989,7 @@ static void report_walker(const struct session *s, const __u64 *c)
 	if (!s->cfg.interps || !s->cfg.sample_events || is_tracepoint(&s->cfg))
 		return;
 	pthread_mutex_lock(&w->lock);
-	loaded = w->skel != NULL;
+	loaded = w->loaded;
 	if (w->started && !w->done)
 		pr_info("interpreter walker: still loading; %llu samples of interpreters' processes counted without it",
 			(unsigned long long)c[CNT_INTERP_NOT_READY]);
@@ -1152,8 +1152,12 @@ static int walker__share_maps(struct bpf_object *to, const struct bpf_object *fr
 	return 0;
 }
 
-/* do_sample_interp alone, on s's maps, then in interp_walker's slot. */
-static int walker__load(const struct session *s, struct profile_bpf **out, __u32 *insns)
+/*
+ * do_sample_interp alone, on s's maps, then in interp_walker's slot.  The
+ * slot holds the program: the second object goes at once (its ELF and BTF
+ * were a few MiB of the run's peak).
+ */
+static int walker__load(const struct session *s, __u32 *insns)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info), zero = 0;
@@ -1175,29 +1179,24 @@ static int walker__load(const struct session *s, struct profile_bpf **out, __u32
 	if (!err && bpf_map_update_elem(bpf_map__fd(s->skel->maps.interp_walker), &zero, &fd,
 					BPF_ANY))
 		err = -errno;
-	if (err) {
-		profile_bpf__destroy(skel);
-		return err;
-	}
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+	if (!err && !bpf_obj_get_info_by_fd(fd, &info, &len))
 		*insns = info.verified_insns;
-	*out = skel;
-	return 0;
+	profile_bpf__destroy(skel);
+	return err;
 }
 
 static void *walker__run(void *arg)
 {
 	struct session *s = arg;
 	struct walker *w = &s->walker;
-	struct profile_bpf *skel = NULL;
 	double t0 = mono_ms();
 	__u32 insns = 0;
 	int err;
 
 	cputime__thread_start("BPF load");
-	err = walker__load(s, &skel, &insns);
+	err = walker__load(s, &insns);
 	pthread_mutex_lock(&w->lock);
-	w->skel = skel;
+	w->loaded = !err;
 	w->insns = insns;
 	w->err = err;
 	w->load_ms = mono_ms() - t0;
@@ -1351,7 +1350,6 @@ void session__destroy(struct session *s)
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s->off_links[i]);
 	walker__wait(s);
-	profile_bpf__destroy(s->walker.skel);
 	pthread_mutex_destroy(&s->walker.lock);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
