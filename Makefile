@@ -68,7 +68,7 @@ WL_OFFCPU := offcpu wallmix
 WORKLOADS := $(addprefix $(WL_DIR)/,burn burn-nofp burn-lld manystacks cxxburn jitburn faulter collide \
 	manystacks-nofp cxxburn-nofp $(WL_UNWIND) $(WL_OFFCPU) pltburn libpltlib.so dlburn libdlburn.so \
 	tlsburn libtlsburn.so fakepy fakepy-v burn-dbg.full burn-dbg.debug burn-stripped \
-	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp tpcall-nofp)
+	manystacks-dyn.debug manystacks-dyn-stripped threadspawn threadspawn-nofp tpcall-nofp storm)
 
 # A Rust release build (rustc -C opt-level=3): its standard library has
 # frame pointers, its own code not, in one object (t73).  rustup puts rustc

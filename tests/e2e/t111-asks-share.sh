@@ -29,56 +29,7 @@ H=$(outside_dir /var/tmp)
 chmod 755 "$H"
 
 build_storm() {
-	cat >"$H/storm.c" <<-'EOF'
-	#define _GNU_SOURCE
-	#include <signal.h>
-	#include <stdio.h>
-	#include <stdlib.h>
-	#include <string.h>
-	#include <time.h>
-	#include <unistd.h>
-	#include <sys/prctl.h>
-	#include <sys/wait.h>
-	static volatile unsigned long sink;
-	static double now(void)
-	{
-		struct timespec t;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		return t.tv_sec + t.tv_nsec / 1e9;
-	}
-	/* storm SECONDS LOOPS SPIN_US; a child: storm -c SPIN_US */
-	int main(int argc, char **argv)
-	{
-		double t0 = now();
-		long n = 0;
-		int i;
-		if (argc == 3 && !strcmp(argv[1], "-c")) {
-			while (now() - t0 < atof(argv[2]) / 1e6)
-				sink++;
-			return 0;
-		}
-		if (argc != 4)
-			return 2;
-		setpgid(0, 0);
-		for (i = 1; i < atoi(argv[2]); i++)
-			if (!fork()) {
-				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				break;
-			}
-		while (now() - t0 < atof(argv[1])) {
-			pid_t p = fork();
-			if (!p) {
-				execl("/proc/self/exe", "stormchild", "-c", argv[3], (char *)0);
-				_exit(1);
-			}
-			if (p > 0 && waitpid(p, NULL, 0) == p)
-				n++;
-		}
-		printf("storm: %ld children\n", n);
-		return 0;
-	}
-	EOF
-	cc -O2 -o "$H/storm" "$H/storm.c" &&
+	cp "$WORKLOADS/storm" "$H/storm" &&
 	cp "$WORKLOADS/burn-nofp" "$H/asvictim" &&
 	ln -f "$H/asvictim" "$H/aswarm" &&
 	chmod 755 "$H/storm" "$H/asvictim"
