@@ -28,6 +28,8 @@ const volatile bool per_thread = false;
 const volatile bool per_cpu = false;
 const volatile bool use_pidns = false;
 const volatile bool notify_new = false;
+/* Interpreters are looked for: the exec program sends NOTE_EXEC. */
+const volatile bool exec_notes = false;
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u32 self_tgid = 0;
@@ -283,17 +285,20 @@ static __always_inline void note_process(void *ctx, __u32 pid, __u64 start, __u6
  * image for an interpreter now, after the exec dropped the old one's entry.
  * The comm record comes earlier in the exec, before the new image is
  * mapped: what user space found then would be dropped here.  The note is a
- * sample, so it wakes the side band's reader at once.  A process never
- * noted is looked at with its first sample instead.
+ * sample, so it wakes the side band's reader at once.  Sent for a process
+ * noted before, or whose interpreter was found without a sample (a
+ * libpython's mmap record): any other is looked at with its first sample.
  */
-static __always_inline void note_exec(void *ctx, __u32 pid)
+static __always_inline void note_exec(void *ctx, __u32 pid, bool had_interp)
 {
 	struct process_note note = { .hdr = { .type = NOTE_EXEC, .pid = pid } };
 	struct counters *stat;
 	__u32 zero = 0;
 
+	if (!notify_new || !exec_notes)
+		return;
 	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (!notify_new || !stat || !bpf_map_lookup_elem(&seen, &pid))
+	if (!stat || (!had_interp && !bpf_map_lookup_elem(&seen, &pid)))
 		return;
 	note.start = process_start();
 	if (!bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &note, sizeof(note)))
@@ -1408,6 +1413,30 @@ int off_switch_in_tp(__u64 *ctx)
 }
 
 /*
+ * Where a thread group's count of live threads is (task_struct.signal,
+ * signal_struct.live), from the kernel's BTF; 0: not known.
+ */
+const volatile __u32 off_signal = 0;
+const volatile __u32 off_live = 0;
+
+/*
+ * Do other threads of the current one's group live on?  At the exit
+ * tracepoint the exiting thread is counted out already.  A leader that
+ * exits while they do is not its process's end: a thread that execs makes
+ * the old leader exit (de_thread), and a main thread may pthread_exit().
+ */
+static __always_inline bool group_alive(void)
+{
+	void *task = (void *)bpf_get_current_task(), *signal = NULL;
+	int live = 0;
+
+	if (bpf_probe_read_kernel(&signal, sizeof(signal), task + off_signal) || !signal ||
+	    bpf_probe_read_kernel(&live, sizeof(live), signal + off_live))
+		return false;
+	return live > 0;
+}
+
+/*
  * A process that execs or exits loses its mapping list (and interpreter
  * entry) at once, so that
  * no sample of the new image is walked with the old one's tables; the
@@ -1419,13 +1448,14 @@ SEC("raw_tp/sched_process_exec")
 int uw_exec(void *ctx)
 {
 	__u64 one = 1, *execs;
+	bool had_interp;
 	__u32 pid, tid;
 
 	if (!current_ids(&pid, &tid))
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
 	bpf_map_delete_elem(&uw_asked, &pid);
-	interp_forget(pid);
+	had_interp = interp_forget(pid);
 	execs = bpf_map_lookup_elem(&uw_execs, &pid);
 	if (execs)
 		__sync_fetch_and_add(execs, 1);
@@ -1434,13 +1464,14 @@ int uw_exec(void *ctx)
 	/* The new image and ld.so are mapped: its list may be in before its first sample. */
 	if (unwind_tables && wanted(&pid, &tid))
 		uw_ask(pid);
-	note_exec(ctx, pid);
+	note_exec(ctx, pid, had_interp);
 	return 0;
 }
 
 /*
  * Also forget that the process was noted: a new process that gets its pid
- * must be noted, and synced, in its turn.
+ * must be noted, and synced, in its turn.  The process ends with its last
+ * thread (with off_live known; else with its leader, as before).
  */
 SEC("raw_tp/sched_process_exit")
 int uw_exit(void *ctx)
@@ -1450,7 +1481,7 @@ int uw_exit(void *ctx)
 
 	/* Every thread: what interpreters' walkers keep of it goes too. */
 	interp_thread_exit(gtid);
-	if (!current_ids(&pid, &tid) || pid != tid)
+	if (!current_ids(&pid, &tid) || (off_live ? group_alive() : pid != tid))
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
 	interp_forget(pid);
@@ -1465,8 +1496,6 @@ int uw_exit(void *ctx)
  * a command is followed (src/loader/kbtf.c), so that no other run parses it.
  */
 const volatile __u32 off_tgid = 0;		/* task_struct.tgid */
-const volatile __u32 off_signal = 0;		/* task_struct.signal */
-const volatile __u32 off_live = 0;		/* signal_struct.live */
 
 static __always_inline void follow_add(__u32 tgid)
 {

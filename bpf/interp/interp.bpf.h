@@ -213,10 +213,10 @@ static __always_inline bool get_interp_stack(void *ctx, bool perf_ctx,
 	return put_interp_stack(ctx, ms, note, ref, pid, kind, cnt);
 }
 
-/* The process execs or exits: its interpreter, if any, is gone. */
-static __always_inline void interp_forget(__u32 pid)
+/* The process execs or exits: its interpreter, if any, is gone.  Had it one? */
+static __always_inline bool interp_forget(__u32 pid)
 {
-	bpf_map_delete_elem(&interp_procs, &pid);
+	return !bpf_map_delete_elem(&interp_procs, &pid);
 }
 
 /* A thread exits (gtid: its global id): whatever walkers keep of it goes. */

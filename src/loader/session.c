@@ -282,8 +282,15 @@ static int configure_mntns(struct profile_bpf *skel, const struct kbtf *kb)
  */
 static void configure_start(struct profile_bpf *skel, const struct kbtf *kb)
 {
+	struct follow_offsets group;
 	struct start_offsets off;
 	int err = kbtf__start_offsets(kb, &off);
+
+	/* Where a process's last thread is seen to exit (uw_exit): else at its leader's. */
+	if (!kbtf__follow_offsets(kb, &group)) {
+		skel->rodata->off_signal = group.signal;
+		skel->rodata->off_live = group.live;
+	}
 
 	if (err) {
 		pr_info("no process start times (kernel BTF: %s): a reused pid's samples may be named from another process",
@@ -359,6 +366,7 @@ static int configure_unwind(struct profile_bpf *skel, const struct session_confi
 	int err = 0;
 
 	skel->rodata->unwind_tables = c->unwind;
+	skel->rodata->exec_notes = c->interps != NULL;
 	if (c->unwind && getenv("PROFILE_TEST_UNWIND_FAIL"))
 		return bpf_map__set_max_entries(skel->maps.uw_tables, 0);
 	if (c->unwind)
@@ -1102,7 +1110,7 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 
 void session__report_balance(const __u64 *c, const struct sample_tally *t)
 {
-	pr_info("first-sample notes: sent %llu, failed %llu",
+	pr_info("process notes (first samples and execs): sent %llu, failed %llu",
 		(unsigned long long)c[CNT_NOTES], (unsigned long long)c[CNT_NOTE_ERR]);
 	pr_info("counted + filtered + dropped %s taken",
 		t->counted + c[CNT_FILTERED] + c[CNT_HASH_FULL] == c[CNT_TAKEN] ? "==" : "!=");
