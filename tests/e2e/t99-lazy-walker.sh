@@ -5,7 +5,7 @@
 # the first time CPython is seen, and reached by tail call.
 #
 #   no Python      a profile of burn verifies do_sample under WALK_BOUND
-#                  instructions (15,246 on 6.18 here; 33,368 with the
+#                  instructions (19,147 on 6.18 here; 33,368 with the
 #                  walker inline) and never loads the walker
 #   --python=off   beside a running CPython: the walker is never loaded,
 #                  and no Python frame is shown
@@ -17,6 +17,10 @@
 #                  only the sampler's exec note can say that its new image
 #                  is Python: the comm record comes before the new image
 #                  is mapped, and waits for the side band's next wakeup.
+#   thread exec    a thread that is not the main one execs hot.py: the old
+#                  main thread exits first, which is not the process's end
+#   libpython      a pyenv CPython found by its libpython's mapping, not
+#                  yet sampled, execs itself (where pyenv has one)
 #
 # Prerequisites (tests/e2e/lib.sh): ROOT_BPF, PY311.
 . "$(dirname "$0")/lib.sh"
@@ -73,5 +77,38 @@ test_expect_success ROOT_BPF,PY311 'a Python process started mid-run: the walker
 		{ grep "^python3" mid.folded | grep -v "hot_[ab] (hot" | sort -k2 -n -t" " | tail -5
 		  fail "$((all - named)) of $all samples of hot.py unnamed"; }
 '
+
+# An exec'd process that the interpreters must look at again: one whose
+# exec comes from a thread other than the main one (the old main thread
+# exits first: that is not the process's end), and one whose CPython was
+# found by its libpython's mapping before any sample (a pyenv build linked
+# to libpython3.11.so; at 19 Hz its start is most often not sampled).
+# Each named from its exec on: at most one in PART samples unnamed.
+exec_named() {
+	local f=$1 comm=$2 min=$3 part=$4 all named
+	all=$(fsum $f "^$comm;")
+	named=$(fsum $f "^$comm;.*main \\(hot\\.py\\);hot_[ab] \\(hot\\.py\\);spin \\(hot\\.py\\)")
+	echo "$comm: $all samples, $named named"
+	[ "$all" -ge $min ] || { fail "$all samples of $comm, want $min+"; return 1; }
+	[ $((all - named)) -le $((all / part)) ] ||
+		{ grep "^$comm;" $f | grep -v "hot_[ab] (hot" | sort -k2 -n -t" " | tail -5
+		  fail "$((all - named)) of $all samples of $comm unnamed"; }
+}
+
+test_expect_success ROOT_BPF,PY311 'a thread other than the main one execs Python: named from its exec' '
+	"$PROFILE" -v -F 499 -f -- $PY "$PYWL/thread_exec.py" "$PYWL/hot.py" 3 texec \
+		>texec.folded 2>texec.err || { cat texec.err; return 1; }
+	exec_named texec.folded texec 500 20
+'
+
+for py in /root/.pyenv/versions/3.11.*/bin/python3.11; do
+	ldd "$py" 2>/dev/null | grep -q "libpython3\.11\.so" || continue
+	test_expect_success ROOT_BPF "pyenv $(basename "$(dirname "$(dirname "$py")")"), found by its libpython before a sample, execs itself: named from its exec" "
+		\"\$PROFILE\" -v -F 19 -f -- $py -S -I -c \"import os, sys, time; time.sleep(1); os.execv(sys.executable, [sys.executable, '\$PYWL/hot.py', '4', 'fexec'])\" \
+			>fexec.folded 2>fexec.err || { cat fexec.err; return 1; }
+		grep \"exec-note\" fexec.err
+		exec_named fexec.folded fexec 40 10
+	"
+done
 
 test_done
