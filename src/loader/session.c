@@ -71,6 +71,7 @@ struct session {
 	int read_set;		/* the set drained and read from */
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
 	__u64 *batch_vals;
+	struct sample *batch;		/* DRAIN_CHUNK: the keys handed on */
 	struct bpf_link **links;
 	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
 	struct bpf_link *follow_links[3];	/* exec, fork, exit: profile -- CMD */
@@ -150,7 +151,8 @@ struct session *session__open(const struct session_config *cfg)
 	s->pcpus = calloc(n, sizeof(*s->pcpus));
 	s->batch_keys = calloc(DRAIN_CHUNK, sizeof(*s->batch_keys));
 	s->batch_vals = calloc(DRAIN_CHUNK, sizeof(*s->batch_vals));
-	if (!s->links || !s->pfds || !s->pcpus || !s->batch_keys || !s->batch_vals)
+	s->batch = calloc(DRAIN_CHUNK, sizeof(*s->batch));
+	if (!s->links || !s->pfds || !s->pcpus || !s->batch_keys || !s->batch_vals || !s->batch)
 		goto nomem;
 	cpu0 = cputime__now();
 	err = open_skel(s);
@@ -1365,6 +1367,7 @@ void session__destroy(struct session *s)
 	free(s->pcpus);
 	free(s->batch_keys);
 	free(s->batch_vals);
+	free(s->batch);
 	free(s);
 }
 
@@ -1446,9 +1449,8 @@ int session__restart_cpu(struct session *s, int cpu)
 }
 
 /* Batched read: one syscall per thousand keys instead of two per key. */
-static int drain_batch(struct session *s, int fd, struct sample **out, size_t *nr)
+static int drain_batch(struct session *s, int fd, session_drain_fn fn, void *ctx)
 {
-	size_t n = 0, cap = 0;
 	__u64 token;
 	void *in = NULL;
 	int err;
@@ -1458,66 +1460,87 @@ static int drain_batch(struct session *s, int fd, struct sample **out, size_t *n
 
 		err = bpf_map_lookup_batch(fd, in, &token, s->batch_keys, s->batch_vals,
 					   &count, NULL);
-		if (err && errno != ENOENT) {
-			err = -errno;
-			break;
+		if (err && errno != ENOENT)
+			return -errno;
+		for (__u32 i = 0; i < count; i++) {
+			s->batch[i].key = s->batch_keys[i];
+			s->batch[i].count = s->batch_vals[i];
 		}
-		for (__u32 i = 0; i < count; i++, n++) {
-			if (util__grow_array((void **)out, &cap, n + 1, sizeof(**out))) {
-				*nr = n;
-				return -ENOMEM;
-			}
-			(*out)[n].key = s->batch_keys[i];
-			(*out)[n].count = s->batch_vals[i];
+		if (count) {
+			int ret = fn(ctx, s->batch, count);
+
+			if (ret)
+				return ret;
 		}
-		if (err) {	/* ENOENT: that was the last batch */
-			err = 0;
-			break;
-		}
+		if (err)	/* ENOENT: that was the last batch */
+			return 0;
 		in = &token;
 	}
-	*nr = n;
-	return err;
 }
 
-static int drain_iter(int fd, struct sample **out, size_t *nr)
+/* Kernels without batch operations: a key at a time, handed on in batches. */
+static int drain_iter(struct session *s, int fd, session_drain_fn fn, void *ctx)
 {
 	struct count_key key, next;
-	size_t n = 0, cap = 0;
 	void *prev = NULL;
+	size_t n = 0;
+	int ret;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (util__grow_array((void **)out, &cap, n + 1, sizeof(**out)))
-			return -ENOMEM;
-		if (!bpf_map_lookup_elem(fd, &next, &(*out)[n].count)) {
-			(*out)[n].key = next;
-			n++;
+		if (!bpf_map_lookup_elem(fd, &next, &s->batch[n].count))
+			s->batch[n++].key = next;
+		if (n == DRAIN_CHUNK) {
+			ret = fn(ctx, s->batch, n);
+			if (ret)
+				return ret;
+			n = 0;
 		}
 		key = next;
 		prev = &key;
 	}
-	*nr = n;
+	return n ? fn(ctx, s->batch, n) : 0;
+}
+
+int session__drain_each(struct session *s, session_drain_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(s->sets[s->read_set].counts);
+	int err;
+
+	/* Unsupported batches fail on the first call, before fn is called. */
+	err = drain_batch(s, fd, fn, ctx);
+	if (err == -EINVAL || err == -ENOTSUP || err == -ENOTSUPP)
+		err = drain_iter(s, fd, fn, ctx);
+	return err;
+}
+
+struct drained {
+	struct sample *samples;
+	size_t nr, cap;
+};
+
+static int append_samples(void *ctx, const struct sample *batch, size_t nr)
+{
+	struct drained *d = ctx;
+
+	if (util__grow_array((void **)&d->samples, &d->cap, d->nr + nr, sizeof(*batch)))
+		return -ENOMEM;
+	memcpy(d->samples + d->nr, batch, nr * sizeof(*batch));
+	d->nr += nr;
 	return 0;
 }
 
 int session__drain(struct session *s, struct sample **samples, size_t *nr)
 {
-	int fd = bpf_map__fd(s->sets[s->read_set].counts);
-	struct sample *out = NULL;
+	struct drained d = {};
 	int err;
 
-	*nr = 0;
-	err = drain_batch(s, fd, &out, nr);
-	if (err == -EINVAL || err == -ENOTSUP || err == -ENOTSUPP) {
-		free(out);
-		out = NULL;
-		err = drain_iter(fd, &out, nr);
-	}
+	err = session__drain_each(s, append_samples, &d);
 	if (err) {
-		free(out);
+		free(d.samples);
 		return err;
 	}
-	*samples = out;
+	*samples = d.samples;
+	*nr = d.nr;
 	return 0;
 }
 

@@ -121,6 +121,16 @@ int session__counters(struct session *s, __u64 out[NR_COUNTERS]);
 int session__drain(struct session *s, struct sample **samples, size_t *nr);
 
 /*
+ * Read every counted key, a batch of at most a thousand at a time, each
+ * handed to fn (valid during the call only): the memory of one batch,
+ * however many keys there are.  A non-zero return of fn ends the read and
+ * is returned; else 0 or -errno.  A failed read may come after some
+ * batches.
+ */
+typedef int (*session_drain_fn)(void *ctx, const struct sample *batch, size_t nr);
+int session__drain_each(struct session *s, session_drain_fn fn, void *ctx);
+
+/*
  * The stored stacks of the read set as typed frames, leaf first, for the
  * symbolizer (symbolize.h).  Valid as long as the session.
  */

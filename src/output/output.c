@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Plain and folded output in bcc's formats.  Each record is rendered once
- * into one shared text buffer; records are then merged by text and sorted,
- * and the result goes out in a single write.
+ * into one shared text buffer, where a text already there is folded into
+ * its first copy at once; the lines are then sorted, and the result goes
+ * out in a single write.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -10,14 +11,64 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "lib/htab.h"
 #include "lib/strbuf.h"
 #include "lib/text.h"
 #include "trace/trace.h"
 
 struct rendered {
-	size_t off, len;
+	size_t off;
+	__u32 len, hash;	/* a line is far under 4 GB: its frames are capped */
 	__u64 count;
 };
+
+/*
+ * The distinct lines rendered so far, by their text's hash: each slot is
+ * a line's index plus one, 0 when empty; at most half full.  Records that
+ * print alike (a stack's threads and CPUs) are folded as they are
+ * rendered, so that the text holds each line once.
+ */
+struct line_index {
+	__u32 *slots;
+	size_t mask;
+};
+
+static int line_index__init(struct line_index *li, size_t lines)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * lines)
+		cap *= 2;
+	li->slots = calloc(cap, sizeof(*li->slots));
+	li->mask = cap - 1;
+	return li->slots ? 0 : -ENOMEM;
+}
+
+/*
+ * The line just rendered, rs[*nr] at the end of text: kept as a new line,
+ * or, when its text is there already, its count added to that line's and
+ * its text taken back.
+ */
+static void line_index__fold(struct line_index *li, struct strbuf *text,
+			     struct rendered *rs, size_t *nr)
+{
+	struct rendered *r = &rs[*nr];
+	const char *s = text->buf + r->off;
+	size_t i = (r->hash = (__u32)htab__hash_bytes(s, r->len)) & li->mask;
+
+	for (; li->slots[i]; i = (i + 1) & li->mask) {
+		struct rendered *o = &rs[li->slots[i] - 1];
+
+		if (o->hash == r->hash && o->len == r->len &&
+		    !memcmp(text->buf + o->off, s, r->len)) {
+			o->count += r->count;
+			text->len = r->off;
+			text->buf[text->len] = '\0';	/* strbuf keeps one after the text */
+			return;
+		}
+	}
+	li->slots[i] = ++*nr;
+}
 
 /*
  * Untrusted text: names come made safe from where they were read
@@ -277,11 +328,6 @@ static int cmp_text(const struct rendered *a, const struct rendered *b,
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-static int by_text(const void *a, const void *b, void *base)
-{
-	return cmp_text(a, b, base);
-}
-
 static int by_count_then_text(const void *pa, const void *pb, void *base)
 {
 	const struct rendered *a = pa, *b = pb;
@@ -289,21 +335,6 @@ static int by_count_then_text(const void *pa, const void *pb, void *base)
 	if (a->count != b->count)
 		return a->count < b->count ? -1 : 1;
 	return cmp_text(a, b, base);
-}
-
-/* Sort by text, fold equal texts together; returns the new length. */
-static size_t merge(struct rendered *rs, size_t nr, char *base)
-{
-	size_t out = 0;
-
-	qsort_r(rs, nr, sizeof(*rs), by_text, base);
-	for (size_t i = 0; i < nr; i++) {
-		if (out && !cmp_text(&rs[out - 1], &rs[i], base))
-			rs[out - 1].count += rs[i].count;
-		else
-			rs[out++] = rs[i];
-	}
-	return out;
 }
 
 /* Straight through stdio's buffer: one fwrite per record, not per frame. */
@@ -328,28 +359,36 @@ static int render_all(const struct records *p, const struct output_opts *o,
 		      struct strbuf *text, struct rendered **rsp, size_t *nr)
 {
 	struct rendered *rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
+	struct line_index li = {};
 	struct frame_names fn;
+	size_t n = 0;
 
-	if (!rs)
+	if (!rs || line_index__init(&li, p->nr)) {
+		free(rs);
+		free(li.slots);
 		return -ENOMEM;
+	}
 	/* The names are copied into text: they need not outlive the loop. */
 	frame_names__init(&fn, o->short_names);
 	fn.lines = o->lines;
-	for (size_t i = 0; i < p->nr; i++) {
-		rs[i].off = text->len;
+	for (size_t i = 0; i < p->nr && !text->err; i++) {
+		rs[n].off = text->len;
 		if (o->folded)
 			render_folded(text, &p->recs[i], o, &fn);
 		else
 			render_plain(text, &p->recs[i], o, &fn);
-		rs[i].len = text->len - rs[i].off;
-		rs[i].count = output__weight(o, &p->recs[i]);
+		rs[n].len = text->len - rs[n].off;
+		rs[n].count = output__weight(o, &p->recs[i]);
+		if (!text->err)
+			line_index__fold(&li, text, rs, &n);
 	}
 	frame_names__free(&fn);
+	free(li.slots);
 	if (text->err) {
 		free(rs);
 		return text->err;
 	}
-	*nr = merge(rs, p->nr, text->buf);
+	*nr = n;
 	*rsp = rs;
 	return 0;
 }

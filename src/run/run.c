@@ -190,67 +190,129 @@ static void tuned_period(struct run *r)
 }
 
 /*
+ * One report's keys and their records.  Without -i, the keys are named as
+ * they are read, a batch at a time, never all held at once: at scale they
+ * are a few MiB, held beside the records (which have all a key says).
+ * With -i, the set is cleared by the keys read: they are drained whole
+ * and kept for it (samples).
+ */
+struct naming {
+	struct symbolizer sym;
+	struct records recs;
+	struct sample *samples;	/* NULL: named as read */
+	size_t keys;
+	int naming_err;		/* the error was naming's, not the read's */
+	__u64 cpu;		/* the main thread's clock at the last switch */
+	double ms, drain_ms, naming_ms;	/* wall clock, likewise */
+};
+
+/* The time since the last switch goes to part (cputime.h), and to *ms. */
+static void naming_switch(struct naming *n, const char *part, double *ms)
+{
+	double t = now_ms();
+
+	cputime__section(part, n->cpu);
+	n->cpu = cputime__now();
+	*ms += t - n->ms;
+	n->ms = t;
+}
+
+static int name_batch(void *ctx, const struct sample *batch, size_t nr)
+{
+	struct naming *n = ctx;
+
+	naming_switch(n, "drain", &n->drain_ms);
+	n->keys += nr;
+	n->naming_err = records__add(&n->recs, &n->sym, batch, nr);
+	naming_switch(n, "naming", &n->naming_ms);
+	return n->naming_err;
+}
+
+/* n->recs from the held keys, or from the set's as they are read. */
+static int name_keys(struct run *r, struct naming *n)
+{
+	int err;
+
+	init_symbolizer(r, &n->sym);
+	if (n->samples) {
+		err = n->naming_err = records__build(&n->recs, &n->sym, n->samples, n->keys);
+		naming_switch(n, "naming", &n->naming_ms);
+		return err;
+	}
+	n->keys = 0;
+	err = n->naming_err = records__init(&n->recs, &n->sym);
+	if (!err)
+		err = session__drain_each(r->m.s, name_batch, n);
+	naming_switch(n, "drain", &n->drain_ms);
+	return err;
+}
+
+/*
  * Drain the read set, symbolize it and write it: one report.  0 or -errno;
  * a write error is returned as is, for the caller to judge.
  */
 static int report_set(struct run *r, bool clear)
 {
-	double t0 = now_ms(), t1, t2;
-	__u64 cpu = cputime__now();
-	long rss0 = peak_rss_kb(), rss1 = 0, rss2 = 0;
-	struct records recs = {};
-	struct symbolizer sym;
-	struct sample *samples = NULL;
+	struct naming n = { .cpu = cputime__now(), .ms = now_ms() };
+	long rss0 = peak_rss_kb(), rss1, rss2;
 	struct timespec now;
-	size_t nr = 0;
+	double t2;
+	__u64 cpu;
 	int err;
 
-	err = session__drain(r->m.s, &samples, &nr);
-	if (err) {
-		pr_err("cannot read the BPF maps: %s", strerror(-err));
-		return err;
+	if (clear) {
+		err = session__drain(r->m.s, &n.samples, &n.keys);
+		if (err) {
+			pr_err("cannot read the BPF maps: %s", strerror(-err));
+			return err;
+		}
+		naming_switch(&n, "drain", &n.drain_ms);
 	}
-	t1 = now_ms();
-	cputime__section("drain", cpu);
-	cpu = cputime__now();
 	rss1 = peak_rss_kb();
 	interps__settle(r->m.ints, INTERP_SETTLE_MS);
-	init_symbolizer(r, &sym);
-	err = records__build(&recs, &sym, samples, nr);
+	err = name_keys(r, &n);
 	/*
 	 * Debug files are parsed for the files these samples were named from
 	 * (debuginfod.h): once some are, name the samples again.  The records
-	 * point to the old names, which are only freed, not read.
+	 * point to the old names, which are only freed, not read.  Without -i
+	 * the keys are read again: the set no longer changes, as sampling has
+	 * ended.
 	 */
 	if (!err && take_debug_files(r)) {
-		records__free(&recs);
-		init_symbolizer(r, &sym);
-		err = records__build(&recs, &sym, samples, nr);
+		records__free(&n.recs);
+		err = name_keys(r, &n);
 	}
-	if (err) {
+	if (err && n.naming_err)
 		pr_err("cannot symbolize: %s", strerror(-err));
+	else if (err)
+		pr_err("cannot read the BPF maps: %s", strerror(-err));
+	if (err)
 		goto out;
-	}
 	t2 = now_ms();
-	cputime__section("naming", cpu);
 	cpu = cputime__now();
 	rss2 = peak_rss_kb();
-	summary__add(&r->sum, r->o, samples, nr, &recs);
-	completeness__add(&r->complete, &recs);
+	/*
+	 * The cache names nothing more (the report's own with -i; else the
+	 * prefetches', whose only report is the last): its lookup tables go
+	 * before the output is made, when a report's memory peaks.
+	 */
+	sym_cache__forget(n.recs.cache);
+	summary__add(&r->sum, r->o, &n.recs);
+	completeness__add(&r->complete, &n.recs);
 	tuned_period(r);
-	hints__add(&r->hints, &recs);
+	hints__add(&r->hints, &n.recs);
 	clock_gettime(CLOCK_REALTIME, &now);
-	err = writers__write(&r->out, &recs, r->interval_no, &r->interval_start, &now);
+	err = writers__write(&r->out, &n.recs, r->interval_no, &r->interval_start, &now);
 	cputime__section("output", cpu);
 	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
-			nr, r->prefetches, t1 - t0, t2 - t1, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
+			n.keys, r->prefetches, n.drain_ms, n.naming_ms, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
 	r->interval_no++;
 	if (clear && !err)
-		err = session__clear(r->m.s, samples, nr);
+		err = session__clear(r->m.s, n.samples, n.keys);
 out:
-	records__free(&recs);
-	free(samples);
+	records__free(&n.recs);
+	free(n.samples);
 	/* After records__free: the records point into the files it frees. */
 	if (clear && r->m.us)
 		usyms__forget_exited(r->m.us);

@@ -16,16 +16,16 @@ static bool wants_summary(const struct options *o)
 	return o->nr_outputs && !o->quiet;
 }
 
-/* The keys' samples, and apart their off-CPU time (ns). */
-static __u64 counted_samples(const struct sample *s, size_t nr, __u64 *off_ns)
+/* The records' samples, and apart their off-CPU time (ns). */
+static __u64 counted_samples(const struct records *rs, __u64 *off_ns)
 {
 	__u64 sum = 0;
 
-	for (size_t i = 0; i < nr; i++) {
-		if (s[i].key.what == COUNT_OFF_CPU)
-			*off_ns += s[i].count;
+	for (size_t i = 0; i < rs->nr; i++) {
+		if (rs->recs[i].what == COUNT_OFF_CPU)
+			*off_ns += rs->recs[i].count;
 		else
-			sum += s[i].count;
+			sum += rs->recs[i].count;
 	}
 	return sum;
 }
@@ -52,12 +52,11 @@ static void count_stacks(struct summary *sum, const struct options *o,
 }
 
 void summary__add(struct summary *sum, const struct options *o,
-		  const struct sample *samples, size_t nr,
 		  const struct records *recs)
 {
 	struct sample_tally *t = &sum->tally;
 
-	t->counted += counted_samples(samples, nr, &t->off_ns);
+	t->counted += counted_samples(recs, &t->off_ns);
 	t->missed_stacks += recs->missed_stacks;
 	t->missed_enomem |= recs->missed_enomem;
 	t->truncated += recs->truncated;

@@ -26,9 +26,11 @@ struct summary {
 	__u64 timer_missed;		/* samples the CPUs' timers did not give (stall.h) */
 };
 
-/* Add one report: the samples it drained and the records built from them. */
+/*
+ * Add one report: the records built from the samples it drained (one
+ * record per key, with its count).
+ */
 void summary__add(struct summary *sum, const struct options *o,
-		  const struct sample *samples, size_t nr,
 		  const struct records *recs);
 
 /* The warning, once; c the sampler's counters. */

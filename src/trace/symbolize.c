@@ -13,6 +13,7 @@
 #include "symbols/dwlines.h"
 #include "lib/htab.h"
 #include "lib/text.h"
+#include "lib/util.h"
 
 /*
  * Two htab tables map (k1, k2) keys to pointers: stacks by
@@ -597,17 +598,23 @@ struct sym_cache *sym_cache__new(void)
 	return c;
 }
 
-void sym_cache__free(struct sym_cache *c)
+void sym_cache__forget(struct sym_cache *c)
 {
-	if (!c)
-		return;
-	arena__free(&c->mem);
 	htab__free(&c->stacks);
 	htab__free(&c->frames);
 	htab__free(&c->interp_frames);
 	htab__free(&c->merged);
 	htab__free(&c->mappings);
 	htab__free(&c->procs);
+	c->nr_procs = 0;
+}
+
+void sym_cache__free(struct sym_cache *c)
+{
+	if (!c)
+		return;
+	sym_cache__forget(c);
+	arena__free(&c->mem);
 	free(c);
 }
 
@@ -635,38 +642,46 @@ int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samp
 	return 0;
 }
 
-int records__build(struct records *rs, const struct symbolizer *sym,
-		   const struct sample *samples, size_t nr)
+int records__init(struct records *rs, const struct symbolizer *sym)
 {
 	memset(rs, 0, sizeof(*rs));
 	rs->own_cache = !sym->cache;
 	rs->cache = sym->cache ? sym->cache : sym_cache__new();
-	rs->recs = calloc(nr ? nr : 1, sizeof(*rs->recs));
-	if (!rs->cache || !rs->recs) {
-		records__free(rs);
-		return -ENOMEM;
-	}
+	return rs->cache ? 0 : -ENOMEM;
+}
+
+int records__add(struct records *rs, const struct symbolizer *sym,
+		 const struct sample *samples, size_t nr)
+{
+	if (util__grow_array((void **)&rs->recs, &rs->cap, rs->nr + nr, sizeof(*rs->recs)))
+		goto nomem;
 	for (size_t i = 0; i < nr; i++) {
 		const struct count_key *k = &samples[i].key;
-		struct record *r = &rs->recs[i];
+		struct record *r = &rs->recs[rs->nr];
 
-		r->pid = k->pid;
-		r->tid = k->tid;
-		r->cpu = k->cpu;
-		r->what = k->what;
+		*r = (struct record){ .pid = k->pid, .tid = k->tid, .cpu = k->cpu,
+				      .what = k->what, .count = samples[i].count };
 		memcpy(r->comm, k->comm, sizeof(r->comm));
 		r->comm[sizeof(r->comm) - 1] = '\0';
 		text__sanitize_str(r->comm);	/* any process names itself */
-		r->count = samples[i].count;
 		for (int p = 0; p < NR_PARTS; p++)
 			set_part(rs, sym, &samples[i], p, &r->parts[p]);
-		if (fold_interp(rs->cache, sym->interps, r)) {
-			records__free(rs);
-			return -ENOMEM;
-		}
+		if (fold_interp(rs->cache, sym->interps, r))
+			goto nomem;
+		rs->nr++;
 	}
-	rs->nr = nr;
 	return 0;
+nomem:
+	records__free(rs);
+	return -ENOMEM;
+}
+
+int records__build(struct records *rs, const struct symbolizer *sym,
+		   const struct sample *samples, size_t nr)
+{
+	int err = records__init(rs, sym);
+
+	return err ? err : records__add(rs, sym, samples, nr);
 }
 
 void records__free(struct records *rs)

@@ -95,10 +95,27 @@ void symbolizer__set_interps(struct symbolizer *sym, const struct interps *ints)
 /* Build rs from samples.  0 or -ENOMEM. */
 int records__build(struct records *rs, const struct symbolizer *sym,
 		   const struct sample *samples, size_t nr);
+
+/*
+ * The same a batch at a time (session__drain_each()), so that the samples
+ * need not be held all at once: records__init() makes rs empty, each
+ * records__add() appends a record per sample.  0 or -ENOMEM (rs is freed).
+ */
+int records__init(struct records *rs, const struct symbolizer *sym);
+int records__add(struct records *rs, const struct symbolizer *sym,
+		 const struct sample *samples, size_t nr);
 void records__free(struct records *rs);
 
 struct sym_cache *sym_cache__new(void);
 void sym_cache__free(struct sym_cache *c);
+
+/*
+ * Free the cache's lookup tables, keeping the stacks, frames and names
+ * that records point to: for a cache that names nothing more, before its
+ * records are written (at scale, the tables are a few MiB).  A cache
+ * looked up after this names every stack anew.
+ */
+void sym_cache__forget(struct sym_cache *c);
 
 /*
  * Read and symbolize, ahead of the report, the stacks these samples refer

@@ -235,7 +235,7 @@ const struct frame *trace_iter__frame(const struct trace_iter *it, __u32 i);
 /* A set of records: one report's worth. */
 struct records {
 	struct record *recs;
-	size_t nr;
+	size_t nr, cap;
 	struct sym_cache *cache;	/* stacks, frames, and their memory */
 	bool own_cache;
 	__u64 missed_stacks;	/* stacks printed as [Missed ...] */
