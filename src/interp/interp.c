@@ -133,6 +133,14 @@ void interps__exec(struct interps *ints, __u32 pid)
 		ints->by_kind[k]->exec(ints->ctx[k], pid);
 }
 
+bool interps__waiting(struct interps *ints)
+{
+	for_each_started(ints, k, waiting)
+		if (ints->by_kind[k]->waiting(ints->ctx[k]))
+			return true;
+	return false;
+}
+
 void interps__forget(struct interps *ints, __u32 pid)
 {
 	for_each_started(ints, k, forget)

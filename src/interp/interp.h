@@ -83,6 +83,12 @@ struct interp_ops {
 	void (*seen)(void *ctx, const char *path);
 	void (*exec)(void *ctx, __u32 pid);	/* pid exec'd: look again */
 	void (*forget)(void *ctx, __u32 pid);	/* pid exited */
+	/*
+	 * Optional: a process waits for a mapping whose record wakes no
+	 * reader (a libpython that ld.so maps after the exec): while true,
+	 * the tracker reads its records every INTERP_WAIT_POLL_MS.
+	 */
+	bool (*waiting)(void *ctx);
 	/* A struct interp_stack_note of its kind (len bytes, unaligned). */
 	void (*note)(void *ctx, const void *note, size_t len);
 	/* Before a report: wait at most timeout_ms for pending reads. */
@@ -163,6 +169,9 @@ const char *interps__off_options(const struct interps *ints);
 void interps__detect(struct interps *ints, __u32 pid);
 void interps__exec(struct interps *ints, __u32 pid);
 void interps__forget(struct interps *ints, __u32 pid);
+/* Does a runtime wait for a mapping?  Then read the records that often. */
+#define INTERP_WAIT_POLL_MS 5
+bool interps__waiting(struct interps *ints);
 void interps__mapping(struct interps *ints, __u32 pid, const char *path);
 void interps__note(struct interps *ints, const void *note, size_t len);
 

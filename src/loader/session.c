@@ -376,7 +376,8 @@ static int configure_unwind(struct profile_bpf *skel, const struct session_confi
 	err = bpf_map__set_max_entries(skel->maps.uw_tables, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.uw_procs, 1);
-	if (!err)
+	/* The Python reader checks a process did not exec while it looked. */
+	if (!err && !c->interps)
 		err = bpf_map__set_max_entries(skel->maps.uw_execs, 1);
 	/* Interpreters' walkers need them too: a pid's entry must go at once. */
 	if (!err && !c->interps)

@@ -425,6 +425,9 @@ int tracker__poll(struct tracker *t, int timeout_ms)
 
 	t->nr = t->arena_len = 0;
 	t->err = 0;
+	/* A runtime waits for an mmap record, which wakes nobody: look soon. */
+	if ((timeout_ms < 0 || timeout_ms > INTERP_WAIT_POLL_MS) && interps__waiting(t->ints))
+		timeout_ms = INTERP_WAIT_POLL_MS;
 	err = perf_buffer__poll(t->pb, timeout_ms);
 	if (err < 0 && err != -EINTR)
 		return err;

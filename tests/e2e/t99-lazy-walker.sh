@@ -19,6 +19,17 @@
 #                  is mapped, and waits for the side band's next wakeup.
 #   thread exec    a thread that is not the main one execs hot.py: the old
 #                  main thread exits first, which is not the process's end
+#   read across    (a pyenv CPython linked to libpython) the first look at
+#   an exec        it finds CPython, and waits 2 s before it publishes
+#                  (PROFILE_TEST_PY_LOOK_DELAY_MS); the process, never
+#                  sampled (-F 49, asleep), execs itself meanwhile: the
+#                  old image's addresses are dropped and it is looked at
+#                  again.  Before, it was never named (CI: 0 of 76).
+#   slow ld.so     (the same CPython) a shell, sampled, execs it with 3,000
+#                  directories in LD_LIBRARY_PATH: its exec note finds no
+#                  libpython yet, whose mmap record wakes no reader; the
+#                  side band is read every 5 ms while it waits.  Before, a
+#                  second of its samples went unnamed.
 #
 # Prerequisites (tests/e2e/lib.sh): ROOT_BPF, PY311.
 . "$(dirname "$0")/lib.sh"
@@ -79,10 +90,7 @@ test_expect_success ROOT_BPF,PY311 'a Python process started mid-run: the walker
 # An exec'd process that the interpreters must look at again: one whose
 # exec comes from a thread other than the main one (the old main thread
 # exits first: that is not the process's end), named from its exec on: at
-# most one in PART samples unnamed.  (A CPython found by its libpython's
-# mapping before any sample, that execs itself, is not checked here: its
-# detection can straddle the exec when the side band is read late, issue
-# 31, open.)
+# most one in PART samples unnamed.
 exec_named() {
 	local f=$1 comm=$2 min=$3 part=$4 all named
 	all=$(fsum $f "^$comm;")
@@ -99,6 +107,33 @@ test_expect_success ROOT_BPF,PY311 'a thread other than the main one execs Pytho
 		>texec.folded 2>texec.err || { cat texec.err; return 1; }
 	exec_named texec.folded texec 500 20
 '
+
+# looked COMM FILE.err: -v's count of processes that exec'd while read.
+looked() { sed -n "s/^profile: python: looked again at \([0-9]*\) processes.*/\1/p" "$1"; }
+
+for py in /root/.pyenv/versions/3.11.*/bin/python3.11; do
+	ldd "$py" 2>/dev/null | grep -q "libpython3\.11\.so" || continue
+	v=$(basename "$(dirname "$(dirname "$py")")")
+	test_expect_success ROOT_BPF "pyenv $v: the process execs itself while the first look at it is read: looked at again, named" "
+		bg $py -S -I -c \"import os, sys, time; time.sleep(2); os.execv(sys.executable, [sys.executable, '\$PYWL/hot.py', '4', 'across'])\" >across.out
+		pid=\$!
+		sleep 0.3
+		PROFILE_TEST_PY_LOOK_DELAY_MS=2000 \"\$PROFILE\" -v -F 49 -f -p \$pid 6 >across.folded 2>across.err ||
+			{ cat across.err; return 1; }
+		# Named from the second look, about 2.1 s in: 3.6 of hot.py's 4 s.
+		exec_named across.folded across 150 3
+		n=\$(looked across.err)
+		echo \"looked again at \${n:-?} processes\"
+		[ \"\${n:-0}\" -ge 1 ] || { grep python across.err; fail 'no look read across the exec: the test did not race'; }
+	"
+	test_expect_success ROOT_BPF "pyenv $v: a shell execs it, ld.so maps libpython late: named from its exec" "
+		dirs=\$(seq -f /nonexistent/d%g 1 3000 | paste -sd:)
+		\"\$PROFILE\" -v -F 999 -f -- sh -c 'i=0; while [ \$i -lt 30000 ]; do i=\$((i + 1)); done; LD_LIBRARY_PATH=\$2 exec \"\$0\" \"\$1\" 1 slowld' \
+			$py \"\$PYWL/hot.py\" \"\$dirs\" >slowld.folded 2>slowld.err || { cat slowld.err; return 1; }
+		grep '^profile: python: looked again' slowld.err || :
+		exec_named slowld.folded slowld 800 20
+	"
+done
 
 
 test_done

@@ -41,6 +41,7 @@ static void *py_start(struct profile_bpf *skel, const struct interp_config *cfg)
 		.procs_fd = bpf_map__fd(skel->maps.interp_procs),
 		.nr_procs = &skel->bss->interp_nr_procs[PY_KIND - 1],
 		.fsbase_off = &skel->bss->py_fsbase_off,
+		.execs_fd = bpf_map__fd(skel->maps.uw_execs),
 		.need_walker = cfg->need_walker,
 		.walker_arg = cfg->walker_arg,
 	};
@@ -92,6 +93,11 @@ static void py_mapped(void *ctx, __u32 pid)
 static void py_exec(void *ctx, __u32 pid)
 {
 	python__exec(ctx, pid);
+}
+
+static bool py_waiting(void *ctx)
+{
+	return python__waiting(ctx);
 }
 
 static void py_forget(void *ctx, __u32 pid)
@@ -198,6 +204,8 @@ static void py_report_verbose(struct python *py, const __u64 *c)
 		(unsigned long long)st.over_budget,
 		(unsigned long long)c[INTERP_CNT_NOTES], (unsigned long long)c[INTERP_CNT_NOTE_ERR],
 		(unsigned long long)st.dropped);
+	pr_info("python: looked again at %llu processes that exec'd while read; %llu looks found a process waiting for its libpython",
+		(unsigned long long)st.exec_raced, (unsigned long long)st.waits);
 	for (unsigned int e = 0; e < NR_PY_ENDS && off < sizeof(ends); e++)
 		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
 				py_end_names[e], (unsigned long long)c[PY_CNT_END + e]);
@@ -240,6 +248,7 @@ const struct interp_ops python_interp = {
 	.seen = py_seen,
 	.exec = py_exec,
 	.forget = py_forget,
+	.waiting = py_waiting,
 	.note = py_note,
 	.settle = py_settle,
 	.reap = py_reap,

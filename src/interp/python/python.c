@@ -44,10 +44,19 @@
 #define SYMS_MAX (4u << 20)
 /* Objects of a process looked at for CPython: the executable and libpython. */
 #define CANDIDATES_MAX 4
+/* Looks at a process that exec'd while it was read, at most, in a row. */
+#define DETECT_TRIES 3
+/*
+ * Processes whose executable waits for its libpython, at most, and for
+ * how long after the last one came: see python__waiting().
+ */
+#define WAITING_MAX 1024
+#define WAITING_NS 1000000000ull
 
 /* What a file holds of CPython: addresses as ELF virtual addresses. */
 struct pyobj {
 	bool python;			/* has _PyRuntime */
+	bool needs_libpython;		/* DT_NEEDED: its CPython is in a libpython */
 	__u64 runtime, version, code_type, str_type, bytes_type;
 	__u64 vaddr0;			/* the vaddr file offset 0 is loaded at */
 	unsigned int name_minor;	/* 3.X from the file's name, or 0 */
@@ -142,6 +151,10 @@ struct python {
 	struct htab procs;		/* pid -> struct pyproc */
 	struct pyproc *gone;		/* dead, waiting for python__reap() */
 	struct htab objects;		/* file key -> struct pyobj */
+	/* pid -> 1: waiting for its libpython, until wait_until (ns). */
+	struct htab waiting;
+	__u64 wait_until;
+	unsigned int looking;		/* detect() calls under way */
 	/*
 	 * Bytes of names: code entries and this report's frame names, shared
 	 * max-min fair between users (procfs_status.charged), PYTHON_MEM_MAX in all.
@@ -169,6 +182,11 @@ struct python {
 	struct pyuser *turn_first, *turn_last;
 	__u64 turns;			/* turns in the worker's queue */
 	bool fsbase_warned;		/* fsbase_ready() said the offset is missing */
+	/*
+	 * Tests (t99): the first look that finds CPython waits this long
+	 * before it publishes, as a slow read would; the worker's only.
+	 */
+	unsigned int look_delay_ms;
 	struct python_stats stats;
 };
 
@@ -260,6 +278,36 @@ static void scan_symbols(Elf *elf, struct pyobj *o)
 	}
 }
 
+/* Does ld.so load a libpython for the file (DT_NEEDED)?  Its first .dynamic only. */
+static bool needs_libpython(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		if (!sh.sh_entsize || sh.sh_size > CAP_SECTION_BYTES || !(d = elf_getdata(scn, NULL)))
+			return false;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *name;
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				return false;
+			if (dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (name && !strncmp(name, "libpython", 9))
+				return true;
+		}
+		return false;
+	}
+	return false;
+}
+
 /* The vaddr at which file offset 0 is loaded: the first PT_LOAD holds it. */
 static int offset0_vaddr(Elf *elf, __u64 *vaddr)
 {
@@ -304,6 +352,7 @@ static void scan_file(int fd, const char *path, size_t len, struct pyobj *o)
 		return;
 	scan_symbols(elf, o);
 	o->python = o->runtime && !offset0_vaddr(elf, &o->vaddr0);
+	o->needs_libpython = !o->python && needs_libpython(elf);
 	o->name_minor = minor_from_name(path, len);
 	elf_end(elf);
 }
@@ -312,6 +361,7 @@ static void scan_file(int fd, const char *path, size_t len, struct pyobj *o)
 
 struct candidate {
 	struct vma v;
+	bool exe;			/* else a libpython */
 	char path[PATH_MAX];		/* v.path points here */
 };
 
@@ -345,6 +395,7 @@ static int add_candidate(const struct vma *v, void *arg)
 
 		/* v->path points into a line that is gone when we return. */
 		c->v = *v;
+		c->exe = exe;
 		memcpy(c->path, v->path, v->path_len);
 		c->v.path = c->path;
 	}
@@ -720,28 +771,42 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 	return 0;
 }
 
-/*
- * Look for CPython in pid; exec: even if it was found before, unless it
- * was found for this request (seq) or a later one.
- */
-static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
+/* pid's execs so far, as uw_exec counts them (0: none, or not counted). */
+static __u64 execs_of(const struct python *py, __u32 pid)
 {
-	struct pyproc *p;
+	__u64 n = 0;
+
+	bpf_map_lookup_elem(py->maps.execs_fd, &pid, &n);
+	return n;
+}
+
+/* pid's executable waits for the libpython that ld.so maps next. */
+static void wait_for_libpython(struct python *py, __u32 pid)
+{
+	pthread_mutex_lock(&py->lock);
+	if (htab__get(&py->waiting, pid, 0) ||
+	    (py->waiting.nr < WAITING_MAX && !htab__put(&py->waiting, pid, 0, (void *)1))) {
+		py->wait_until = now_ns() + WAITING_NS;
+		py->stats.waits++;
+	}
+	pthread_mutex_unlock(&py->lock);
+}
+
+/*
+ * One look at pid's mappings: 0 when done (CPython found or not there),
+ * -ESTALE when the process exec'd while it was read (what was found is
+ * dropped: it may be the old image's), -EAGAIN when its executable waits
+ * for a libpython not mapped yet.
+ */
+static int look(struct python *py, __u32 pid, __u64 seq, bool again)
+{
+	__u64 t0 = now_ns(), execs = execs_of(py, pid);
+	bool wait_lib = false, have_lib = false;
 	struct procfs_status status;
 	struct stat pidns;
+	int dirfd, ret = 0;
 	struct scan *s;
-	int dirfd = -1;
-	__u64 t0 = now_ns();
-	bool again;
 
-	pthread_mutex_lock(&py->lock);
-	p = htab__get(&py->procs, pid, 0);
-	if (p && (!exec || p->seq >= seq)) {
-		pthread_mutex_unlock(&py->lock);
-		return;
-	}
-	again = retire(py, pid);
-	pthread_mutex_unlock(&py->lock);
 	s = calloc(1, sizeof(*s));
 	dirfd = procfs__open_pid(pid);
 	if (dirfd < 0 || !s)
@@ -761,7 +826,9 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		__u64 bias;
 		int err;
 
+		have_lib |= !s->c[i].exe;
 		o = get_object(py, dirfd, v);
+		wait_lib |= o && s->c[i].exe && o->needs_libpython;
 		if (!o || !o->python)
 			continue;
 		/* The kernel's walker, loaded on first need while we read. */
@@ -773,19 +840,74 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		/* Before 3.11 a thread is known by its fs base: the BTF says where. */
 		if (!err && l.bpf.ts_native_id == PY_NO_OFF && !fsbase_ready(py))
 			break;
+		if (!err && py->look_delay_ms) {
+			struct timespec d = { .tv_sec = py->look_delay_ms / 1000,
+					      .tv_nsec = py->look_delay_ms % 1000 * 1000000L };
+
+			nanosleep(&d, NULL);
+			py->look_delay_ms = 0;
+		}
 		pthread_mutex_lock(&py->lock);
-		if (err)
+		htab__del_key(&py->waiting, pid, 0);
+		if (err) {
 			note_unsupported(py, v->path, v->path_len, major, minor);
-		else if (!publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again))
+			pthread_mutex_unlock(&py->lock);
+			goto out;
+		}
+		err = publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again);
+		/* Its entry may have gone in after the exec dropped the old image's. */
+		if (execs_of(py, pid) != execs) {
+			retire(py, pid);
+			py->stats.exec_raced++;
+			ret = -ESTALE;
+		} else if (!err) {
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
+		}
 		pthread_mutex_unlock(&py->lock);
-		break;
+		goto out;
+	}
+	if (wait_lib && !have_lib) {
+		/* About to run CPython: its walker loads while ld.so works. */
+		if (py->maps.need_walker)
+			py->maps.need_walker(py->maps.walker_arg);
+		ret = -EAGAIN;
 	}
 out:
 	if (dirfd >= 0)
 		close(dirfd);
 	free(s);
+	return ret;
+}
+
+/*
+ * Look for CPython in pid; exec: even if it was found before, unless it
+ * was found for this request (seq) or a later one.
+ */
+static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
+{
+	struct pyproc *p;
+	int err = -ESTALE;
+	bool again;
+
+	pthread_mutex_lock(&py->lock);
+	p = htab__get(&py->procs, pid, 0);
+	if (p && (!exec || p->seq >= seq)) {
+		pthread_mutex_unlock(&py->lock);
+		return;
+	}
+	again = retire(py, pid);
+	py->looking++;
+	pthread_mutex_unlock(&py->lock);
+	for (int i = 0; i < DETECT_TRIES && err == -ESTALE; i++) {
+		err = look(py, pid, seq, again);
+		again |= err == -ESTALE;
+	}
+	if (err == -EAGAIN)
+		wait_for_libpython(py, pid);
+	pthread_mutex_lock(&py->lock);
+	py->looking--;
+	pthread_mutex_unlock(&py->lock);
 }
 
 /* ---- naming code objects ---- */
@@ -1382,6 +1504,30 @@ void python__mapped(struct python *py, __u32 pid)
 		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
 }
 
+/*
+ * The mmap record of a libpython wakes no reader: it may be read a second
+ * later, and until then its process's Python frames are not walked.  So
+ * while a first-sampled or exec'd process is looked at, and while one
+ * waits for its libpython (for at most WAITING_NS after the last look
+ * that found one waiting), the side band is read often: every
+ * INTERP_WAIT_POLL_MS, however many wait.
+ */
+bool python__waiting(struct python *py)
+{
+	bool waiting;
+
+	if (!py)
+		return false;
+	pthread_mutex_lock(&py->lock);
+	waiting = py->waiting.nr && now_ns() < py->wait_until;
+	/* Gone by now, or never mapped one: the mmap records say the rest. */
+	if (!waiting && py->waiting.nr)
+		htab__free(&py->waiting);
+	waiting |= py->urgent_nr || py->looking;
+	pthread_mutex_unlock(&py->lock);
+	return waiting;
+}
+
 void python__need_walker(struct python *py)
 {
 	if (py && py->maps.need_walker)
@@ -1402,6 +1548,7 @@ void python__forget(struct python *py, __u32 pid)
 	/* Every exit on the host comes here: queue only those we know. */
 	pthread_mutex_lock(&py->lock);
 	known = htab__get(&py->procs, pid, 0) != NULL;
+	htab__del_key(&py->waiting, pid, 0);
 	pthread_mutex_unlock(&py->lock);
 	if (known)
 		request(py, REQ_FORGET, pid, ++py->seq, NULL, 0);
@@ -1508,6 +1655,8 @@ struct python *python__new(const struct python_maps *maps, bool lines)
 		return NULL;
 	py->maps = *maps;
 	py->lines = lines;
+	if (getenv("PROFILE_TEST_PY_LOOK_DELAY_MS"))
+		py->look_delay_ms = strtoul(getenv("PROFILE_TEST_PY_LOOK_DELAY_MS"), NULL, 10);
 	share__init(&py->names, "Python names", "bytes", PYTHON_MEM_MAX);
 	pthread_mutex_init(&py->lock, NULL);
 	share__init(&py->proc_share, "Python process table", "processes", MAX_INTERP_PROCS);
@@ -1558,6 +1707,7 @@ void python__free(struct python *py)
 	htab__free(&py->users);
 	htab__free(&py->procs);
 	htab__free(&py->objects);
+	htab__free(&py->waiting);
 	strpool__free(&py->report_names);
 	share__exit(&py->names);
 	share__exit(&py->proc_share);

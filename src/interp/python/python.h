@@ -31,6 +31,7 @@ struct python_maps {
 	int procs_fd;			/* interp_procs: entries of kind PY_KIND */
 	__u32 *nr_procs;		/* the sampler's count of them */
 	__u32 *fsbase_off;		/* ... and py_fsbase_off */
+	int execs_fd;			/* uw_execs: execs per process, read only */
 	/*
 	 * interp_config.need_walker, may be NULL: called, without waiting,
 	 * when CPython is mapped or found in a process.
@@ -48,6 +49,8 @@ struct python_stats {
 	__u64 notes;			/* new stacks reported by the sampler */
 	__u64 dropped;			/* requests lost to a full queue */
 	__u64 over_budget;		/* code objects not kept: memory budget */
+	__u64 exec_raced;		/* processes that exec'd while looked at */
+	__u64 waits;			/* looks that found a process waiting for its libpython */
 	char unsupported_first[96];	/* "PATH: VERSION" of the first one */
 };
 
@@ -69,6 +72,8 @@ void python__free(struct python *py);
  */
 void python__detect(struct python *py, __u32 pid);
 void python__mapped(struct python *py, __u32 pid);
+/* Is a process waiting for its libpython?  Then read the side band soon. */
+bool python__waiting(struct python *py);
 /* CPython is about to run somewhere: start loading the kernel's walker. */
 void python__need_walker(struct python *py);
 /* pid exec'd: forget what it was, look again before what is queued. */
