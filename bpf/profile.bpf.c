@@ -1420,20 +1420,21 @@ const volatile __u32 off_signal = 0;
 const volatile __u32 off_live = 0;
 
 /*
- * Do other threads of the current one's group live on?  At the exit
- * tracepoint the exiting thread is counted out already.  A leader that
- * exits while they do is not its process's end: a thread that execs makes
- * the old leader exit (de_thread), and a main thread may pthread_exit().
+ * How many threads of the current one's group live on (-1: unreadable)?
+ * At the exit tracepoint the exiting thread is counted out already.  A
+ * leader that exits while they do is not its process's end: a thread
+ * that execs makes the old leader exit (de_thread), and a main thread may
+ * pthread_exit().
  */
-static __always_inline bool group_alive(void)
+static __always_inline int group_live(void)
 {
 	void *task = (void *)bpf_get_current_task(), *signal = NULL;
 	int live = 0;
 
 	if (bpf_probe_read_kernel(&signal, sizeof(signal), task + off_signal) || !signal ||
 	    bpf_probe_read_kernel(&live, sizeof(live), signal + off_live))
-		return false;
-	return live > 0;
+		return -1;
+	return live;
 }
 
 /*
@@ -1481,7 +1482,8 @@ int uw_exit(void *ctx)
 
 	/* Every thread: what interpreters' walkers keep of it goes too. */
 	interp_thread_exit(gtid);
-	if (!current_ids(&pid, &tid) || (off_live ? group_alive() : pid != tid))
+	/* An unreadable count ends the process: its entries must not outlive it. */
+	if (!current_ids(&pid, &tid) || (off_live ? group_live() > 0 : pid != tid))
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
 	interp_forget(pid);
@@ -1555,13 +1557,9 @@ SEC("raw_tp/sched_process_exit")
 int follow_exit(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	void *task = (void *)bpf_get_current_task(), *signal = NULL;
-	int live = 1;
 
-	if (!in_set(&follow_set, tgid))
-		return 0;
-	if (bpf_probe_read_kernel(&signal, sizeof(signal), task + off_signal) || !signal ||
-	    bpf_probe_read_kernel(&live, sizeof(live), signal + off_live) || live > 0)
+	/* An unreadable count keeps it: a command is never dropped early. */
+	if (!in_set(&follow_set, tgid) || group_live() != 0)
 		return 0;
 	bpf_map_delete_elem(&follow_set, &tgid);
 	return 0;
