@@ -1439,29 +1439,27 @@ static __always_inline int group_live(void)
 
 /*
  * A process that execs or exits loses its mapping list (and interpreter
- * entry) at once, so that
- * no sample of the new image is walked with the old one's tables; the
- * loader learns of it from the side band and syncs the new image, and
- * checks the exec count around each sync (a list read before an exec and
- * written after it would otherwise stay).
+ * entry) at once, so that no sample of the new image is walked with the
+ * old one's tables; the loader learns of it from the side band and syncs
+ * the new image, and checks the process's uw_execs value around each sync
+ * and each look for an interpreter (a list or entry read before an exec
+ * and written after it would otherwise stay).  The value changes first:
+ * an entry written after the deletes below, but read back before the
+ * change, would be missed.
  */
 SEC("raw_tp/sched_process_exec")
 int uw_exec(void *ctx)
 {
-	__u64 one = 1, *execs;
+	__u64 now = bpf_ktime_get_ns();
 	bool had_interp;
 	__u32 pid, tid;
 
 	if (!current_ids(&pid, &tid))
 		return 0;
+	bpf_map_update_elem(&uw_execs, &pid, &now, BPF_ANY);
 	bpf_map_delete_elem(&uw_procs, &pid);
 	bpf_map_delete_elem(&uw_asked, &pid);
 	had_interp = interp_forget(pid);
-	execs = bpf_map_lookup_elem(&uw_execs, &pid);
-	if (execs)
-		__sync_fetch_and_add(execs, 1);
-	else
-		bpf_map_update_elem(&uw_execs, &pid, &one, BPF_NOEXIST);
 	/* The new image and ld.so are mapped: its list may be in before its first sample. */
 	if (unwind_tables && wanted(&pid, &tid))
 		uw_ask(pid);

@@ -37,9 +37,10 @@ struct {
 } uw_tables SEC(".maps");
 
 /*
- * Execs of each process, counted here, read by the loader before and after
- * it reads a process's maps: a change means the list it wrote may be the
- * old image's.
+ * pid -> the time of its last exec (bpf_ktime_get_ns(): never the same
+ * twice, even after the entry was evicted or dropped and written again),
+ * read by the loader before and after it reads a process's maps: a
+ * change means what it wrote may be the old image's.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

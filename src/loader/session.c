@@ -358,8 +358,9 @@ static int configure_spill_key(struct profile_bpf *skel)
 }
 
 /*
- * The unwinder's maps take no memory until used, but are created small
- * when it is off, and its exec and exit programs are not loaded.
+ * The unwinder's maps are created small when it is off (uw_execs, which
+ * the Python reader reads too, only when interpreters are off as well),
+ * and its exec and exit programs are not loaded then.
  * PROFILE_TEST_UNWIND_FAIL makes the outer map impossible to create, so
  * that a test can see the fall back to frame pointers.
  */

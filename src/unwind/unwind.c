@@ -1165,7 +1165,7 @@ static struct proc *get_proc(struct unwind *u, __u32 pid)
 	return p;
 }
 
-/* Execs of pid so far, as the exec program counts them. */
+/* When pid last exec'd, as the exec program wrote it (uw_execs); 0: not seen. */
 static __u64 exec_count(struct unwind *u, __u32 pid)
 {
 	__u64 n = 0;

@@ -78,7 +78,7 @@ struct unwind;
 struct unwind_maps {
 	int tables_fd;		/* uw_tables: a table per object */
 	int procs_fd;		/* uw_procs: a mapping list per process */
-	int execs_fd;		/* uw_execs: execs per process, read only */
+	int execs_fd;		/* uw_execs: each process's last exec, read only */
 	int asks_fd;		/* uw_asks: syncs the walker asks for; -1: none */
 };
 

@@ -204,7 +204,7 @@ static void py_report_verbose(struct python *py, const __u64 *c)
 		(unsigned long long)st.over_budget,
 		(unsigned long long)c[INTERP_CNT_NOTES], (unsigned long long)c[INTERP_CNT_NOTE_ERR],
 		(unsigned long long)st.dropped);
-	pr_info("python: looked again at %llu processes that exec'd while read; %llu looks found a process waiting for its libpython",
+	pr_info("python: %llu looks dropped: their process exec'd while read; %llu looks found a process waiting for its libpython",
 		(unsigned long long)st.exec_raced, (unsigned long long)st.waits);
 	for (unsigned int e = 0; e < NR_PY_ENDS && off < sizeof(ends); e++)
 		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",

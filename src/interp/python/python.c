@@ -154,7 +154,7 @@ struct python {
 	/* pid -> 1: waiting for its libpython, until wait_until (ns). */
 	struct htab waiting;
 	__u64 wait_until;
-	unsigned int looking;		/* detect() calls under way */
+	__u64 looks;			/* REQ_DETECT and REQ_EXEC queued or under way */
 	/*
 	 * Bytes of names: code entries and this report's frame names, shared
 	 * max-min fair between users (procfs_status.charged), PYTHON_MEM_MAX in all.
@@ -235,6 +235,16 @@ static void match_symbol(struct pyobj *o, const char *name, __u64 value)
 		o->bytes_type = value;
 }
 
+/* Is section link a string table within CAP_SECTION_BYTES?  libelf reads it whole. */
+static bool strtab_ok(Elf *elf, size_t link)
+{
+	Elf_Scn *scn = elf_getscn(elf, link);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB &&
+	       sh.sh_size <= CAP_SECTION_BYTES;
+}
+
 /*
  * The first .dynsym and the first .symtab, each within CAP_SECTION_BYTES:
  * a hostile file may hold any number of symbol tables, each as big as the
@@ -250,7 +260,8 @@ static void scan_symbols(Elf *elf, struct pyobj *o)
 		Elf_Data *d;
 		size_t n;
 
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_size > CAP_SECTION_BYTES)
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_size > CAP_SECTION_BYTES ||
+		    !strtab_ok(elf, sh.sh_link))
 			continue;
 		if (sh.sh_type == SHT_DYNSYM && !seen_dynsym)
 			seen_dynsym = true;
@@ -289,7 +300,8 @@ static bool needs_libpython(Elf *elf)
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
 			continue;
-		if (!sh.sh_entsize || sh.sh_size > CAP_SECTION_BYTES || !(d = elf_getdata(scn, NULL)))
+		if (!sh.sh_entsize || sh.sh_size > CAP_SECTION_BYTES || !strtab_ok(elf, sh.sh_link) ||
+		    !(d = elf_getdata(scn, NULL)))
 			return false;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			const char *name;
@@ -897,7 +909,6 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		return;
 	}
 	again = retire(py, pid);
-	py->looking++;
 	pthread_mutex_unlock(&py->lock);
 	for (int i = 0; i < DETECT_TRIES && err == -ESTALE; i++) {
 		err = look(py, pid, seq, again);
@@ -905,9 +916,6 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 	}
 	if (err == -EAGAIN)
 		wait_for_libpython(py, pid);
-	pthread_mutex_lock(&py->lock);
-	py->looking--;
-	pthread_mutex_unlock(&py->lock);
 }
 
 /* ---- naming code objects ---- */
@@ -1400,6 +1408,9 @@ static void serve(void *ctx, unsigned int thread, void *req)
 	case REQ_DETECT:
 	case REQ_EXEC:
 		detect(py, r->pid, r->op == REQ_EXEC, r->seq);
+		pthread_mutex_lock(&py->lock);
+		py->looks--;
+		pthread_mutex_unlock(&py->lock);
 		break;
 	case REQ_FORGET:
 		forget(py, r->pid, r->seq);
@@ -1410,10 +1421,22 @@ static void serve(void *ctx, unsigned int thread, void *req)
 	free(r);
 }
 
+static bool is_look(const struct request *r)
+{
+	return r->op == REQ_DETECT || r->op == REQ_EXEC;
+}
+
 static void discard(void *ctx, void *req)
 {
-	(void)ctx;
-	free(*(struct request **)req);
+	struct request *r = *(struct request **)req;
+	struct python *py = ctx;
+
+	if (r && is_look(r)) {
+		pthread_mutex_lock(&py->lock);
+		py->looks--;
+		pthread_mutex_unlock(&py->lock);
+	}
+	free(r);
 }
 
 /* words: nr 8-byte words, at any alignment; seq: the next py->seq. */
@@ -1460,10 +1483,21 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 		py->turns--;
 		pthread_mutex_unlock(&py->lock);
 		return;
-	} else if (!worker__push_always(py->worker, &r)) {
-		return;
 	}
+	/*
+	 * Counted until served: while a look waits or runs, the side band
+	 * is read soon (python__waiting()), so that a libpython it finds
+	 * missing is looked for as soon as its mapping's record is in.
+	 */
+	pthread_mutex_lock(&py->lock);
+	py->looks += is_look(r);
+	pthread_mutex_unlock(&py->lock);
+	if (!worker__push_always(py->worker, &r))
+		return;
 	/* Stopping. */
+	pthread_mutex_lock(&py->lock);
+	py->looks -= is_look(r);
+	pthread_mutex_unlock(&py->lock);
 	free(r);
 }
 
@@ -1500,7 +1534,17 @@ void python__detect(struct python *py, __u32 pid)
 
 void python__mapped(struct python *py, __u32 pid)
 {
-	if (py)
+	bool waiting;
+
+	if (!py)
+		return;
+	/* The libpython a look found it waiting for: before the queue. */
+	pthread_mutex_lock(&py->lock);
+	waiting = htab__get(&py->waiting, pid, 0) != NULL;
+	pthread_mutex_unlock(&py->lock);
+	if (waiting)
+		request_urgent(py, REQ_DETECT, pid);
+	else
 		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
 }
 
@@ -1523,7 +1567,7 @@ bool python__waiting(struct python *py)
 	/* Gone by now, or never mapped one: the mmap records say the rest. */
 	if (!waiting && py->waiting.nr)
 		htab__free(&py->waiting);
-	waiting |= py->urgent_nr || py->looking;
+	waiting |= py->looks > 0;
 	pthread_mutex_unlock(&py->lock);
 	return waiting;
 }

@@ -31,7 +31,7 @@ struct python_maps {
 	int procs_fd;			/* interp_procs: entries of kind PY_KIND */
 	__u32 *nr_procs;		/* the sampler's count of them */
 	__u32 *fsbase_off;		/* ... and py_fsbase_off */
-	int execs_fd;			/* uw_execs: execs per process, read only */
+	int execs_fd;			/* uw_execs: each process's last exec, read only */
 	/*
 	 * interp_config.need_walker, may be NULL: called, without waiting,
 	 * when CPython is mapped or found in a process.
