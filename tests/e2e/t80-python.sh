@@ -343,7 +343,12 @@ t_pidns() {
 	grep "interpreter walker\|^profile: python" pidns.err || :
 	pystats -c pyhot-pidns --share hot="$HOT_LEAF" pidns.folded
 	at_least $samples 1000 "samples of pyhot-pidns"
-	at_least $named 99 "samples with a Python frame (%)"
+	# Started after the profiler, it is found tens of ms after its first
+	# sample (README), and its exit (Py_FinalizeEx) has no Python frame:
+	# CI saw 32 samples of 3,000 without one, three runs alike.  A thread
+	# state looked up by the wrong tid would leave every sample unnamed.
+	at_most "$(awk -v s=$samples -v n=$named 'BEGIN { printf "%d", s * (100 - n) / 100 + 0.5 }')" 90 \
+		"samples without a Python frame"
 	at_least $hot 90 "samples in main;hot_a|b;spin (%)"
 }
 
