@@ -783,7 +783,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 	return 0;
 }
 
-/* pid's execs so far, as uw_exec counts them (0: none, or not counted). */
+/* When pid last exec'd, as uw_exec wrote it (uw_execs; 0: not seen). */
 static __u64 execs_of(const struct python *py, __u32 pid)
 {
 	__u64 n = 0;
@@ -1551,10 +1551,10 @@ void python__mapped(struct python *py, __u32 pid)
 /*
  * The mmap record of a libpython wakes no reader: it may be read a second
  * later, and until then its process's Python frames are not walked.  So
- * while a first-sampled or exec'd process is looked at, and while one
- * waits for its libpython (for at most WAITING_NS after the last look
- * that found one waiting), the side band is read often: every
- * INTERP_WAIT_POLL_MS, however many wait.
+ * while any look is queued or under way, and while a process waits for
+ * its libpython (for at most WAITING_NS after the last look that found
+ * one waiting), the side band is read often: every INTERP_WAIT_POLL_MS,
+ * however many wait.
  */
 bool python__waiting(struct python *py)
 {
