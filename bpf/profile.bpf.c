@@ -47,52 +47,77 @@ const volatile __u32 stack_bytes = MAX_STACK_DEPTH * sizeof(__u64);
  */
 __u32 active_set = 0;
 
-#define STACK_MAP(name)						\
-struct {								\
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);			\
-	__uint(key_size, sizeof(__u32));				\
-	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));		\
-	__uint(max_entries, DEFAULT_STACK_STORAGE);			\
-} name SEC(".maps")
+struct stack_map {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, DEFAULT_STACK_STORAGE);
+};
 
 /*
  * Every user stack is stored here by content.  Preallocated: an element
  * allocated at insert time cost about 700 ns of every new stack on
  * manystacks (2,300 against 3,000 ns per sample), more than the walk.
  */
-#define SPILL_MAP(name)						\
-struct {								\
-	__uint(type, BPF_MAP_TYPE_HASH);				\
-	__type(key, __u64);						\
-	__type(value, struct hashed_stack);				\
-	__uint(max_entries, DEFAULT_STACK_STORAGE);			\
-} name SEC(".maps")
+struct spill_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct hashed_stack);
+	__uint(max_entries, DEFAULT_STACK_STORAGE);
+};
 
-#define COUNT_MAP(name)						\
-struct {								\
-	__uint(type, BPF_MAP_TYPE_HASH);				\
-	__type(key, struct count_key);					\
-	__type(value, __u64);						\
-	__uint(max_entries, DEFAULT_HASH_STORAGE);			\
-} name SEC(".maps")
+struct count_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct count_key);
+	__type(value, __u64);
+	__uint(max_entries, DEFAULT_HASH_STORAGE);
+};
 
 /* uid -> its entries in the set's count and spill maps (bpf/profile.h). */
-#define USERS_MAP(name)						\
-struct {								\
-	__uint(type, BPF_MAP_TYPE_HASH);				\
-	__type(key, __u32);						\
-	__type(value, struct share_held);				\
-	__uint(max_entries, SHARE_USERS);				\
-} name SEC(".maps")
+struct users_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct share_held);
+	__uint(max_entries, SHARE_USERS);
+};
 
-STACK_MAP(stacks0);
-STACK_MAP(stacks1);
-SPILL_MAP(spilled0);
-SPILL_MAP(spilled1);
-COUNT_MAP(counts0);
-COUNT_MAP(counts1);
-USERS_MAP(users0);
-USERS_MAP(users1);
+struct stack_map stacks0 SEC(".maps"), stacks1 SEC(".maps");
+struct spill_map spilled0 SEC(".maps"), spilled1 SEC(".maps");
+struct count_map counts0 SEC(".maps"), counts1 SEC(".maps");
+struct users_map users0 SEC(".maps"), users1 SEC(".maps");
+
+/*
+ * Each kind of the sets' maps in an array of two, where select_set()
+ * finds the set's by its index.  Named directly, set 0's and set 1's maps
+ * were two map pointers, and the verifier walked every path after the
+ * choice twice, once with each.  A map found in an array of maps is one
+ * pointer, whichever slot it came from.  An array's template (its inner
+ * map) has the sets' map type, key and value, but one entry: a hash map's
+ * size is not part of its type, and the template is created, and its
+ * entries allocated, only to make the array.  The loader sizes the stack
+ * template's values as the stack maps'.
+ */
+#define SET_OF(name, inner_type, inner_key, inner_value, set0, set1)	\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);			\
+	__uint(max_entries, 2);						\
+	__type(key, __u32);						\
+	__array(values, struct {					\
+		__uint(type, inner_type);				\
+		inner_key;						\
+		inner_value;						\
+		__uint(max_entries, 1);					\
+	});								\
+} name SEC(".maps") = { .values = { (void *)&set0, (void *)&set1 } }
+
+SET_OF(set_stacks, BPF_MAP_TYPE_STACK_TRACE, __uint(key_size, sizeof(__u32)),
+       __uint(value_size, MAX_STACK_DEPTH * sizeof(__u64)), stacks0, stacks1);
+SET_OF(set_spilled, BPF_MAP_TYPE_HASH, __type(key, __u64),
+       __type(value, struct hashed_stack), spilled0, spilled1);
+SET_OF(set_counts, BPF_MAP_TYPE_HASH, __type(key, struct count_key),
+       __type(value, __u64), counts0, counts1);
+SET_OF(set_users, BPF_MAP_TYPE_HASH, __type(key, __u32),
+       __type(value, struct share_held), users0, users1);
 
 /*
  * Each set's entries in its count and spill maps, and the users holding
@@ -475,11 +500,26 @@ struct map_set {
 	void *stacks;
 	void *spilled;
 	void *users;
-	__u64 *total;		/* share_total[set] */
-	__u64 *holders;		/* share_holders[set] */
-	struct share_held *spare;	/* &share_spare[set] */
 	__u32 set;			/* which: 0 or 1 */
 };
+
+/*
+ * The set's share counts, from its index, bounded where the address is
+ * made (select_set()): kept in struct map_set, they were three more
+ * pointers on a stack the off-CPU kprobe's chain of calls fills to 512
+ * bytes on 6.1.
+ */
+static __always_inline __u32 set_index(const struct map_set *ms)
+{
+	__u64 i = ms->set;
+
+	asm volatile("%0 &= 1" : "+r"(i));
+	return i;
+}
+
+#define set_total(ms) share_total[set_index(ms)]
+#define set_holders(ms) share_holders[set_index(ms)]
+#define set_spare(ms) (&share_spare[set_index(ms)])
 
 /*
  * May the current user add an entry to map m of the set (enum share_map)?
@@ -498,11 +538,11 @@ static __always_inline struct share_held *share_take(const struct map_set *ms, i
 		bpf_map_update_elem(ms->users, &uid, &none, BPF_NOEXIST);
 		u = bpf_map_lookup_elem(ms->users, &uid);
 		if (!u)
-			u = ms->spare;
+			u = set_spare(ms);
 	}
-	fair = cap / (READ_ONCE(ms->holders[m]) + 1);
+	fair = cap / (READ_ONCE(set_holders(ms)[m]) + 1);
 	if (READ_ONCE(u->n[m]) < fair ||
-	    READ_ONCE(ms->total[m]) + 1 + cap / SHARE_RESERVE <= cap)
+	    READ_ONCE(set_total(ms)[m]) + 1 + cap / SHARE_RESERVE <= cap)
 		return u;
 	return NULL;
 }
@@ -511,8 +551,8 @@ static __always_inline struct share_held *share_take(const struct map_set *ms, i
 static __always_inline void share_add(const struct map_set *ms, struct share_held *u, int m)
 {
 	if (!__sync_fetch_and_add(&u->n[m], 1))
-		__sync_fetch_and_add(&ms->holders[m], 1);
-	__sync_fetch_and_add(&ms->total[m], 1);
+		__sync_fetch_and_add(&set_holders(ms)[m], 1);
+	__sync_fetch_and_add(&set_total(ms)[m], 1);
 }
 
 /*
@@ -525,7 +565,7 @@ static __always_inline void share_refuse(const struct map_set *ms, int m)
 	__u32 uid = (__u32)bpf_get_current_uid_gid();
 	__u64 one = 1, *n;
 
-	if (READ_ONCE(ms->holders[m]) < 2)
+	if (READ_ONCE(set_holders(ms)[m]) < 2)
 		return;
 	n = bpf_map_lookup_elem(&share_refused, &uid);
 	if (n)
@@ -735,26 +775,27 @@ full:
 	return false;
 }
 
-static __always_inline void select_set(struct map_set *ms, __u32 set)
+/*
+ * The maps and share counts of set 0 or 1; false when a set's map is
+ * missing (never, once loaded): then nothing is counted.  The index is
+ * bounded where the counts' addresses are made from it, out of the
+ * compiler's sight: it knows set is 0 or 1 and may drop a mask, and a
+ * kernel that loses a spilled 32-bit value's bounds (6.1) then sees any
+ * offset into share_total.
+ */
+static __always_inline bool select_set(struct map_set *ms, __u32 set)
 {
-	ms->set = set;
-	if (set) {
-		ms->counts = &counts1;
-		ms->stacks = &stacks1;
-		ms->spilled = &spilled1;
-		ms->users = &users1;
-		ms->total = share_total[1];
-		ms->holders = share_holders[1];
-		ms->spare = &share_spare[1];
-	} else {
-		ms->counts = &counts0;
-		ms->stacks = &stacks0;
-		ms->spilled = &spilled0;
-		ms->users = &users0;
-		ms->total = share_total[0];
-		ms->holders = share_holders[0];
-		ms->spare = &share_spare[0];
-	}
+	__u64 i = set;
+
+	asm volatile("%0 &= 1" : "+r"(i));
+	ms->set = i;
+	/* Each checked before it is kept: a kept copy would stay "or null" on 6.1. */
+	if (!(ms->counts = bpf_map_lookup_elem(&set_counts, &ms->set)) ||
+	    !(ms->stacks = bpf_map_lookup_elem(&set_stacks, &ms->set)) ||
+	    !(ms->spilled = bpf_map_lookup_elem(&set_spilled, &ms->set)) ||
+	    !(ms->users = bpf_map_lookup_elem(&set_users, &ms->set)))
+		return false;
+	return true;
 }
 
 /*
@@ -1028,8 +1069,8 @@ static __always_inline void sample_in_active_set(void *ctx, __u64 *busy, __u64 *
 
 	set = enter(busy);
 	*busy = INFLIGHT_SET(set);
-	select_set(&ms, set);
-	sample(ctx, &ms, cnt, how);
+	if (select_set(&ms, set))
+		sample(ctx, &ms, cnt, how);
 	leave(busy);
 }
 
@@ -1080,8 +1121,7 @@ int do_sample_interp(struct bpf_perf_event_data *ctx)
 		return 0;
 	p = bpf_map_lookup_elem(&interp_pending, &zero);
 	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (p && stat) {
-		select_set(&ms, p->set & 1);
+	if (p && stat && select_set(&ms, p->set)) {
 		p->fresh |= get_interp_stack(ctx, true, &ms, &p->key.parts[PART_INTERP],
 					     p->key.pid, stat->c);
 		/* do_sample's weight and count map: on-CPU samples. */

@@ -125,9 +125,8 @@ __noinline long interp_put_more(struct bpf_perf_event_data *ctx, __u32 set, __u3
 		return 0;
 	more = py_more_note();
 	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (!more || !stat)
+	if (!more || !stat || !select_set(&ms, set))
 		return 0;
-	select_set(&ms, set);
 	put_interp_stack(ctx, &ms, more, &outer, pid, kind, stat->c);
 	return outer.src == STACK_HASHED ? (long)outer.id : 0;
 }
@@ -149,9 +148,8 @@ __noinline long interp_store_more(__u32 set, __u32 pid, __u32 kind)
 		return 0;
 	more = py_more_note();
 	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (!more || !stat)
+	if (!more || !stat || !select_set(&ms, set))
 		return 0;
-	select_set(&ms, set);
 	if (!store_interp_stack(&ms, more, &outer, pid, kind, stat->c))
 		more->hdr.type = 0;
 	return outer.src == STACK_HASHED ? (long)outer.id : 0;

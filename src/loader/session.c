@@ -261,6 +261,20 @@ static int size_set(const struct map_set *ms, const struct session_config *c, bo
 	return err;
 }
 
+/*
+ * The stack maps' template, in the array that holds them (select_set() in
+ * bpf/profile.bpf.c): of their value size.  The other templates' sizes
+ * are fixed.
+ */
+static int size_template(struct profile_bpf *skel, const struct session_config *c)
+{
+	struct bpf_map *inner = bpf_map__inner_map(skel->maps.set_stacks);
+
+	if (!inner)
+		return -EINVAL;
+	return bpf_map__set_value_size(inner, c->max_stack_depth * sizeof(__u64));
+}
+
 static int configure_mntns(struct profile_bpf *skel, const struct kbtf *kb)
 {
 	struct mntns_offsets off;
@@ -618,6 +632,8 @@ static int configure(struct session *s, const struct kbtf *kb)
 	err = size_set(&s->sets[0], c, true);
 	if (!err)
 		err = size_set(&s->sets[1], c, c->two_sets);
+	if (!err)
+		err = size_template(skel, c);
 	if (err) {
 		pr_err("cannot size the maps: %s", strerror(-err));
 		return err;
