@@ -504,10 +504,12 @@ struct map_set {
 };
 
 /*
- * The set's share counts, from its index, bounded where the address is
- * made (select_set()): kept in struct map_set, they were three more
- * pointers on a stack the off-CPU kprobe's chain of calls fills to 512
- * bytes on 6.1.
+ * The set's share counts, from its index, masked where the address is
+ * made and out of the compiler's sight: it knows the index is 0 or 1 and
+ * may drop a mask, and a kernel that loses a spilled 32-bit value's
+ * bounds (6.1) then sees any offset into share_total.  Kept in struct
+ * map_set, they were three more pointers on a stack the off-CPU kprobe's
+ * chain of calls fills to 512 bytes on 6.1.
  */
 static __always_inline __u32 set_index(const struct map_set *ms)
 {
@@ -776,12 +778,9 @@ full:
 }
 
 /*
- * The maps and share counts of set 0 or 1; false when a set's map is
- * missing (never, once loaded): then nothing is counted.  The index is
- * bounded where the counts' addresses are made from it, out of the
- * compiler's sight: it knows set is 0 or 1 and may drop a mask, and a
- * kernel that loses a spilled 32-bit value's bounds (6.1) then sees any
- * offset into share_total.
+ * The maps of set 0 or 1, from the arrays of maps; false when one is
+ * missing (never, once loaded): then nothing is counted.  The share
+ * counts are found from ms->set where they are used (set_index()).
  */
 static __always_inline bool select_set(struct map_set *ms, __u32 set)
 {
@@ -789,7 +788,7 @@ static __always_inline bool select_set(struct map_set *ms, __u32 set)
 
 	asm volatile("%0 &= 1" : "+r"(i));
 	ms->set = i;
-	/* Each checked before it is kept: a kept copy would stay "or null" on 6.1. */
+	/* Each checked as it is found: only a map may be kept. */
 	if (!(ms->counts = bpf_map_lookup_elem(&set_counts, &ms->set)) ||
 	    !(ms->stacks = bpf_map_lookup_elem(&set_stacks, &ms->set)) ||
 	    !(ms->spilled = bpf_map_lookup_elem(&set_spilled, &ms->set)) ||
