@@ -131,6 +131,15 @@ prereq_missing() {
 	# (python3.11-dbg), and its internal headers (libpython3.11-dev).
 	PY311) [ -x /usr/bin/python3.11 ] || echo "/usr/bin/python3.11 (scripts/install-deps --tests)" ;;
 	PY311D) [ -x /usr/bin/python3.11d ] || echo "/usr/bin/python3.11d (python3.11-dbg, scripts/install-deps --tests)" ;;
+	# The debug files of Debian's python3.11 and libc, by build id: both
+	# are stripped, and name their functions through these alone.
+	PY311_DEBUG_FILES)
+		local f id
+		for f in /usr/bin/python3.11 /lib/x86_64-linux-gnu/libc.so.6; do
+			id=$(readelf -n "$f" 2>/dev/null | awk '/Build ID/ { print $3 }')
+			[ -n "$id" ] && [ -r "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] ||
+				{ echo "the debug files of $f (python3.11-dbg, libc6-dbg: scripts/install-deps --tests)"; break; }
+		done ;;
 	PY311_HEADERS)
 		[ -r /usr/include/python3.11/internal/pycore_frame.h ] ||
 			echo "CPython 3.11's internal headers (libpython3.11-dev, scripts/install-deps --tests)" ;;

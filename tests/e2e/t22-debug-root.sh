@@ -146,7 +146,7 @@ $(grep "^attacker;" "$1" | sort -t" " -k2 -n | tail -3)"; }
 	at_least "$burnnamed" "$burn" "$bburnnamed" "$bburn" "victimburn: in func_a or func_b"
 }
 
-test_expect_success ROOT_BPF,USERS,USERNS,PY311,objcopy 'without the attacker: the victims named through the debug files' '
+test_expect_success ROOT_BPF,USERS,USERNS,PY311,PY311_DEBUG_FILES,objcopy 'without the attacker: the victims named through the debug files' '
 	setup &&
 	victims 5 &&
 	"$PROFILE" -F 499 -f 4 >base.folded 2>base.err &&
@@ -159,7 +159,7 @@ test_expect_success ROOT_BPF,USERS,USERNS,PY311,objcopy 'without the attacker: t
 	cp base.m "$H/base.m"
 '
 
-test_expect_success ROOT_BPF,USERS,USERNS,PY311,objcopy 'attacker seen first: its forged debug files name no victim' '
+test_expect_success ROOT_BPF,USERS,USERNS,PY311,PY311_DEBUG_FILES,objcopy 'attacker seen first: its forged debug files name no victim' '
 	cp "$H/base.m" base.m &&
 	attack 9 &&
 	profile_bg first.folded 6 &&
@@ -169,7 +169,7 @@ test_expect_success ROOT_BPF,USERS,USERNS,PY311,objcopy 'attacker seen first: it
 	check first.folded
 '
 
-test_expect_success ROOT_BPF,USERS,USERNS,PY311,objcopy 'victims seen first: named as alone; the attacker'"'"'s own view by its own debug files' '
+test_expect_success ROOT_BPF,USERS,USERNS,PY311,PY311_DEBUG_FILES,objcopy 'victims seen first: named as alone; the attacker'"'"'s own view by its own debug files' '
 	cp "$H/base.m" base.m &&
 	victims 7 &&
 	profile_bg second.folded 5 &&

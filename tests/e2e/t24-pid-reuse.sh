@@ -118,6 +118,6 @@ t_pid_reuse() {
 		fail "under the flood $all of the victims' samples whole, baseline $base"
 }
 
-test_expect_success ROOT_BPF,USERS,PY311,cc 'pids reused by a fork flood: victims still named and whole' t_pid_reuse
+test_expect_success ROOT_BPF,USERS,PY311,PY311_DEBUG_FILES,cc 'pids reused by a fork flood: victims still named and whole' t_pid_reuse
 
 test_done
