@@ -94,9 +94,10 @@ struct users_map users0 SEC(".maps"), users1 SEC(".maps");
  * pointer, whichever slot it came from.  An array's template (its inner
  * map) has the sets' map type, key and value, but one entry: a hash map's
  * size is not part of its type, and the template is created, and its
- * entries allocated, only to make the array.  The loader sizes the stack
- * template's values as the stack maps'.
+ * entries allocated, only to make the array.  The loader makes the stack
+ * maps' template itself, of their value size (load_skel() in session.c).
  */
+/* Declared after the maps they hold: libbpf fills a slot with a map it made before. */
 #define SET_OF(name, inner_type, inner_key, inner_value, set0, set1)	\
 struct {								\
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);			\
@@ -490,11 +491,7 @@ static __always_inline bool same_stack(const struct hashed_stack *stored,
 	return !cc.differ;
 }
 
-/*
- * The stack's bucket in the STACK_TRACE map holds another stack (or the map
- * ran out of free entries): store this one by content instead, so that the
- * sample keeps a real stack.
- */
+/* One set's maps, as select_set() found them, and which set they are. */
 struct map_set {
 	void *counts;
 	void *stacks;
@@ -504,12 +501,12 @@ struct map_set {
 };
 
 /*
- * The set's share counts, from its index, masked where the address is
- * made and out of the compiler's sight: it knows the index is 0 or 1 and
- * may drop a mask, and a kernel that loses a spilled 32-bit value's
- * bounds (6.1) then sees any offset into share_total.  Kept in struct
- * map_set, they were three more pointers on a stack the off-CPU kprobe's
- * chain of calls fills to 512 bytes on 6.1.
+ * The set's share counts, found from ms->set at each use.  ms->set is a
+ * 32-bit value on the stack, whose bounds 6.1's verifier loses when it is
+ * read back: the index is masked again where each address is made, in an
+ * asm, as the compiler would drop a mask it can prove useless.  Kept in
+ * struct map_set, the three pointers put the off-CPU kprobe's chain of
+ * calls over its 512 bytes of stack on 6.1.
  */
 static __always_inline __u32 set_index(const struct map_set *ms)
 {
@@ -784,11 +781,8 @@ full:
  */
 static __always_inline bool select_set(struct map_set *ms, __u32 set)
 {
-	__u64 i = set;
-
-	asm volatile("%0 &= 1" : "+r"(i));
-	ms->set = i;
-	/* Each checked as it is found: only a map may be kept. */
+	ms->set = set & 1;
+	/* Kept only once checked: every later use is of a map. */
 	if (!(ms->counts = bpf_map_lookup_elem(&set_counts, &ms->set)) ||
 	    !(ms->stacks = bpf_map_lookup_elem(&set_stacks, &ms->set)) ||
 	    !(ms->spilled = bpf_map_lookup_elem(&set_spilled, &ms->set)) ||

@@ -261,20 +261,6 @@ static int size_set(const struct map_set *ms, const struct session_config *c, bo
 	return err;
 }
 
-/*
- * The stack maps' template, in the array that holds them (select_set() in
- * bpf/profile.bpf.c): of their value size.  The other templates' sizes
- * are fixed.
- */
-static int size_template(struct profile_bpf *skel, const struct session_config *c)
-{
-	struct bpf_map *inner = bpf_map__inner_map(skel->maps.set_stacks);
-
-	if (!inner)
-		return -EINVAL;
-	return bpf_map__set_value_size(inner, c->max_stack_depth * sizeof(__u64));
-}
-
 static int configure_mntns(struct profile_bpf *skel, const struct kbtf *kb)
 {
 	struct mntns_offsets off;
@@ -632,8 +618,6 @@ static int configure(struct session *s, const struct kbtf *kb)
 	err = size_set(&s->sets[0], c, true);
 	if (!err)
 		err = size_set(&s->sets[1], c, c->two_sets);
-	if (!err)
-		err = size_template(skel, c);
 	if (err) {
 		pr_err("cannot size the maps: %s", strerror(-err));
 		return err;
@@ -685,6 +669,28 @@ static int fill_cgroup(struct profile_bpf *skel, const char *path)
 	return err;
 }
 
+/*
+ * The skeleton's load, with the stack maps' template (the inner map of
+ * the array that holds them, select_set() in bpf/profile.bpf.c) made here
+ * at their value size: libbpf makes one from the object, but an inner
+ * map's setters read the object it does not have from libbpf 1.4 on.
+ * One entry, and gone once the array is made.
+ */
+static int load_skel(struct session *s)
+{
+	int fd, err;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "set_stacks_tmpl", sizeof(__u32),
+			    s->cfg.max_stack_depth * sizeof(__u64), 1, NULL);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__set_inner_map_fd(s->skel->maps.set_stacks, fd);
+	if (!err)
+		err = profile_bpf__load(s->skel);
+	close(fd);
+	return err;
+}
+
 int session__load(struct session *s)
 {
 	const struct session_config *c = &s->cfg;
@@ -693,7 +699,7 @@ int session__load(struct session *s)
 	__u64 cpu0 = cputime__now();
 	int err;
 
-	err = profile_bpf__load(skel);
+	err = load_skel(s);
 	if (err && s->cfg.unwind) {
 		int uw_err = err;
 
@@ -704,7 +710,7 @@ int session__load(struct session *s)
 		err = open_skel(s);
 		skel = s->skel;
 		if (!err)
-			err = profile_bpf__load(skel);
+			err = load_skel(s);
 		if (!err)
 			pr_warn("cannot load the .eh_frame unwinder: %s; user stacks are walked by frame pointer only (-vv shows why)",
 				strerror(-uw_err));

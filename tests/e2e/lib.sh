@@ -132,7 +132,7 @@ prereq_missing() {
 	PY311) [ -x /usr/bin/python3.11 ] || echo "/usr/bin/python3.11 (scripts/install-deps --tests)" ;;
 	PY311D) [ -x /usr/bin/python3.11d ] || echo "/usr/bin/python3.11d (python3.11-dbg, scripts/install-deps --tests)" ;;
 	# The debug files of Debian's python3.11 and libc, by build id: both
-	# are stripped, and name their functions through these alone.
+	# are stripped, and most of their functions are named by these.
 	PY311_DEBUG_FILES)
 		local f id
 		for f in /usr/bin/python3.11 /lib/x86_64-linux-gnu/libc.so.6; do
