@@ -76,6 +76,17 @@ root_bpf_missing() {
 	cat "$f"
 }
 
+# A file's build id, the path of its debug file in /usr/lib/debug by that
+# id, and whether that debug file is there.
+build_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3 }'; }
+debug_path() { echo "/usr/lib/debug/.build-id/${1:0:2}/${1:2}.debug"; }
+has_debug_file() {
+	local id
+	id=$(build_id "$1")
+	[ -n "$id" ] && [ -r "$(debug_path "$id")" ]
+}
+LIBC=$(ldd /bin/true | awk '/libc.so/ { print $3 }')
+
 # The reason PREREQ does not hold here, or nothing when it does.
 prereq_missing() {
 	case $1 in
@@ -134,12 +145,10 @@ prereq_missing() {
 	# The debug files of Debian's python3.11 and libc, by build id: both
 	# are stripped, and most of their functions are named by these.
 	PY311_DEBUG_FILES)
-		local f id
-		for f in /usr/bin/python3.11 /lib/x86_64-linux-gnu/libc.so.6; do
-			id=$(readelf -n "$f" 2>/dev/null | awk '/Build ID/ { print $3 }')
-			[ -n "$id" ] && [ -r "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] ||
-				{ echo "the debug files of $f (python3.11-dbg, libc6-dbg: scripts/install-deps --tests)"; break; }
-		done ;;
+		has_debug_file /usr/bin/python3.11 && has_debug_file "$LIBC" ||
+			echo "the debug files of python3.11 and libc (python3.11-dbg, libc6-dbg: scripts/install-deps --tests)" ;;
+	LIBC_DEBUG_FILE)
+		has_debug_file "$LIBC" || echo "libc's debug file (libc6-dbg, scripts/install-deps --tests)" ;;
 	PY311_HEADERS)
 		[ -r /usr/include/python3.11/internal/pycore_frame.h ] ||
 			echo "CPython 3.11's internal headers (libpython3.11-dev, scripts/install-deps --tests)" ;;

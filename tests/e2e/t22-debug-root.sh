@@ -15,9 +15,6 @@ H=$(outside_dir /var/tmp)
 chmod 755 "$H"
 J=$H/jail
 
-build_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3 }'; }
-debug_path() { echo "/usr/lib/debug/.build-id/${1:0:2}/${1:2}.debug"; }
-
 # forge DEBUG_FILE ID: a debug file for build-id ID in the jail, its
 # function names prefixed.
 forge() {
