@@ -1740,7 +1740,7 @@ int session__flip(struct session *s, const volatile sig_atomic_t *stop)
 	/* A flip that a stop request interrupted resumes its wait. */
 	if (!s->flip_pending) {
 		s->flip_from = s->skel->bss->active_set & 1;
-		/* The store, then a full barrier, then the flags: see do_sample(). */
+		/* The store, then a full barrier, then the flags: see enter() in bpf/profile.bpf.c. */
 		__atomic_store_n(&s->skel->bss->active_set, !s->flip_from, __ATOMIC_SEQ_CST);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		s->flip_pending = true;
