@@ -90,7 +90,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(OUTPUT)/profile.bpf.o $(OUTPUT)/knames.bpf.o
+.SECONDARY: $(OUTPUT)/profile.bpf.o $(OUTPUT)/knames.bpf.o $(OUTPUT)/klist.bpf.o
 .PHONY: all clean install uninstall test unit-bins workloads vmlinux check-asan bench fuzz test-kernels
 
 all: $(OUTPUT)/profile
@@ -116,7 +116,7 @@ $(OUTPUT)/src/%.o: src/%.c Makefile | $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The loaders include the skeletons; make those edges explicit.
-$(OUTPUT)/src/loader/session.o: $(OUTPUT)/profile.skel.h
+$(OUTPUT)/src/loader/session.o: $(OUTPUT)/profile.skel.h $(OUTPUT)/klist.skel.h
 # An interpreter's loader code sizes its own maps in the skeleton.
 $(filter $(OUTPUT)/src/interp/%,$(LIB_OBJS)): $(OUTPUT)/profile.skel.h
 $(OUTPUT)/src/symbols/knames.o: $(OUTPUT)/knames.skel.h

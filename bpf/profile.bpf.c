@@ -157,16 +157,7 @@ struct {
 	__uint(max_entries, 1);
 } inflight SEC(".maps");
 
-struct counters {
-	__u64 c[NR_COUNTERS];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct counters);
-	__uint(max_entries, 1);
-} stats SEC(".maps");
+#include "shared_maps.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -832,21 +823,64 @@ struct sample_how {
 #include "interp/interp.bpf.h"
 
 /*
+ * A process the loader has not listed yet is walked by the unwinder all
+ * the same, from a list of this CPU's: a copy of the one made in the
+ * kernel for the thread at its exec and at each executable mmap() since
+ * (bpf/klist.bpf.c, on kernels that can: 6.7 and later), from its
+ * mappings and the tables already loaded for their files (uw_files:
+ * libc, ld.so, and the program itself when it ran before), or else an
+ * empty one.  A new process's first samples come before the loader's
+ * sync (0.2-3 ms after its exec, and again as ld.so maps its libraries),
+ * and were walked by frame pointer alone: cut short in code built
+ * without.  With no mappings and UWP_MAPS_CUT every step is a
+ * frame-pointer step, checked as the unwinder checks it (a chain that
+ * goes down or loops ends there, with its reason), where the kernel's
+ * walk would follow garbage to the depth limit: a new thread's rbp is its
+ * parent's.  The copy keeps the walker's list one map's value or the
+ * other's, so that the verifier walks the walk twice, not three times.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct uw_proc);
+	__uint(max_entries, 1);
+} uw_klists SEC(".maps");
+
+/* Set by the loader on kernels that can make the lists (bpf/klist.bpf.c). */
+const volatile bool uw_klist_on = false;
+
+static __always_inline struct uw_proc *uw_klist_take(__u64 *cnt)
+{
+	const struct uw_klist_store *st;
+	struct uw_proc *k;
+	__u32 zero = 0;
+
+	k = bpf_map_lookup_elem(&uw_klists, &zero);
+	if (!k)
+		return NULL;
+	/* A walk this one interrupted (a nested program) sees it change. */
+	k->gen++;
+	k->n_maps = 0;
+	k->flags = UWP_MAPS_CUT;
+	if (!uw_klist_on)
+		return k;
+	st = bpf_task_storage_get(&uw_klist_store, bpf_get_current_task_btf(), NULL, 0);
+	if (!st || !st->n_maps || bpf_ktime_get_ns() - st->exec_ns > UW_KLIST_YOUNG_NS)
+		return k;
+	if (bpf_probe_read_kernel(k->maps, sizeof(st->maps), st->maps))
+		return k;
+	k->n_maps = st->n_maps < UW_KLIST_MAPS ? st->n_maps : UW_KLIST_MAPS;
+	cnt[CNT_UW_KLIST_WALKS]++;
+	return k;
+}
+
+/*
  * Fill in the reference to the user stack: walked once, from tables when
  * the loader has synced the process (bpf/unwind/unwind.bpf.h), else by
  * frame pointer alone (the unwinder's with no mappings, the kernel's
  * under --unwind=fp), and stored by content either way.  Returns true
  * when the stack was stored just now.
  */
-/*
- * A process not synced yet, walked by the unwinder all the same: with no
- * mappings and UWP_MAPS_CUT every step is a frame-pointer step, checked
- * as the unwinder checks it (a chain that goes down or loops ends there,
- * with its reason), where the kernel's walk would follow garbage to the
- * depth limit: a new thread's rbp is its parent's.
- */
-struct uw_proc uw_unsynced = { .flags = UWP_MAPS_CUT };
-
 static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 					   const struct map_set *ms, struct stack_ref *ref,
 					   __u32 pid, __u64 *cnt, bool memo)
@@ -854,18 +888,19 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 	struct uw_proc *proc = NULL;
 	struct hashed_stack *st;
 	__u64 hframes = 0;
+	bool listed = false;
 
 	ref->kind = FRAME_NATIVE;
 	if (unwind_tables) {
 		proc = bpf_map_lookup_elem(&uw_procs, &pid);
+		listed = proc != NULL;
 		if (!proc)
-			proc = &uw_unsynced;
+			proc = uw_klist_take(cnt);
 	}
 	if (proc) {
-		st = uw_walk(ctx, regs_in_ctx, proc, proc != &uw_unsynced, ref, cnt, memo,
-			     &hframes);
+		st = uw_walk(ctx, regs_in_ctx, proc, listed, ref, cnt, memo, &hframes);
 		if (st)
-			uw_walked(pid, proc != &uw_unsynced);
+			uw_walked(pid, listed);
 	} else {
 		st = fp_walk(ctx, ref, BPF_F_USER_STACK);
 		cnt[CNT_UW_FP_WALKS] += st != NULL;

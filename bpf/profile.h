@@ -416,6 +416,11 @@ enum counter {
 	CNT_UW_ASKS_REFUSED,	/* the unwinder's asks for a sync refused: its
 				 * user had its share of uw_asks unread
 				 * (bpf/unwind/unwind.bpf.h) */
+	CNT_UW_KLIST_BUILDS,	/* lists made in the kernel at a thread's exec
+				 * or executable mmap() (bpf/klist.bpf.c) */
+	CNT_UW_KLIST_BUSY,	/* ... not made: its mappings were locked */
+	CNT_UW_KLIST_WALKS,	/* walks of a process not listed yet from such
+				 * a list */
 	NR_COUNTERS,
 };
 

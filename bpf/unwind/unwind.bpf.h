@@ -826,9 +826,10 @@ static __always_inline void uw_memo_keep(const struct uw_state *s, const __u64 *
 /*
  * Walk the user stack of the current task from the tables of proc, into
  * the per-CPU scratch stack; NULL with ref->err set when there is none.
- * A walk of a process not synced yet (!synced: frame pointer alone)
- * counts in CNT_UW_FP_WALKS and not in the ends, which describe the walks
- * from tables only (CNT_UW_WALKS; unwind__advice() compares the two).
+ * A walk of a process the loader has not listed yet (!synced: from a list
+ * made in the kernel, or by frame pointer alone) counts in
+ * CNT_UW_FP_WALKS and not in the ends, which describe the walks from the
+ * loader's lists only (CNT_UW_WALKS; unwind__advice() compares the two).
  */
 static __always_inline struct hashed_stack *uw_walk(void *ctx, bool regs_in_ctx,
 						    struct uw_proc *proc, bool synced,

@@ -153,6 +153,55 @@ struct uw_proc {
 };
 
 /*
+ * A loaded table by the file it was compiled from (uw_files), for the
+ * walks of a process the loader has not listed yet: a list made in the
+ * kernel from the process's own mappings (bpf/unwind/unwind.bpf.h,
+ * uw_klist_build).  The key is the file's inode as the kernel names it
+ * (dev in the kernel's encoding, MAJOR << 20 | MINOR); size and change
+ * time must match too: a file rewritten in place, or a new file on a
+ * reused inode, matches no entry.  segs are the file's executable PT_LOAD
+ * segments: the one a mapping's file offset falls in gives its bias, as
+ * the loader's list does (src/unwind/unwind.c, fill_map()).
+ */
+#define UW_FILE_SEGS 4
+
+struct uw_file_key {
+	__u64 dev, ino;
+};
+
+struct uw_file_seg {
+	__u64 offset, vaddr, filesz;
+};
+
+struct uw_file {
+	__u64 size;
+	__s64 ctime_sec;
+	__u64 ctime_nsec;
+	__u64 base;		/* ELF vaddr of row address 0 */
+	__u32 table, n_chunks, serial, n_segs;
+	struct uw_file_seg segs[UW_FILE_SEGS];
+};
+
+/*
+ * A thread's list made in the kernel (bpf/klist.bpf.c): its executable
+ * mappings with a table, at most UW_KLIST_MAPS, in order, made at its
+ * exec and again at each executable mmap() for UW_KLIST_YOUNG_NS after,
+ * and used as long, while the loader's sync comes.  A table slot freed
+ * is not reused for UW_SLOT_REST_NS (src/unwind/unwind.c), longer than
+ * any list lives, so that no list names another object's table.
+ */
+#define UW_KLIST_MAPS 16
+#define UW_KLIST_YOUNG_NS (250 * 1000000ULL)
+#define UW_SLOT_REST_NS (4 * UW_KLIST_YOUNG_NS)
+
+struct uw_klist_store {
+	__u64 exec_ns;
+	__u32 n_maps;
+	__u32 seen;		/* mappings looked at in the making */
+	struct uw_map maps[UW_KLIST_MAPS];
+};
+
+/*
  * A user's asks for a sync in the walker's ring not yet read
  * (bpf/unwind/unwind.bpf.h, uw_askers): mark, the ring's producer
  * position after its newest ask; n, its asks since the reader last passed

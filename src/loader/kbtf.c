@@ -197,3 +197,8 @@ int kbtf__offcpu(const struct kbtf *k, struct offcpu_btf *out)
 							 BTF_KIND_FUNC) > 0;
 	return err;
 }
+
+bool kbtf__has_func(const struct kbtf *k, const char *name)
+{
+	return !k->err && btf__find_by_name_kind(k->btf, name, BTF_KIND_FUNC) > 0;
+}

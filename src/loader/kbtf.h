@@ -76,4 +76,7 @@ struct offcpu_btf {
 /* 0, or a negative errno (no BTF, or no task state). */
 int kbtf__offcpu(const struct kbtf *k, struct offcpu_btf *out);
 
+/* Does the kernel have the function name (a kfunc, say)?  False without BTF. */
+bool kbtf__has_func(const struct kbtf *k, const char *name);
+
 #endif /* KBTF_H */

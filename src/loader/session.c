@@ -29,6 +29,7 @@
 #include "lib/share.h"
 #include "lib/cputime.h"
 #include "profile.skel.h"
+#include "klist.skel.h"
 #include "lib/log.h"
 
 /* The inode number of the initial PID namespace (include/linux/proc_ns.h). */
@@ -44,20 +45,30 @@ struct map_set {
 };
 
 /*
- * The interpreters' walker, do_sample_interp (bpf/profile.bpf.c), loaded
- * when a runtime first finds an interpreter (walker__need()), by a thread
- * of its own, from a second open of the object that creates no map: it
- * shares every map of the first, read-only data included, so that it
- * runs as configured.  Every field but thread is under lock.
+ * A program loaded on first need, by a thread of its own, so that a run
+ * that never needs it verifies nothing for it:
+ * - the interpreters' walker, do_sample_interp (bpf/profile.bpf.c), when a
+ *   runtime first finds an interpreter (walker__need()), from a second
+ *   open of the object that creates no map: it shares every map of the
+ *   first, read-only data included, so that it runs as configured;
+ * - the lists made in the kernel for new processes, uw_klist_build
+ *   (bpf/klist.bpf.c), when the first new process is seen
+ *   (session__need_klist()): an object of its own, on the sampler's maps.
+ * Every field but thread is under lock.
  */
-struct walker {
+struct lazy_prog {
+	const char *what;		/* its name in messages */
+	const char *without;		/* what a run without it gets */
+	bool quiet;			/* a failed load is said at -v only */
+	int (*load)(struct session *s, __u32 *insns);
+	struct session *s;
 	pthread_mutex_t lock;
-	pthread_t thread;		/* walker__run(), when started */
+	pthread_t thread;		/* lazy__run(), when started */
 	bool started;			/* once: a failure is not tried again */
 	bool joined;
 	bool done;
 	int err;
-	bool loaded;			/* do_sample_interp is in its slot */
+	bool loaded;			/* in its slot */
 	double load_ms;			/* open, load and slot */
 	__u32 insns;			/* the verifier's count */
 };
@@ -65,7 +76,9 @@ struct walker {
 struct session {
 	struct session_config cfg;
 	struct profile_bpf *skel;
-	struct walker walker;
+	struct lazy_prog walker;	/* do_sample_interp */
+	struct lazy_prog klist;		/* bpf/klist.bpf.c */
+	struct klist_bpf *klist_skel;	/* ... once loaded */
 	double load_ms;		/* the skeleton's load (verifier included) */
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
@@ -105,6 +118,10 @@ static const char *load_hint(int err)
 }
 
 static int session__configure(struct session *s);
+static int walker__load(struct session *s, __u32 *insns);
+static int klist__load(struct session *s, __u32 *insns);
+static void lazy__init(struct lazy_prog *p, struct session *s, const char *what,
+		       const char *without, int (*load)(struct session *, __u32 *));
 
 static double mono_ms(void)
 {
@@ -145,7 +162,13 @@ struct session *session__open(const struct session_config *cfg)
 		goto nomem;
 	s->cfg = *cfg;
 	s->nr_cpus = n;
-	pthread_mutex_init(&s->walker.lock, NULL);
+	lazy__init(&s->walker, s, "the interpreter frame walker",
+		   "interpreters' processes show native frames only", walker__load);
+	/* An aid, not a need: its failure (no tracefs as non-root) is said at -v. */
+	lazy__init(&s->klist, s, "the kernel's lists of new processes' mappings",
+		   "a new process's samples before its first sync are walked by frame pointer only",
+		   klist__load);
+	s->klist.quiet = true;
 	s->links = calloc(n, sizeof(*s->links));
 	s->pfds = calloc(n, sizeof(*s->pfds));
 	s->pcpus = calloc(n, sizeof(*s->pcpus));
@@ -598,11 +621,16 @@ static int configure(struct session *s, const struct kbtf *kb)
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->max_depth = c->max_stack_depth;
 	err = configure_unwind(skel, c);
+	/* Loaded on first need (session__need_klist()), where the kernel can run it. */
+	skel->rodata->uw_klist_on = c->unwind && c->sample_events && !is_tracepoint(c) &&
+				    kbtf__has_func(kb, "bpf_iter_task_vma_new") &&
+				    !getenv("PROFILE_TEST_NO_KLIST");
 	if (!err && !c->interps)
 		err = bpf_map__set_max_entries(skel->maps.interp_procs, 1);
 	/* Loaded on first need, from a second open (walker__load()). */
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.do_sample_interp, false);
+
 	if (!err)
 		err = interps__configure(c->interps, skel, kb);
 	if (err)
@@ -1013,28 +1041,48 @@ static void report_part(const char *what, int part, const __u64 *c)
 		(unsigned long long)c[CNT_STACK_ERR(part, STACK_ERR_OTHER)]);
 }
 
-/* The interpreters' walker: when it was loaded, what it cost, what came before. */
-static void report_walker(const struct session *s, const __u64 *c)
+/*
+ * A program loaded on first need: when, what it cost; what, if not.
+ * without: what came without it, said after each (NULL: nothing).
+ */
+static void report_lazy(struct lazy_prog *p, const char *label, const char *prog,
+			const char *without, const char *none)
 {
-	/* Only its lock is written: the loading thread may be at work. */
-	struct walker *w = (struct walker *)&s->walker;
-	bool loaded;
+	const char *sep = without ? "; " : "";
 
-	if (!s->cfg.interps || !s->cfg.sample_events || is_tracepoint(&s->cfg))
-		return;
-	pthread_mutex_lock(&w->lock);
-	loaded = w->loaded;
-	if (w->started && !w->done)
-		pr_info("interpreter walker: still loading; %llu samples of interpreters' processes counted without it",
-			(unsigned long long)c[CNT_INTERP_NOT_READY]);
-	else if (loaded)
-		pr_info("interpreter walker: do_sample_interp loaded on first need in %.1f ms, %u instructions verified; %llu samples of interpreters' processes counted without it before",
-			w->load_ms, w->insns, (unsigned long long)c[CNT_INTERP_NOT_READY]);
+	without = without ? without : "";
+	/* Only its lock is written: the loading thread may be at work. */
+	pthread_mutex_lock(&p->lock);
+	if (p->started && !p->done)
+		pr_info("%s: still loading%s%s", label, sep, without);
+	else if (p->loaded)
+		pr_info("%s: %s loaded on first need in %.1f ms, %u instructions verified%s%s%s",
+			label, prog, p->load_ms, p->insns, sep, without, *without ? " before" : "");
 	else
-		pr_info("interpreter walker: not loaded (%s); %llu samples of interpreters' processes counted without it",
-			w->started ? strerror(-w->err) : "no interpreter's process seen",
-			(unsigned long long)c[CNT_INTERP_NOT_READY]);
-	pthread_mutex_unlock(&w->lock);
+		pr_info("%s: not loaded (%s)%s%s", label,
+			p->started ? strerror(-p->err) : none, sep, without);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The interpreters' walker, and the kernel's lists of new processes. */
+static void report_walkers(const struct session *s, const __u64 *c)
+{
+	struct session *m = (struct session *)s;
+	char without[96];
+
+	if (s->cfg.interps && s->cfg.sample_events && !is_tracepoint(&s->cfg)) {
+		snprintf(without, sizeof(without),
+			 "%llu samples of interpreters' processes counted without it",
+			 (unsigned long long)c[CNT_INTERP_NOT_READY]);
+		report_lazy(&m->walker, "interpreter walker", "do_sample_interp", without,
+			    "no interpreter's process seen");
+	}
+	if (!s->skel->rodata->uw_klist_on)
+		return;
+	report_lazy(&m->klist, "kernel lists", "uw_klist_exec and uw_klist_mmap", NULL,
+		    "no new process seen");
+	pr_info("kernel lists: %llu made at execs and executable mmaps, %llu not (the mappings were locked)",
+		(unsigned long long)c[CNT_UW_KLIST_BUILDS], (unsigned long long)c[CNT_UW_KLIST_BUSY]);
 }
 
 void session__report(const struct session *s, const __u64 *c,
@@ -1067,7 +1115,7 @@ void session__report(const struct session *s, const __u64 *c,
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
-	report_walker(s, c);
+	report_walkers(s, c);
 }
 
 void session__report_verifier(const struct session *s)
@@ -1150,6 +1198,7 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	maps->procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
 	maps->execs_fd = bpf_map__fd(s->skel->maps.uw_execs);
 	maps->asks_fd = bpf_map__fd(s->skel->maps.uw_asks);
+	maps->files_fd = bpf_map__fd(s->skel->maps.uw_files);
 	return 0;
 }
 
@@ -1191,7 +1240,7 @@ static int walker__share_maps(struct bpf_object *to, const struct bpf_object *fr
  * slot holds the program: the second object goes at once (its ELF and BTF
  * were a few MiB of the run's peak).
  */
-static int walker__load(const struct session *s, __u32 *insns)
+static int walker__load(struct session *s, __u32 *insns)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info), zero = 0;
@@ -1219,75 +1268,142 @@ static int walker__load(const struct session *s, __u32 *insns)
 	return err;
 }
 
-static void *walker__run(void *arg)
+/*
+ * bpf/klist.bpf.c, on the sampler's maps, attached: its programs make
+ * each new thread's list at its exec and executable mmap()s.  The object
+ * stays (its links) until the session goes.
+ */
+static int klist__load(struct session *s, __u32 *insns)
 {
-	struct session *s = arg;
-	struct walker *w = &s->walker;
+	struct bpf_map *shared[][2] = {
+		{ NULL, s->skel->maps.uw_files }, { NULL, s->skel->maps.uw_klist_store },
+		{ NULL, s->skel->maps.stats },
+	};
+	struct bpf_program *progs[2];
+	struct klist_bpf *k;
+	int err = 0;
+
+	k = klist_bpf__open();
+	if (!k)
+		return -errno;
+	shared[0][0] = k->maps.uw_files;
+	shared[1][0] = k->maps.uw_klist_store;
+	shared[2][0] = k->maps.stats;
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]) && !err; i++)
+		err = bpf_map__reuse_fd(shared[i][0], bpf_map__fd(shared[i][1]));
+	if (!err)
+		err = klist_bpf__load(k);
+	if (!err)
+		err = klist_bpf__attach(k);
+	if (err) {
+		klist_bpf__destroy(k);
+		return err;
+	}
+	progs[0] = k->progs.uw_klist_exec;
+	progs[1] = k->progs.uw_klist_mmap;
+	for (int i = 0; i < 2; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+			*insns += info.verified_insns;
+	}
+	s->klist_skel = k;
+	return 0;
+}
+
+static void lazy__init(struct lazy_prog *p, struct session *s, const char *what,
+		       const char *without, int (*load)(struct session *, __u32 *))
+{
+	*p = (struct lazy_prog){ .what = what, .without = without, .load = load, .s = s };
+	pthread_mutex_init(&p->lock, NULL);
+}
+
+static void *lazy__run(void *arg)
+{
+	struct lazy_prog *p = arg;
 	double t0 = mono_ms();
 	__u32 insns = 0;
 	int err;
 
 	cputime__thread_start("BPF load");
-	err = walker__load(s, &insns);
-	pthread_mutex_lock(&w->lock);
-	w->loaded = !err;
-	w->insns = insns;
-	w->err = err;
-	w->load_ms = mono_ms() - t0;
-	w->done = true;
-	pthread_mutex_unlock(&w->lock);
-	if (err)
-		pr_warn("cannot load the interpreter frame walker: %s; interpreters' processes show native frames only (-v shows the verifier's log when it refused the program)",
-			strerror(-err));
+	err = p->load(p->s, &insns);
+	pthread_mutex_lock(&p->lock);
+	p->loaded = !err;
+	p->insns = insns;
+	p->err = err;
+	p->load_ms = mono_ms() - t0;
+	p->done = true;
+	pthread_mutex_unlock(&p->lock);
+	if (err && p->quiet)
+		pr_debug("cannot load %s: %s; %s (-vv shows libbpf's log)",
+			 p->what, strerror(-err), p->without);
+	else if (err)
+		pr_warn("cannot load %s: %s; %s (-v shows the verifier's log when it refused the program)",
+			p->what, strerror(-err), p->without);
 	else
-		pr_debug("interpreter frame walker loaded in %.1f ms, %u instructions verified",
-			 mono_ms() - t0, insns);
+		pr_debug("%s loaded in %.1f ms, %u instructions verified",
+			 p->what, mono_ms() - t0, insns);
 	cputime__thread_end();
 	return NULL;
+}
+
+/* The first call starts p's load; it never waits.  Its error, if known. */
+static int lazy__need(struct lazy_prog *p)
+{
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	if (!p->started) {
+		p->started = true;
+		err = pthread_create(&p->thread, NULL, lazy__run, p);
+		if (err) {
+			p->joined = p->done = true;
+			p->err = -err;
+			pr_warn("cannot start loading %s: %s; %s", p->what, strerror(err),
+				p->without);
+		}
+	}
+	err = p->err;
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+/* Wait for p's load, if one was started. */
+static void lazy__wait(struct lazy_prog *p)
+{
+	bool join;
+
+	pthread_mutex_lock(&p->lock);
+	join = p->started && !p->joined;
+	p->joined |= join;
+	pthread_mutex_unlock(&p->lock);
+	if (join)
+		pthread_join(p->thread, NULL);
 }
 
 /*
  * interp_config.need_walker: the first call starts its load, which
  * overlaps the runtime's reading of the process (an interpreter starting
- * up runs no code of its own for a while); it never waits.
+ * up runs no code of its own for a while).
  */
 static int walker__need(void *arg)
 {
 	struct session *s = arg;
-	struct walker *w = &s->walker;
-	int err;
 
 	/* The tracepoint's and off-CPU's programs walk inline: no tail call. */
 	if (!s->cfg.sample_events || is_tracepoint(&s->cfg))
 		return 0;
-	pthread_mutex_lock(&w->lock);
-	if (!w->started) {
-		w->started = true;
-		err = pthread_create(&w->thread, NULL, walker__run, s);
-		if (err) {
-			w->joined = w->done = true;
-			w->err = -err;
-			pr_warn("cannot start loading the interpreter frame walker: %s; interpreters' processes show native frames only",
-				strerror(err));
-		}
-	}
-	err = w->err;
-	pthread_mutex_unlock(&w->lock);
-	return err;
+	return lazy__need(&s->walker);
 }
 
-/* Wait for the walker's load, if one was started. */
-static void walker__wait(struct session *s)
+int session__need_klist(void *arg)
 {
-	struct walker *w = &s->walker;
-	bool join;
+	struct session *s = arg;
 
-	pthread_mutex_lock(&w->lock);
-	join = w->started && !w->joined;
-	w->joined |= join;
-	pthread_mutex_unlock(&w->lock);
-	if (join)
-		pthread_join(w->thread, NULL);
+	if (!s->skel->rodata->uw_klist_on)
+		return 0;
+	return lazy__need(&s->klist);
 }
 
 void session__start_interps(struct session *s)
@@ -1298,7 +1414,7 @@ void session__start_interps(struct session *s)
 		walker__need(s);
 	interps__start(s->cfg.interps, s->skel);
 	/* A -p target that is an interpreter's is walked from its first sample. */
-	walker__wait(s);
+	lazy__wait(&s->walker);
 }
 
 int session__attach(struct session *s)
@@ -1383,8 +1499,11 @@ void session__destroy(struct session *s)
 		bpf_link__destroy(s->follow_links[i]);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s->off_links[i]);
-	walker__wait(s);
+	lazy__wait(&s->walker);
+	lazy__wait(&s->klist);
+	klist_bpf__destroy(s->klist_skel);
 	pthread_mutex_destroy(&s->walker.lock);
+	pthread_mutex_destroy(&s->klist.lock);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);

@@ -162,6 +162,13 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps);
  */
 void session__start_interps(struct session *s);
 
+/*
+ * A new process was seen: the first call starts loading the program that
+ * lists such processes' mappings in the kernel (bpf/klist.bpf.c), when
+ * this kernel can run it.  Never waits; arg is the session.  0 or -errno.
+ */
+int session__need_klist(void *arg);
+
 /* Instructions the verifier walked to load program prog; 0 if unknown. */
 __u32 session__verified_insns(const struct session *s, const char *prog);
 

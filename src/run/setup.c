@@ -176,7 +176,8 @@ static void wait_targets_synced(struct unwind *uw, size_t nr_pids)
 /* The unwinder's sync thread, when the sampler walks from tables. */
 static struct unwind *new_unwind(struct session *s, const struct options *o)
 {
-	struct unwind_opts uo = { .mode = o->unwind, .mem_max = o->unwind_mem };
+	struct unwind_opts uo = { .mode = o->unwind, .mem_max = o->unwind_mem,
+				  .need_klist = session__need_klist, .klist_arg = s };
 	struct unwind_maps maps;
 	struct unwind *uw;
 
@@ -188,6 +189,9 @@ static struct unwind *new_unwind(struct session *s, const struct options *o)
 			strerror(errno));
 		return NULL;
 	}
+	/* A command's processes are all new. */
+	if (o->cmd)
+		unwind__new_process(uw);
 	/* The targets named on the command line need not wait for a sample. */
 	for (size_t i = 0; i < o->nr_pids; i++)
 		unwind__sync(uw, o->pids[i]);

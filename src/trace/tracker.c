@@ -199,6 +199,7 @@ static void on_comm(struct tracker *t, const struct rec_comm *c, __u64 time)
 	if (!current(t, c->pid, time))
 		return;
 	t->stats.execs++;
+	unwind__new_process(t->uw);
 	/*
 	 * Not yet the interpreters: the new image is not mapped yet.  The
 	 * sampler's NOTE_EXEC, sent at the end of the exec, tells them.
@@ -223,6 +224,7 @@ static void on_task(struct tracker *t, const struct rec_task *r, __u64 time)
 		if (!current(t, r->ppid, time) || !current(t, r->pid, time))
 			return;
 		t->stats.forks++;
+		unwind__new_process(t->uw);
 		usyms__fork_at(t->us, r->ppid, r->pid, time);
 		if ((unwind__knows(t->uw, r->ppid) || htab__get(&t->forked, r->ppid, 0)) &&
 		    htab__put(&t->forked, r->pid, 0, (void *)1))

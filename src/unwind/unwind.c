@@ -85,6 +85,15 @@ struct object {
 	__u64 last_used;	/* u->clock at its last use */
 	int n_segs;
 	struct segment segs[MAX_SEGS];
+	/*
+	 * A file's: its identity as the kernel's walker sees it (uw_files),
+	 * written there while its table is loaded.  Not for the vdso.
+	 */
+	bool has_file;
+	bool published;		/* in uw_files now */
+	struct uw_file_key fkey;
+	__u64 size;
+	struct timespec ctime;
 };
 
 /*
@@ -137,6 +146,10 @@ struct lane {
 struct unwind {
 	struct unwind_opts opts;
 	int tables_fd, procs_fd, execs_fd;
+	int files_fd;		/* uw_files; -1: none */
+	bool klist_needed;	/* opts.need_klist called (main thread only) */
+	/* PROFILE_TEST_SYNC_DELAY_MS: each sync starts this late (tests only). */
+	unsigned long sync_delay_ms;
 
 	/* Shared with the main thread, under lock. */
 	pthread_mutex_t lock;
@@ -195,6 +208,11 @@ struct unwind {
 	size_t vdso_size;
 	__u32 syncing;		/* the pid being synced: never evicted */
 	__u8 used_slots[UW_MAX_TABLES];
+	/*
+	 * A slot whose table a kernel-made list may still name (uw_files):
+	 * free, but not reused before this time (now_ns()).
+	 */
+	__u64 slot_rest[UW_MAX_TABLES];
 	/* Tables loaded in this sync, for insert_tables(). */
 	__u32 n_new;
 	__u32 new_slots[UW_NEW_MAX];
@@ -302,8 +320,10 @@ static int read_segments_fd(int fd, struct object *o)
 
 static int find_slot(struct unwind *u, __u32 *slot)
 {
+	__u64 now = now_ns();
+
 	for (__u32 i = 0; i < UW_MAX_TABLES; i++) {
-		if (!u->used_slots[i]) {
+		if (!u->used_slots[i] && u->slot_rest[i] <= now) {
 			u->used_slots[i] = SLOT_USED;
 			*slot = i;
 			return 0;
@@ -319,11 +339,56 @@ static void stats_add(struct unwind *u, __u64 *field, __s64 delta)
 	pthread_mutex_unlock(&u->lock);
 }
 
+/*
+ * o's table, by its file, for the walks of processes not listed yet
+ * (uw_files, bpf/unwind/uwtable.h): its executable segments, as
+ * fill_map() would pick them.  Best effort: a walk without it is walked
+ * as before.
+ */
+static void publish_file(struct unwind *u, struct object *o)
+{
+	struct uw_file f = {
+		.size = o->size, .ctime_sec = o->ctime.tv_sec, .ctime_nsec = o->ctime.tv_nsec,
+		.base = o->base, .table = o->slot, .n_chunks = o->n_chunks, .serial = o->serial,
+	};
+
+	if (u->files_fd < 0 || !o->has_file || o->state != OBJ_TABLE)
+		return;
+	for (int i = 0; i < o->n_segs && f.n_segs < UW_FILE_SEGS; i++) {
+		const struct segment *sg = &o->segs[i];
+
+		if (sg->flags & PF_X)
+			f.segs[f.n_segs++] = (struct uw_file_seg){
+				.offset = sg->offset, .vaddr = sg->vaddr, .filesz = sg->filesz };
+	}
+	if (f.n_segs && !bpf_map_update_elem(u->files_fd, &o->fkey, &f, BPF_ANY))
+		o->published = true;
+}
+
+/*
+ * ... gone, unless the entry is another object's now (the file rewritten
+ * since).  Lists made while it was there may still name the slot: it
+ * rests before its next table.
+ */
+static void unpublish_file(struct unwind *u, struct object *o)
+{
+	struct uw_file f;
+
+	if (!o->published)
+		return;
+	if (!bpf_map_lookup_elem(u->files_fd, &o->fkey, &f) && f.serial == o->serial)
+		bpf_map_delete_elem(u->files_fd, &o->fkey);
+	u->slot_rest[o->slot] = now_ns() + UW_SLOT_REST_NS;
+	o->published = false;
+}
+
 /* Unload o's table, if it has one; o stays, wanted (OBJ_OVER). */
 static void unload_table(struct unwind *u, struct object *o)
 {
 	if (o->state != OBJ_TABLE)
 		return;
+	/* First: no new list may find the slot through the file. */
+	unpublish_file(u, o);
 	bpf_map_delete_elem(u->tables_fd, &o->slot);
 	u->used_slots[o->slot] = 0;
 	pthread_mutex_lock(&u->lock);
@@ -502,6 +567,8 @@ static void settle_batch(struct unwind *u, struct insert_batch *b, bool resync)
 			stats_add(u, &u->stats.tables, -1);
 			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
 			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
+		} else {
+			publish_file(u, o);
 		}
 		close(b->fds[i]);	/* the outer map holds it now */
 		o->loading = false;
@@ -895,7 +962,7 @@ static struct held *file_object(struct sync_ctx *c, const struct vma *v, int *er
 	struct held *h = NULL;
 	struct object *o;
 	struct statfs sfs;
-	__u64 mtime_ns, key;
+	__u64 mtime_ns, ctime_ns, key;
 	struct stat st;
 	bool built = false;
 	int fd;
@@ -912,13 +979,24 @@ static struct held *file_object(struct sync_ctx *c, const struct vma *v, int *er
 		close(fd);
 		return NULL;
 	}
-	/* Rewritten in place (another size or time): another object. */
+	/*
+	 * Rewritten in place (another size or time): another object.  The
+	 * change time too, which no user can set back, as one can the
+	 * modification time of a file rewritten with the same size.
+	 */
 	mtime_ns = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
-	key = st.st_dev ^ htab__hash(st.st_size, mtime_ns);
+	ctime_ns = st.st_ctim.tv_sec * 1000000000ull + st.st_ctim.tv_nsec;
+	key = st.st_dev ^ htab__hash(st.st_size, mtime_ns) ^ htab__hash(ctime_ns, st.st_ino);
 	o = htab__get(&u->objects, key, st.st_ino);
 	if (!o) {
 		o = new_object(u, key, st.st_ino);
 		if (o) {
+			o->has_file = true;
+			/* As the kernel keeps it: MAJOR << 20 | MINOR. */
+			o->fkey.dev = (__u64)major(st.st_dev) << 20 | minor(st.st_dev);
+			o->fkey.ino = st.st_ino;
+			o->size = st.st_size;
+			o->ctime = st.st_ctim;
 			build_object(u, o, fd, &t);
 			built = true;
 		}
@@ -1210,6 +1288,9 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	struct proc *p;
 	int err;
 
+	if (u->sync_delay_ms)
+		nanosleep(&(struct timespec){ .tv_sec = u->sync_delay_ms / 1000,
+					      .tv_nsec = u->sync_delay_ms % 1000 * 1000000 }, NULL);
 	u->clock++;
 	c.proc_dirfd = procfs__open_pid(pid);
 	if (c.proc_dirfd < 0) {
@@ -1719,6 +1800,14 @@ void unwind__forget(struct unwind *u, __u32 pid)
 	request(u, pid, REQ_FORGET);
 }
 
+void unwind__new_process(struct unwind *u)
+{
+	if (!u || u->klist_needed || !u->opts.need_klist)
+		return;
+	u->klist_needed = true;
+	u->opts.need_klist(u->opts.klist_arg);
+}
+
 bool unwind__knows(struct unwind *u, __u32 pid)
 {
 	uintptr_t op;
@@ -1802,9 +1891,10 @@ void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)
 			warn_budget(u);
 		return;
 	}
-	pr_info("unwind: %s; walks %llu from tables, %llu by frame pointer alone; frames %llu by table, %llu by frame pointer",
+	pr_info("unwind: %s; walks %llu from tables, %llu before the process was listed (%llu of those from a list made in the kernel, the rest by frame pointer alone); frames %llu by table, %llu by frame pointer",
 		u ? unwind__mode_name(u->opts.mode) : "fp",
 		(unsigned long long)c[CNT_UW_WALKS], (unsigned long long)c[CNT_UW_FP_WALKS],
+		(unsigned long long)c[CNT_UW_KLIST_WALKS],
 		(unsigned long long)c[CNT_UW_TABLE_FRAMES], (unsigned long long)c[CNT_UW_FP_FRAMES]);
 	for (unsigned int e = 0; e < NR_UW_ENDS && off < sizeof(ends); e++)
 		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
@@ -1921,6 +2011,12 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->tables_fd = maps->tables_fd;
 	u->procs_fd = maps->procs_fd;
 	u->execs_fd = maps->execs_fd;
+	u->files_fd = maps->files_fd;
+	if (getenv("PROFILE_TEST_SYNC_DELAY_MS")) {
+		u->sync_delay_ms = strtoul(getenv("PROFILE_TEST_SYNC_DELAY_MS"), NULL, 10);
+		pr_warn("PROFILE_TEST_SYNC_DELAY_MS is set: each sync waits %lu ms (tests only)",
+			u->sync_delay_ms);
+	}
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->state_lock, NULL);

@@ -45,6 +45,13 @@ enum unwind_mode {
 struct unwind_opts {
 	enum unwind_mode mode;
 	__u64 mem_max;		/* bytes of tables and mapping lists */
+	/*
+	 * Called at the first unwind__new_process(), from that thread: the
+	 * program that lists new processes in the kernel is wanted
+	 * (session__need_klist()).  NULL: none.
+	 */
+	int (*need_klist)(void *arg);
+	void *klist_arg;
 };
 
 struct unwind_stats {
@@ -80,6 +87,7 @@ struct unwind_maps {
 	int procs_fd;		/* uw_procs: a mapping list per process */
 	int execs_fd;		/* uw_execs: each process's last exec, read only */
 	int asks_fd;		/* uw_asks: syncs the walker asks for; -1: none */
+	int files_fd;		/* uw_files: loaded tables by file; -1: none */
 };
 
 /*
@@ -89,6 +97,12 @@ struct unwind_maps {
  * side band.  NULL + errno on failure.
  */
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps);
+
+/*
+ * A new process was seen (a fork or an exec): its first samples come
+ * before its sync.  Main thread only.  u may be NULL.
+ */
+void unwind__new_process(struct unwind *u);
 
 /* Stop the thread and unload what it loaded. */
 void unwind__free(struct unwind *u);

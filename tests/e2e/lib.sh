@@ -97,6 +97,12 @@ prereq_missing() {
 		   [ -e /sys/bus/event_source/devices/cpu_core ]; then
 			echo "a machine without a hardware PMU (this one has one)"
 		fi ;;
+	# The kernel's lists of new processes (bpf/klist.bpf.c): an iterator
+	# over a task's mappings, 6.7 and later.
+	KLIST)
+		bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
+			grep -q "FUNC 'bpf_iter_task_vma_new'" ||
+			echo "a kernel with bpf_iter_task_vma_new (6.7 or later)" ;;
 	CAPS)
 		command -v capsh >/dev/null && command -v setpriv >/dev/null &&
 			id nobody >/dev/null 2>&1 ||

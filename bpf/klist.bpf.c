@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The list a new process's first samples are walked from, made in the
+ * kernel (the sampler's uw_klist_take(), bpf/profile.bpf.c): the thread's
+ * executable mappings whose files have a table loaded (uw_files), as the
+ * loader's sync would list them, at its exec and again at each
+ * executable mmap() for UW_KLIST_YOUNG_NS (ld.so maps the libraries
+ * then).  Made in the thread's own context, where its mappings may be
+ * locked: a sample's program may not (the open-coded iterator over a
+ * task's mappings, 6.7 and later, refuses a context with interrupts
+ * off).  An object of its own, loaded on first need with the sampler's
+ * maps: the iterator's kfuncs make libbpf parse the kernel's BTF.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "profile.h"
+#include "unwind/uwtable.h"
+#include "shared_maps.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define UW_KLIST_VMAS 1024	/* mappings looked at, at most */
+#define VM_EXEC 0x4
+#define PROT_EXEC 0x4
+#define CTIME_NSEC_MASK ((1U << 30) - 1)	/* nanoseconds: below 10^9 */
+#define MAX_ERRNO 4095
+
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
+
+/* struct inode's change time before 6.11. */
+struct inode___timespec {
+	struct timespec64 __i_ctime;
+} __attribute__((preserve_access_index));
+
+/* The file's change time, as stat() gives it; false if this kernel's inode has none we know. */
+static __always_inline bool uw_inode_ctime(struct inode *inode, __s64 *sec, __u64 *nsec)
+{
+	struct inode___timespec *old = (void *)inode;
+
+	if (bpf_core_field_exists(inode->i_ctime_sec)) {
+		*sec = BPF_CORE_READ(inode, i_ctime_sec);
+		/* Multigrain timestamps keep a flag in the top bit (I_CTIME_QUERIED). */
+		*nsec = BPF_CORE_READ(inode, i_ctime_nsec) & CTIME_NSEC_MASK;
+		return true;
+	}
+	if (bpf_core_field_exists(old->__i_ctime)) {
+		*sec = BPF_CORE_READ(old, __i_ctime.tv_sec);
+		*nsec = BPF_CORE_READ(old, __i_ctime.tv_nsec);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Fill entry n of the current thread's list for an executable mapping of
+ * the file whose inode is at inode_addr, if it has a table loaded: as
+ * fill_map() does in user space.  A function of its own (global, of
+ * scalars): verified once, not at each state of the loop that calls it.
+ */
+__noinline int uw_klist_entry(__u32 n, __u64 inode_addr, __u64 start, __u64 end, __u64 pgoff)
+{
+	struct inode *inode = (struct inode *)inode_addr;
+	struct uw_klist_store *st;
+	struct uw_file_key key;
+	const struct uw_file *f;
+	struct uw_map *m;
+	__u64 nsec;
+	__s64 sec;
+
+	st = bpf_task_storage_get(&uw_klist_store, bpf_get_current_task_btf(), NULL, 0);
+	if (!st || !inode)
+		return 0;
+	m = &st->maps[n & (UW_KLIST_MAPS - 1)];
+	key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	key.ino = BPF_CORE_READ(inode, i_ino);
+	f = bpf_map_lookup_elem(&uw_files, &key);
+	if (!f || !uw_inode_ctime(inode, &sec, &nsec) || f->size != BPF_CORE_READ(inode, i_size) ||
+	    f->ctime_sec != sec || f->ctime_nsec != nsec)
+		return 0;
+	for (int i = 0; i < UW_FILE_SEGS; i++) {
+		const struct uw_file_seg *seg = &f->segs[i];
+
+		if (i >= f->n_segs)
+			break;
+		if (pgoff < (seg->offset & ~4095ULL) || pgoff >= seg->offset + seg->filesz)
+			continue;
+		m->start = start;
+		m->end = end;
+		m->bias = start - pgoff + seg->offset - seg->vaddr + f->base;
+		m->table = f->table;
+		m->n_chunks = f->n_chunks;
+		m->serial = f->serial;
+		m->flags = UWM_TABLE;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Make the current thread's list in st: its executable mappings that
+ * have a table, in order (the iterator goes up the address space).  The
+ * counts live in the map value, not in registers: the verifier checks
+ * the loop until its states converge, and unknown map contents converge
+ * at once (as the walker's state does, uw_state).
+ */
+static __always_inline void uw_klist_make(struct task_struct *task, struct uw_klist_store *st,
+					  __u64 *cnt)
+{
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	__u64 inode;
+	__u32 n;
+
+	st->n_maps = 0;
+	st->seen = 0;
+	/* A kernel thread's exec (a user-mode helper) comes with its mappings. */
+	if (!BPF_CORE_READ(task, mm))
+		return;
+	/* Busy: the mappings' lock is taken. */
+	if (bpf_iter_task_vma_new(&it, task, 0)) {
+		cnt[CNT_UW_KLIST_BUSY]++;
+	} else {
+		while ((vma = bpf_iter_task_vma_next(&it))) {
+			n = st->n_maps;
+			if (st->seen++ >= UW_KLIST_VMAS || n >= UW_KLIST_MAPS)
+				break;
+			/*
+			 * Read, not loaded: each load through a kernel pointer
+			 * costs the verifier a search of the kernel's BTF by name.
+			 */
+			if (!(BPF_CORE_READ(vma, vm_flags) & VM_EXEC))
+				continue;
+			inode = (__u64)BPF_CORE_READ(vma, vm_file, f_inode);
+			if (inode && uw_klist_entry(n, inode, BPF_CORE_READ(vma, vm_start),
+						    BPF_CORE_READ(vma, vm_end),
+						    BPF_CORE_READ(vma, vm_pgoff) << 12))
+				st->n_maps = n + 1;
+		}
+		cnt[CNT_UW_KLIST_BUILDS]++;
+	}
+	bpf_iter_task_vma_destroy(&it);
+}
+
+/* The new image and ld.so are mapped: the thread's list, made anew. */
+SEC("raw_tp/sched_process_exec")
+int uw_klist_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct uw_klist_store *st;
+	struct counters *stat;
+	__u32 zero = 0;
+
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	st = bpf_task_storage_get(&uw_klist_store, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!stat || !st)
+		return 0;
+	st->exec_ns = bpf_ktime_get_ns();
+	uw_klist_make(task, st, stat->c);
+	return 0;
+}
+
+/* A thread with a list young enough mapped code (a library): made again. */
+SEC("tp/syscalls/sys_exit_mmap")
+int uw_klist_mmap(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct uw_klist_store *st;
+	struct counters *stat;
+	struct pt_regs *regs;
+	__u32 zero = 0;
+
+	st = bpf_task_storage_get(&uw_klist_store, task, NULL, 0);
+	if (!st)
+		return 0;
+	/* Past its use: the memory goes now, not at the thread's exit. */
+	if (bpf_ktime_get_ns() - st->exec_ns > UW_KLIST_YOUNG_NS) {
+		bpf_task_storage_delete(&uw_klist_store, task);
+		return 0;
+	}
+	if ((unsigned long)ctx->ret >= (unsigned long)-MAX_ERRNO)
+		return 0;
+	/* mmap(addr, len, prot, ...): prot is in rdx, as the syscall left it. */
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!(BPF_CORE_READ(regs, dx) & PROT_EXEC))
+		return 0;
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (stat)
+		uw_klist_make(task, st, stat->c);
+	return 0;
+}

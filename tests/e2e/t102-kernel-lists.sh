@@ -1,0 +1,113 @@
+#!/bin/bash
+# The kernel's lists of new processes' mappings (issue 31): a process's
+# samples before the loader has listed its mappings are walked from a
+# list the kernel made at its exec and at each executable mmap() since
+# (bpf/klist.bpf.c), with the tables already loaded for its files.
+# PROFILE_TEST_SYNC_DELAY_MS holds every sync back longer than the short
+# processes here live, so that each of their samples comes before their
+# list: with the kernel's lists they are whole, without them (the
+# control, PROFILE_TEST_NO_KLIST) burn-nofp's walks stop after the leaf.
+#
+#   measured here (6.18): with the lists 97-99% whole, 98-100% of the
+#   walks from them; without, 0-1% whole
+. "$(dirname "$0")/lib.sh"
+
+STACKSTATS=$PROFILE_TOP/tests/e2e/helpers/stackstats
+HZ=999
+DELAY=300	# ms before each sync: longer than a short run lives
+
+# A directory daemon and nobody can reach (TRASH is private).
+H=$(outside_dir /var/tmp)
+chmod 755 "$H"
+
+stats() {
+	local st
+	st=$("$STACKSTATS" "$@") || { echo "$st"; fail "stackstats $*: no samples"; return 1; }
+	echo "stackstats $*: $st"
+	eval "$st"
+}
+
+want() { in_range "$1" "$2" "$3" || fail "$4 is $1, want $2 to $3"; }
+
+# klist_walks ERR: the walks of processes not listed yet from a kernel list (-v).
+klist_walks() {
+	sed -n 's/.* (\([0-9]*\) of those from a list made in the kernel.*/\1/p' "$1"
+}
+
+# runs.sh: a warm run of klwarm (its sync, late, compiles the table of
+# the file, a hard link of klfirst's), then 8 short runs of klfirst.
+write_runs() {
+	cp "$WORKLOADS/burn-nofp" klfirst && ln -f klfirst klwarm &&
+	cat >runs.sh <<-\EOF
+	./klwarm -d 1.2 >/dev/null
+	for i in 1 2 3 4 5 6 7 8; do
+		./klfirst -d 0.12 -n klshort >/dev/null
+	done
+	EOF
+}
+
+test_expect_success ROOT_BPF,KLIST 'syncs late: fresh no-FP processes walked whole from the kernel lists' '
+	write_runs &&
+	PROFILE_TEST_SYNC_DELAY_MS=$DELAY "$PROFILE" -v -F $HZ -f -- sh runs.sh >kl.folded 2>kl.err ||
+		{ cat kl.err; fail "profile exited with status $?"; return 1; } &&
+	grep "^profile: kernel lists\|^profile: unwind:" kl.err &&
+	grep -q "^profile: kernel lists: uw_klist_exec and uw_klist_mmap loaded" kl.err ||
+		fail "the kernel lists were not loaded" &&
+	stats -c klshort kl.folded &&
+	walks=$(klist_walks kl.err) &&
+	want $samples 600 1e9 "samples of klshort" &&
+	want $complete 95 100 "whole samples (%)" &&
+	want $walks $((samples * 9 / 10)) 1e9 "walks from a kernel list"
+'
+
+test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the same samples stop after the leaf' '
+	write_runs &&
+	PROFILE_TEST_NO_KLIST=1 PROFILE_TEST_SYNC_DELAY_MS=$DELAY \
+		"$PROFILE" -v -F $HZ -f -- sh runs.sh >nokl.folded 2>nokl.err ||
+		{ cat nokl.err; fail "profile exited with status $?"; return 1; } &&
+	! grep -q "^profile: kernel lists" nokl.err &&
+	stats -c klshort nokl.folded &&
+	want $samples 600 1e9 "samples of klshort" &&
+	want $complete 0 20 "whole samples (%)" &&
+	want "$(klist_walks nokl.err)" 0 0 "walks from a kernel list"
+'
+
+# nobody rewrites its own program in place with the same bytes and sets its
+# modification time back: the size and that time say the file is the one
+# whose table is loaded.  Its change time says not: no list, the kernel's
+# nor the loader's, may walk the new file from the old table, for nobody
+# or for daemon, a victim that runs nobody's program.
+write_rewrite() {
+	cat >rewrite.sh <<-\EOF
+	N="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	D="setpriv --reuid=daemon --regid=daemon --clear-groups"
+	cd "$1" || exit 1
+	$N ./own/klx -d 1.2 -n klold >/dev/null
+	for i in 1 2 3; do $D ./own/klx -d 0.12 -n klbefore >/dev/null; done
+	$N sh -c "cp -p own/klx own/copy && cat own/copy >own/klx && touch -r own/copy own/klx && rm own/copy"
+	for i in 1 2 3; do $D ./own/klx -d 0.12 -n klafter >/dev/null; done
+	$D ./own/klx -d 3 -n klnew >/dev/null
+	EOF
+}
+
+test_expect_success ROOT_BPF,KLIST,USERS 'nobody rewrites its program in place, time set back: no list walks it from the old table' '
+	write_rewrite &&
+	mkdir "$H/own" && chown nobody "$H/own" && chmod 755 "$H/own" &&
+	$NOBODY cp "$WORKLOADS/burn-nofp" "$H/own/klx" && chmod 755 "$H/own/klx" &&
+	PROFILE_TEST_SYNC_DELAY_MS=$DELAY "$PROFILE" -vv -F $HZ -f -- sh rewrite.sh "$H" \
+		>rw.folded 2>rw.err ||
+		{ tail -20 rw.err; fail "profile exited with status $?"; return 1; } &&
+	stats -c klbefore rw.folded &&
+	want $complete 95 100 "whole samples before the rewrite (%)" &&
+	stats -c klafter rw.folded &&
+	want $samples 200 1e9 "samples after the rewrite" &&
+	want $complete 0 20 "whole samples after the rewrite, before its list (%)" &&
+	# Listed once the syncs queued before its own are done (1-1.5 s).
+	stats -c klnew rw.folded &&
+	want $complete 40 100 "whole samples of the long run (%)" &&
+	# The loader compiled the new file anew, at klnew'"'"'s sync.
+	compiled=$(grep -c "^profile: unwind: .*own/klx: [0-9]* rows, loaded" rw.err) &&
+	want $compiled 2 2 "tables compiled for own/klx"
+'
+
+test_done
