@@ -3,13 +3,13 @@
  * The list a new process's first samples are walked from, made in the
  * kernel (the sampler's uw_klist_take(), bpf/profile.bpf.c): the thread's
  * executable mappings whose files have a table loaded (uw_files), as the
- * loader's sync would list them, at its exec and again at each
- * executable mmap() for UW_KLIST_YOUNG_NS (ld.so maps the libraries
- * then).  Made in the thread's own context, where its mappings may be
- * locked: a sample's program may not (the open-coded iterator over a
- * task's mappings, 6.7 and later, refuses a context with interrupts
- * off).  An object of its own, loaded on first need with the sampler's
- * maps: the iterator's kfuncs make libbpf parse the kernel's BTF.
+ * loader's sync would list them, at its exec and again each time ld.so
+ * has mapped objects, for UW_KLIST_YOUNG_NS.  Made in the thread's own
+ * context, where its mappings may be locked: a sample's program may not
+ * (the open-coded iterator over a task's mappings, 6.7 and later,
+ * refuses a context with interrupts off).  An object of its own, loaded
+ * on first need with the sampler's maps: the iterator's kfuncs make
+ * libbpf parse the kernel's BTF.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,10 +21,11 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define UW_KLIST_VMAS 1024	/* mappings looked at, at most */
+
+/* profile -- CMD: the command's processes only (follow_set). */
+const volatile bool follow_only = false;
 #define VM_EXEC 0x4
-#define PROT_EXEC 0x4
 #define CTIME_NSEC_MASK ((1U << 30) - 1)	/* nanoseconds: below 10^9 */
-#define MAX_ERRNO 4095
 
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
 				 __u64 addr) __ksym;
@@ -66,7 +67,8 @@ __noinline int uw_klist_entry(__u32 n, __u64 inode_addr, __u64 start, __u64 end,
 	struct inode *inode = (struct inode *)inode_addr;
 	struct uw_klist_store *st;
 	struct uw_file_key key;
-	const struct uw_file *f;
+	struct uw_file copy, *f = &copy;
+	const struct uw_file *e;
 	struct uw_map *m;
 	__u64 nsec;
 	__s64 sec;
@@ -77,8 +79,15 @@ __noinline int uw_klist_entry(__u32 n, __u64 inode_addr, __u64 start, __u64 end,
 	m = &st->maps[n & (UW_KLIST_MAPS - 1)];
 	key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	key.ino = BPF_CORE_READ(inode, i_ino);
-	f = bpf_map_lookup_elem(&uw_files, &key);
-	if (!f || !uw_inode_ctime(inode, &sec, &nsec) || f->size != BPF_CORE_READ(inode, i_size) ||
+	/*
+	 * Read whole, then checked: a value the loader deleted meanwhile may
+	 * be another file's already (a hash map's memory is reused at once).
+	 */
+	e = bpf_map_lookup_elem(&uw_files, &key);
+	if (!e || bpf_probe_read_kernel(&copy, sizeof(copy), e) ||
+	    copy.key.dev != key.dev || copy.key.ino != key.ino)
+		return 0;
+	if (!uw_inode_ctime(inode, &sec, &nsec) || f->size != BPF_CORE_READ(inode, i_size) ||
 	    f->ctime_sec != sec || f->ctime_nsec != nsec)
 		return 0;
 	for (int i = 0; i < UW_FILE_SEGS; i++) {
@@ -152,8 +161,10 @@ int uw_klist_exec(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct uw_klist_store *st;
 	struct counters *stat;
-	__u32 zero = 0;
+	__u32 zero = 0, tgid = bpf_get_current_pid_tgid() >> 32;
 
+	if (follow_only && !bpf_map_lookup_elem(&follow_set, &tgid))
+		return 0;
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	st = bpf_task_storage_get(&uw_klist_store, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!stat || !st)
@@ -163,14 +174,22 @@ int uw_klist_exec(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* A thread with a list young enough mapped code (a library): made again. */
-SEC("tp/syscalls/sys_exit_mmap")
-int uw_klist_mmap(struct trace_event_raw_sys_exit *ctx)
+/*
+ * ld.so says its list of objects changed (the debugger's hook,
+ * _dl_debug_state(), the loader attaches this to): at the start once
+ * every library is mapped, before they are relocated, and at each
+ * dlopen() and dlclose().  A thread with a list young enough gets it
+ * made again; an old one loses it.  A probe in the process's own
+ * context, where the mappings may be locked: not the syscall tracepoint
+ * of mmap(), whose enabling slows every syscall of the host (40 ns on
+ * each of 115 here).
+ */
+SEC("uprobe")
+int uw_klist_rtld(struct pt_regs *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct uw_klist_store *st;
 	struct counters *stat;
-	struct pt_regs *regs;
 	__u32 zero = 0;
 
 	st = bpf_task_storage_get(&uw_klist_store, task, NULL, 0);
@@ -181,12 +200,6 @@ int uw_klist_mmap(struct trace_event_raw_sys_exit *ctx)
 		bpf_task_storage_delete(&uw_klist_store, task);
 		return 0;
 	}
-	if ((unsigned long)ctx->ret >= (unsigned long)-MAX_ERRNO)
-		return 0;
-	/* mmap(addr, len, prot, ...): prot is in rdx, as the syscall left it. */
-	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!(BPF_CORE_READ(regs, dx) & PROT_EXEC))
-		return 0;
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	if (stat)
 		uw_klist_make(task, st, stat->c);

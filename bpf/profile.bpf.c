@@ -181,17 +181,6 @@ struct {
 	__uint(max_entries, 1);
 } tid_set SEC(".maps");
 
-/*
- * profile -- CMD: the processes followed, by the kernel's tgid (see
- * FOLLOW_SET_SIZE); filled by the follow_* programs below, never by the
- * loader.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 1);
-} follow_set SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
@@ -825,7 +814,7 @@ struct sample_how {
 /*
  * A process the loader has not listed yet is walked by the unwinder all
  * the same, from a list of this CPU's: a copy of the one made in the
- * kernel for the thread at its exec and at each executable mmap() since
+ * kernel for the thread at its exec and each time ld.so has mapped objects
  * (bpf/klist.bpf.c, on kernels that can: 6.7 and later), from its
  * mappings and the tables already loaded for their files (uw_files:
  * libc, ld.so, and the program itself when it ran before), or else an
@@ -849,6 +838,26 @@ struct {
 /* Set by the loader on kernels that can make the lists (bpf/klist.bpf.c). */
 const volatile bool uw_klist_on = false;
 
+/*
+ * Entry i of a list taken: a table gone since the list was made (its
+ * slot empty, or another table's) leaves its mapping to frame pointers.
+ * A bpf_loop() step: verified once, not once per entry.
+ */
+static long uw_klist_check(__u64 i, void *data)
+{
+	struct uw_proc *k = *(struct uw_proc **)data;
+	struct uw_map *m;
+	__u32 *serial;
+
+	if (!k)
+		return 1;
+	m = &k->maps[i & (UW_MAX_MAPS - 1)];
+	serial = bpf_map_lookup_elem(&uw_slot_serials, &m->table);
+	if (!serial || *serial != m->serial)
+		m->flags = UWM_FP;
+	return 0;
+}
+
 static __always_inline struct uw_proc *uw_klist_take(__u64 *cnt)
 {
 	const struct uw_klist_store *st;
@@ -870,6 +879,7 @@ static __always_inline struct uw_proc *uw_klist_take(__u64 *cnt)
 	if (bpf_probe_read_kernel(k->maps, sizeof(st->maps), st->maps))
 		return k;
 	k->n_maps = st->n_maps < UW_KLIST_MAPS ? st->n_maps : UW_KLIST_MAPS;
+	bpf_loop(k->n_maps, uw_klist_check, &k, 0);
 	cnt[CNT_UW_KLIST_WALKS]++;
 	return k;
 }

@@ -371,9 +371,12 @@ enum counter {
 	CNT_NOTE_ERR,		/* ... that could not be sent */
 	CNT_NEW_KEYS,		/* count map keys inserted */
 	CNT_USER_MODE,		/* taken in user mode: no kernel stack to read */
-	CNT_UW_WALKS,		/* user stacks walked from tables (bpf/unwind/uwtable.h) */
-	CNT_UW_FP_WALKS,	/* user stacks walked by frame pointer only: the
-				 * kernel's walk, or the unwinder's before a sync */
+	CNT_UW_WALKS,		/* user stacks walked from the loader's lists
+				 * and tables (bpf/unwind/uwtable.h) */
+	CNT_UW_FP_WALKS,	/* user stacks walked without: the kernel's walk
+				 * by frame pointer, or the unwinder's before a
+				 * sync (from a kernel-made list, or by frame
+				 * pointer) */
 	CNT_UW_TABLE_FRAMES,	/* frames stepped by a table row */
 	CNT_UW_FP_FRAMES,	/* frames stepped by frame pointer in a walk */
 	CNT_UW_END,		/* NR_UW_ENDS counters: how walks ended */
@@ -417,8 +420,9 @@ enum counter {
 				 * user had its share of uw_asks unread
 				 * (bpf/unwind/unwind.bpf.h) */
 	CNT_UW_KLIST_BUILDS,	/* lists made in the kernel at a thread's exec
-				 * or executable mmap() (bpf/klist.bpf.c) */
-	CNT_UW_KLIST_BUSY,	/* ... not made: its mappings were locked */
+				 * or when ld.so mapped objects (bpf/klist.bpf.c) */
+	CNT_UW_KLIST_BUSY,	/* ... not made: the iterator refused (the
+				 * mappings locked, or no memory) */
 	CNT_UW_KLIST_WALKS,	/* walks of a process not listed yet from such
 				 * a list */
 	NR_COUNTERS,

@@ -32,8 +32,35 @@ struct {
 } uw_files SEC(".maps");
 
 /*
+ * profile -- CMD: the processes followed, by the kernel's tgid (see
+ * FOLLOW_SET_SIZE); filled by the sampler's follow_* programs, never by
+ * the loader.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1);
+} follow_set SEC(".maps");
+
+/*
+ * Each slot of uw_tables: the serial of the table in it (struct uw_map),
+ * 0 while none.  The loader writes it once the table is in, and clears it
+ * before the table goes, whose delete returns only after every program
+ * running then has ended (a map of maps waits for an RCU grace period):
+ * a walk that found the serial in force walks that table, not a later
+ * one in the same slot.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, UW_MAX_TABLES);
+} uw_slot_serials SEC(".maps");
+
+/*
  * A thread's list made in the kernel (uwtable.h, struct uw_klist_store),
- * by bpf/klist.bpf.c at its exec and executable mmap()s: storage of the
+ * by bpf/klist.bpf.c at its exec and when ld.so has mapped objects: storage of the
  * task, gone with it, so that no user's processes take room from
  * another's.
  */

@@ -156,7 +156,7 @@ struct uw_proc {
  * A loaded table by the file it was compiled from (uw_files), for the
  * walks of a process the loader has not listed yet: a list made in the
  * kernel from the process's own mappings (bpf/unwind/unwind.bpf.h,
- * uw_klist_build).  The key is the file's inode as the kernel names it
+ * uw_klist_entry()).  The key is the file's inode as the kernel names it
  * (dev in the kernel's encoding, MAJOR << 20 | MINOR); size and change
  * time must match too: a file rewritten in place, or a new file on a
  * reused inode, matches no entry.  segs are the file's executable PT_LOAD
@@ -174,6 +174,7 @@ struct uw_file_seg {
 };
 
 struct uw_file {
+	struct uw_file_key key;	/* its own: a copy read whole is checked by it */
 	__u64 size;
 	__s64 ctime_sec;
 	__u64 ctime_nsec;
@@ -185,14 +186,14 @@ struct uw_file {
 /*
  * A thread's list made in the kernel (bpf/klist.bpf.c): its executable
  * mappings with a table, at most UW_KLIST_MAPS, in order, made at its
- * exec and again at each executable mmap() for UW_KLIST_YOUNG_NS after,
- * and used as long, while the loader's sync comes.  A table slot freed
- * is not reused for UW_SLOT_REST_NS (src/unwind/unwind.c), longer than
- * any list lives, so that no list names another object's table.
+ * exec and again each time ld.so has mapped objects, for UW_KLIST_YOUNG_NS,
+ * and used as long, while the loader's sync comes.  A table may have
+ * gone since, and its slot hold another's: the sampler checks each
+ * entry's serial against uw_slot_serials (bpf/shared_maps.bpf.h) when it
+ * takes the list.
  */
 #define UW_KLIST_MAPS 16
 #define UW_KLIST_YOUNG_NS (250 * 1000000ULL)
-#define UW_SLOT_REST_NS (4 * UW_KLIST_YOUNG_NS)
 
 struct uw_klist_store {
 	__u64 exec_ns;

@@ -51,15 +51,15 @@ struct map_set {
  *   runtime first finds an interpreter (walker__need()), from a second
  *   open of the object that creates no map: it shares every map of the
  *   first, read-only data included, so that it runs as configured;
- * - the lists made in the kernel for new processes, uw_klist_build
- *   (bpf/klist.bpf.c), when the first new process is seen
+ * - the lists made in the kernel for new processes, uw_klist_exec and
+ *   uw_klist_rtld (bpf/klist.bpf.c), when the first new process is seen
  *   (session__need_klist()): an object of its own, on the sampler's maps.
  * Every field but thread is under lock.
  */
 struct lazy_prog {
 	const char *what;		/* its name in messages */
 	const char *without;		/* what a run without it gets */
-	bool quiet;			/* a failed load is said at -v only */
+	bool quiet;			/* a failure is said by the -v report, not warned */
 	int (*load)(struct session *s, __u32 *insns);
 	struct session *s;
 	pthread_mutex_t lock;
@@ -79,6 +79,7 @@ struct session {
 	struct lazy_prog walker;	/* do_sample_interp */
 	struct lazy_prog klist;		/* bpf/klist.bpf.c */
 	struct klist_bpf *klist_skel;	/* ... once loaded */
+	struct bpf_link *klist_rtld;	/* its probe of ld.so */
 	double load_ms;		/* the skeleton's load (verifier included) */
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
@@ -622,7 +623,9 @@ static int configure(struct session *s, const struct kbtf *kb)
 	skel->rodata->max_depth = c->max_stack_depth;
 	err = configure_unwind(skel, c);
 	/* Loaded on first need (session__need_klist()), where the kernel can run it. */
+	/* -p and -L targets are listed before sampling starts: no new process to list. */
 	skel->rodata->uw_klist_on = c->unwind && c->sample_events && !is_tracepoint(c) &&
+				    !c->nr_pids && !c->nr_tids &&
 				    kbtf__has_func(kb, "bpf_iter_task_vma_new") &&
 				    !getenv("PROFILE_TEST_NO_KLIST");
 	if (!err && !c->interps)
@@ -1079,9 +1082,9 @@ static void report_walkers(const struct session *s, const __u64 *c)
 	}
 	if (!s->skel->rodata->uw_klist_on)
 		return;
-	report_lazy(&m->klist, "kernel lists", "uw_klist_exec and uw_klist_mmap", NULL,
+	report_lazy(&m->klist, "kernel lists", "uw_klist_exec and uw_klist_rtld", NULL,
 		    "no new process seen");
-	pr_info("kernel lists: %llu made at execs and executable mmaps, %llu not (the mappings were locked)",
+	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy)",
 		(unsigned long long)c[CNT_UW_KLIST_BUILDS], (unsigned long long)c[CNT_UW_KLIST_BUSY]);
 }
 
@@ -1198,7 +1201,10 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	maps->procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
 	maps->execs_fd = bpf_map__fd(s->skel->maps.uw_execs);
 	maps->asks_fd = bpf_map__fd(s->skel->maps.uw_asks);
-	maps->files_fd = bpf_map__fd(s->skel->maps.uw_files);
+	/* Kept only for the kernel's lists, where this kernel can make them. */
+	maps->files_fd = s->skel->rodata->uw_klist_on ? bpf_map__fd(s->skel->maps.uw_files) : -1;
+	maps->serials_fd = s->skel->rodata->uw_klist_on ?
+			   bpf_map__fd(s->skel->maps.uw_slot_serials) : -1;
 	return 0;
 }
 
@@ -1269,15 +1275,32 @@ static int walker__load(struct session *s, __u32 *insns)
 }
 
 /*
+ * The probe of ld.so's _dl_debug_state(), which it calls once the objects
+ * are mapped: the system's ld.so, which every dynamic program but a
+ * container's maps (uprobes are of a file).
+ */
+#define KLIST_RTLD "/lib64/ld-linux-x86-64.so.2"
+
+static int klist__attach_rtld(struct session *s, struct klist_bpf *k)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+
+	s->klist_rtld = bpf_program__attach_uprobe_opts(k->progs.uw_klist_rtld, -1, KLIST_RTLD,
+							 0, &uo);
+	return s->klist_rtld ? 0 : -errno;
+}
+
+/*
  * bpf/klist.bpf.c, on the sampler's maps, attached: its programs make
- * each new thread's list at its exec and executable mmap()s.  The object
- * stays (its links) until the session goes.
+ * each new thread's list at its exec and when ld.so has mapped objects.
+ * The object stays (its links) until the session goes.
  */
 static int klist__load(struct session *s, __u32 *insns)
 {
 	struct bpf_map *shared[][2] = {
 		{ NULL, s->skel->maps.uw_files }, { NULL, s->skel->maps.uw_klist_store },
-		{ NULL, s->skel->maps.stats },
+		{ NULL, s->skel->maps.stats }, { NULL, s->skel->maps.uw_slot_serials },
+		{ NULL, s->skel->maps.follow_set },
 	};
 	struct bpf_program *progs[2];
 	struct klist_bpf *k;
@@ -1289,18 +1312,23 @@ static int klist__load(struct session *s, __u32 *insns)
 	shared[0][0] = k->maps.uw_files;
 	shared[1][0] = k->maps.uw_klist_store;
 	shared[2][0] = k->maps.stats;
+	shared[3][0] = k->maps.uw_slot_serials;
+	shared[4][0] = k->maps.follow_set;
+	k->rodata->follow_only = s->cfg.follow;
 	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]) && !err; i++)
 		err = bpf_map__reuse_fd(shared[i][0], bpf_map__fd(shared[i][1]));
 	if (!err)
 		err = klist_bpf__load(k);
 	if (!err)
 		err = klist_bpf__attach(k);
+	if (!err)
+		err = klist__attach_rtld(s, k);
 	if (err) {
 		klist_bpf__destroy(k);
 		return err;
 	}
 	progs[0] = k->progs.uw_klist_exec;
-	progs[1] = k->progs.uw_klist_mmap;
+	progs[1] = k->progs.uw_klist_rtld;
 	for (int i = 0; i < 2; i++) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
@@ -1360,8 +1388,9 @@ static int lazy__need(struct lazy_prog *p)
 		if (err) {
 			p->joined = p->done = true;
 			p->err = -err;
-			pr_warn("cannot start loading %s: %s; %s", p->what, strerror(err),
-				p->without);
+			if (!p->quiet)
+				pr_warn("cannot start loading %s: %s; %s", p->what, strerror(err),
+					p->without);
 		}
 	}
 	err = p->err;
@@ -1485,6 +1514,12 @@ void session__detach(struct session *s)
 		bpf_link__destroy(s->off_links[i]);
 		s->off_links[i] = NULL;
 	}
+	/* No sample is walked from a kernel list now: its programs stop. */
+	lazy__wait(&s->klist);
+	bpf_link__destroy(s->klist_rtld);
+	s->klist_rtld = NULL;
+	if (s->klist_skel)
+		klist_bpf__detach(s->klist_skel);
 }
 
 void session__destroy(struct session *s)
@@ -1501,6 +1536,7 @@ void session__destroy(struct session *s)
 		bpf_link__destroy(s->off_links[i]);
 	lazy__wait(&s->walker);
 	lazy__wait(&s->klist);
+	bpf_link__destroy(s->klist_rtld);
 	klist_bpf__destroy(s->klist_skel);
 	pthread_mutex_destroy(&s->walker.lock);
 	pthread_mutex_destroy(&s->klist.lock);

@@ -127,6 +127,7 @@ struct cie {
 enum fde_flags {
 	FDE_PLT_STUBS = 1 << 0,	/* a PLT section no FDE covers */
 	FDE_ENTRY = 1 << 1,	/* holds the ELF entry point */
+	FDE_ENTRY_STUB = 1 << 2,	/* ... and no FDE did (add_entry_stub()) */
 };
 
 struct fde {
@@ -992,7 +993,8 @@ static void mark_fdes(struct eh_ctx *c)
 
 	for (i = 0; i < c->n_fdes; i++) {
 		struct fde *f = &c->fdes[i];
-		bool sig = !(f->flags & FDE_PLT_STUBS) && c->cies[f->cie].signal;
+		bool sig = !(f->flags & (FDE_PLT_STUBS | FDE_ENTRY_STUB)) &&
+			   c->cies[f->cie].signal;
 
 		if (c->in->entry && f->start <= c->in->entry &&
 		    c->in->entry < f->end)
@@ -1031,12 +1033,12 @@ static int emit_fde(struct eh_ctx *c, const struct fde *f, __u64 end)
 
 	if (f->flags & FDE_PLT_STUBS)
 		return push_row(c, f->start, RULE_PLT_STUB);
-	cie = &c->cies[f->cie];
-	if (cie->signal)
-		return push_row(c, f->start, RULE_SIGRET);
 	/* The entry point (_start): the outermost frame, whatever its CFI. */
 	if (f->flags & FDE_ENTRY)
 		return push_row(c, f->start, RULE_STOP);
+	cie = &c->cies[f->cie];
+	if (cie->signal)
+		return push_row(c, f->start, RULE_SIGRET);
 	if (cie->status != CIE_OK)
 		return push_row(c, f->start, RULE_UNSUP);
 	x.cie = cie;
@@ -1151,6 +1153,35 @@ static void count_unsupported(struct uw_table *t)
 	}
 }
 
+/*
+ * The entry point when no FDE holds it (ld.so's _start, hand-written, has
+ * none): the outermost frame all the same, the kernel jumped there with
+ * nothing above.  From the entry to the next FDE, ENTRY_STUB_MAX bytes
+ * at most: ld.so's startup code is 61.
+ */
+#define ENTRY_STUB_MAX 256
+
+static int add_entry_stub(struct eh_ctx *c)
+{
+	__u64 entry = c->in->entry;
+	struct fde f = { .start = entry, .end = entry + ENTRY_STUB_MAX,
+			 .insn_off = UINT32_MAX, .flags = FDE_ENTRY | FDE_ENTRY_STUB };
+	size_t i;
+
+	if (!entry)
+		return 0;
+	for (i = 0; i < c->n_fdes; i++) {
+		if (c->fdes[i].start <= entry && entry < c->fdes[i].end)
+			return 0;
+		if (c->fdes[i].start > entry && c->fdes[i].start < f.end)
+			f.end = c->fdes[i].start;
+	}
+	if (util__grow_array((void **)&c->fdes, &c->cap_fdes, c->n_fdes + 1, sizeof(*c->fdes)))
+		return -ENOMEM;
+	c->fdes[c->n_fdes++] = f;
+	return 0;
+}
+
 static int compile(const struct eh_input *in, struct uw_table *out)
 {
 	struct eh_ctx c = { .in = in, .out = out };
@@ -1160,6 +1191,8 @@ static int compile(const struct eh_input *in, struct uw_table *out)
 	err = read_entries(&c);
 	if (!err)
 		err = add_plt_stubs(&c);
+	if (!err && c.n_fdes)
+		err = add_entry_stub(&c);
 	if (err)
 		goto out;
 	if (c.n_fdes) {

@@ -147,6 +147,7 @@ struct unwind {
 	struct unwind_opts opts;
 	int tables_fd, procs_fd, execs_fd;
 	int files_fd;		/* uw_files; -1: none */
+	int serials_fd;		/* uw_slot_serials; -1: none */
 	bool klist_needed;	/* opts.need_klist called (main thread only) */
 	/* PROFILE_TEST_SYNC_DELAY_MS: each sync starts this late (tests only). */
 	unsigned long sync_delay_ms;
@@ -208,11 +209,7 @@ struct unwind {
 	size_t vdso_size;
 	__u32 syncing;		/* the pid being synced: never evicted */
 	__u8 used_slots[UW_MAX_TABLES];
-	/*
-	 * A slot whose table a kernel-made list may still name (uw_files):
-	 * free, but not reused before this time (now_ns()).
-	 */
-	__u64 slot_rest[UW_MAX_TABLES];
+
 	/* Tables loaded in this sync, for insert_tables(). */
 	__u32 n_new;
 	__u32 new_slots[UW_NEW_MAX];
@@ -320,10 +317,8 @@ static int read_segments_fd(int fd, struct object *o)
 
 static int find_slot(struct unwind *u, __u32 *slot)
 {
-	__u64 now = now_ns();
-
 	for (__u32 i = 0; i < UW_MAX_TABLES; i++) {
-		if (!u->used_slots[i] && u->slot_rest[i] <= now) {
+		if (!u->used_slots[i]) {
 			u->used_slots[i] = SLOT_USED;
 			*slot = i;
 			return 0;
@@ -348,7 +343,7 @@ static void stats_add(struct unwind *u, __u64 *field, __s64 delta)
 static void publish_file(struct unwind *u, struct object *o)
 {
 	struct uw_file f = {
-		.size = o->size, .ctime_sec = o->ctime.tv_sec, .ctime_nsec = o->ctime.tv_nsec,
+		.key = o->fkey, .size = o->size, .ctime_sec = o->ctime.tv_sec, .ctime_nsec = o->ctime.tv_nsec,
 		.base = o->base, .table = o->slot, .n_chunks = o->n_chunks, .serial = o->serial,
 	};
 
@@ -365,11 +360,7 @@ static void publish_file(struct unwind *u, struct object *o)
 		o->published = true;
 }
 
-/*
- * ... gone, unless the entry is another object's now (the file rewritten
- * since).  Lists made while it was there may still name the slot: it
- * rests before its next table.
- */
+/* ... gone, unless the entry is another object's now (the file rewritten since). */
 static void unpublish_file(struct unwind *u, struct object *o)
 {
 	struct uw_file f;
@@ -378,8 +369,17 @@ static void unpublish_file(struct unwind *u, struct object *o)
 		return;
 	if (!bpf_map_lookup_elem(u->files_fd, &o->fkey, &f) && f.serial == o->serial)
 		bpf_map_delete_elem(u->files_fd, &o->fkey);
-	u->slot_rest[o->slot] = now_ns() + UW_SLOT_REST_NS;
 	o->published = false;
+}
+
+/*
+ * The serial of the table in slot (0: none), for the sampler's check of
+ * kernel-made lists (bpf/shared_maps.bpf.h, uw_slot_serials).
+ */
+static void set_slot_serial(struct unwind *u, __u32 slot, __u32 serial)
+{
+	if (u->serials_fd >= 0)
+		bpf_map_update_elem(u->serials_fd, &slot, &serial, BPF_ANY);
 }
 
 /* Unload o's table, if it has one; o stays, wanted (OBJ_OVER). */
@@ -387,8 +387,13 @@ static void unload_table(struct unwind *u, struct object *o)
 {
 	if (o->state != OBJ_TABLE)
 		return;
-	/* First: no new list may find the slot through the file. */
+	/*
+	 * First: no new list may find the table through its file, nor any
+	 * walk take it by its serial; the delete returns once every walk
+	 * that did has ended.
+	 */
 	unpublish_file(u, o);
+	set_slot_serial(u, o->slot, 0);
 	bpf_map_delete_elem(u->tables_fd, &o->slot);
 	u->used_slots[o->slot] = 0;
 	pthread_mutex_lock(&u->lock);
@@ -568,6 +573,7 @@ static void settle_batch(struct unwind *u, struct insert_batch *b, bool resync)
 			stats_add(u, &u->stats.rows, -(__s64)o->n_rows);
 			stats_add(u, &u->stats.bytes, -(__s64)o->bytes);
 		} else {
+			set_slot_serial(u, o->slot, o->serial);
 			publish_file(u, o);
 		}
 		close(b->fds[i]);	/* the outer map holds it now */
@@ -1288,9 +1294,6 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	struct proc *p;
 	int err;
 
-	if (u->sync_delay_ms)
-		nanosleep(&(struct timespec){ .tv_sec = u->sync_delay_ms / 1000,
-					      .tv_nsec = u->sync_delay_ms % 1000 * 1000000 }, NULL);
 	u->clock++;
 	c.proc_dirfd = procfs__open_pid(pid);
 	if (c.proc_dirfd < 0) {
@@ -1733,6 +1736,10 @@ static void serve(void *ctx, unsigned int thread, void *req)
 
 	(void)thread;
 	(void)req;
+	/* Outside the lock: the inserter and the collector go on meanwhile. */
+	if (u->sync_delay_ms)
+		nanosleep(&(struct timespec){ .tv_sec = u->sync_delay_ms / 1000,
+					      .tv_nsec = u->sync_delay_ms % 1000 * 1000000 }, NULL);
 	pthread_mutex_lock(&u->state_lock);
 	drain_inbox(u);
 	if (lane_pop(u, &r))
@@ -1805,7 +1812,7 @@ void unwind__new_process(struct unwind *u)
 	if (!u || u->klist_needed || !u->opts.need_klist)
 		return;
 	u->klist_needed = true;
-	u->opts.need_klist(u->opts.klist_arg);
+	(void)u->opts.need_klist(u->opts.klist_arg);
 }
 
 bool unwind__knows(struct unwind *u, __u32 pid)
@@ -1891,11 +1898,16 @@ void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)
 			warn_budget(u);
 		return;
 	}
-	pr_info("unwind: %s; walks %llu from tables, %llu before the process was listed (%llu of those from a list made in the kernel, the rest by frame pointer alone); frames %llu by table, %llu by frame pointer",
-		u ? unwind__mode_name(u->opts.mode) : "fp",
-		(unsigned long long)c[CNT_UW_WALKS], (unsigned long long)c[CNT_UW_FP_WALKS],
-		(unsigned long long)c[CNT_UW_KLIST_WALKS],
-		(unsigned long long)c[CNT_UW_TABLE_FRAMES], (unsigned long long)c[CNT_UW_FP_FRAMES]);
+	if (u)
+		pr_info("unwind: %s; walks %llu from tables, %llu before the process was listed (%llu of those from a list made in the kernel, the rest by frame pointer alone); frames %llu by table, %llu by frame pointer",
+			unwind__mode_name(u->opts.mode), (unsigned long long)c[CNT_UW_WALKS],
+			(unsigned long long)c[CNT_UW_FP_WALKS],
+			(unsigned long long)c[CNT_UW_KLIST_WALKS],
+			(unsigned long long)c[CNT_UW_TABLE_FRAMES],
+			(unsigned long long)c[CNT_UW_FP_FRAMES]);
+	else
+		pr_info("unwind: fp; walks %llu by frame pointer alone",
+			(unsigned long long)c[CNT_UW_FP_WALKS]);
 	for (unsigned int e = 0; e < NR_UW_ENDS && off < sizeof(ends); e++)
 		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
 				unwind__end_name(e), (unsigned long long)c[CNT_UW_END + e]);
@@ -1996,6 +2008,7 @@ static void stop_asks(struct unwind *u)
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
+	const char *test_delay;
 	int err;
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
 				  .queue_max = 1, .job = serve, .ctx = u,
@@ -2012,9 +2025,11 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->procs_fd = maps->procs_fd;
 	u->execs_fd = maps->execs_fd;
 	u->files_fd = maps->files_fd;
-	if (getenv("PROFILE_TEST_SYNC_DELAY_MS")) {
-		u->sync_delay_ms = strtoul(getenv("PROFILE_TEST_SYNC_DELAY_MS"), NULL, 10);
-		pr_warn("PROFILE_TEST_SYNC_DELAY_MS is set: each sync waits %lu ms (tests only)",
+	u->serials_fd = maps->serials_fd;
+	test_delay = getenv("PROFILE_TEST_SYNC_DELAY_MS");
+	if (test_delay) {
+		u->sync_delay_ms = strtoul(test_delay, NULL, 10);
+		pr_warn("PROFILE_TEST_SYNC_DELAY_MS is set: each request waits %lu ms (tests only)",
 			u->sync_delay_ms);
 	}
 	u->scratch = malloc(sizeof(*u->scratch));

@@ -88,6 +88,7 @@ struct unwind_maps {
 	int execs_fd;		/* uw_execs: each process's last exec, read only */
 	int asks_fd;		/* uw_asks: syncs the walker asks for; -1: none */
 	int files_fd;		/* uw_files: loaded tables by file; -1: none */
+	int serials_fd;		/* uw_slot_serials: each slot's table; -1: none */
 };
 
 /*

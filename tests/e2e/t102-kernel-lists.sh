@@ -1,7 +1,7 @@
 #!/bin/bash
 # The kernel's lists of new processes' mappings (issue 31): a process's
 # samples before the loader has listed its mappings are walked from a
-# list the kernel made at its exec and at each executable mmap() since
+# list the kernel made at its exec and each time ld.so has mapped objects
 # (bpf/klist.bpf.c), with the tables already loaded for its files.
 # PROFILE_TEST_SYNC_DELAY_MS holds every sync back longer than the short
 # processes here live, so that each of their samples comes before their
@@ -51,7 +51,7 @@ test_expect_success ROOT_BPF,KLIST 'syncs late: fresh no-FP processes walked who
 	PROFILE_TEST_SYNC_DELAY_MS=$DELAY "$PROFILE" -v -F $HZ -f -- sh runs.sh >kl.folded 2>kl.err ||
 		{ cat kl.err; fail "profile exited with status $?"; return 1; } &&
 	grep "^profile: kernel lists\|^profile: unwind:" kl.err &&
-	grep -q "^profile: kernel lists: uw_klist_exec and uw_klist_mmap loaded" kl.err ||
+	grep -q "^profile: kernel lists: uw_klist_exec and uw_klist_rtld loaded" kl.err ||
 		fail "the kernel lists were not loaded" &&
 	stats -c klshort kl.folded &&
 	walks=$(klist_walks kl.err) &&

@@ -466,6 +466,27 @@ static long hdr_fde_count(const char *path)
 }
 
 /*
+ * An entry point no FDE holds (ld.so's): the outermost frame from it to
+ * the next FDE, 256 bytes at most, as the compiler makes it.
+ */
+static void add_ref_entry(struct ref *ref)
+{
+	struct ref_fde e = { .start = ref->entry, .end = ref->entry + 256, .entry = true };
+	size_t i;
+
+	if (!ref->entry || !ref->n_rows)
+		return;
+	for (i = 0; i < ref->n_fdes; i++) {
+		if (ref->fdes[i].entry)
+			return;
+		if (ref->fdes[i].start > e.start && ref->fdes[i].start < e.end)
+			e.end = ref->fdes[i].start;
+	}
+	ref->fdes = grow(ref->fdes, ref->n_fdes, sizeof(*ref->fdes));
+	ref->fdes[ref->n_fdes++] = e;
+}
+
+/*
  * The whole comparison of t (built from path) with readelf's view of
  * path; mismatches counted and the first ones printed.
  */
@@ -488,6 +509,7 @@ static void compare_with_readelf(const char *path, const char *label,
 
 		f->entry = ref.entry && f->start <= ref.entry && ref.entry < f->end;
 	}
+	add_ref_entry(&ref);
 	qsort(ref.fdes, ref.n_fdes, sizeof(*ref.fdes), cmp_ref_fde);
 	eff_end = calloc(ref.n_fdes + 1, sizeof(*eff_end));
 	if (eff_end) {
@@ -958,6 +980,44 @@ TEST(crafted_layout)
 	ehframe__free(&t);
 }
 
+/*
+ * An entry point no FDE holds (ld.so's _start): the outermost frame from
+ * it to the next FDE, or 256 bytes; counted as no FDE, no overlap.
+ */
+TEST(crafted_entry_without_fde)
+{
+	static const unsigned char push[] = { 0x41, 0x0e, 16 };
+	struct buf b = {};
+	struct uw_table t;
+	size_t cie = put_cie(&b, "zR");
+
+	put_fde(&b, cie, 0x1000, 0x10, push, sizeof(push));
+	put_fde(&b, cie, 0x1080, 0x10, push, sizeof(push));
+	CHECK_INT(build_crafted(&b, 0x1040, &t), 0);
+	check_sound(&t);
+	CHECK_INT(t.n_fdes, 2);
+	CHECK_INT(t.n_overlaps, 0);
+	CHECK_INT(rule_at(&t, 0x1010), GAP);
+	CHECK_INT(rule_at(&t, 0x103f), GAP);
+	CHECK_INT(rule_at(&t, 0x1040), uw_rule(UW_OP_STOP, 0, 0));
+	CHECK_INT(rule_at(&t, 0x107f), uw_rule(UW_OP_STOP, 0, 0));
+	CHECK_INT(rule_at(&t, 0x1080), SP(8));
+	ehframe__free(&t);
+	/* Past every FDE: 256 bytes. */
+	CHECK_INT(build_crafted(&b, 0x2000, &t), 0);
+	check_sound(&t);
+	CHECK_INT(rule_at(&t, 0x1fff), GAP);
+	CHECK_INT(rule_at(&t, 0x2000), uw_rule(UW_OP_STOP, 0, 0));
+	CHECK_INT(rule_at(&t, 0x20ff), uw_rule(UW_OP_STOP, 0, 0));
+	CHECK_INT(rule_at(&t, 0x2100), GAP);
+	ehframe__free(&t);
+	/* An FDE holds it: that FDE's, as before (crafted_layout). */
+	CHECK_INT(build_crafted(&b, 0x1004, &t), 0);
+	CHECK_INT(rule_at(&t, 0x1040), GAP);
+	CHECK_INT(rule_at(&t, 0x1004), uw_rule(UW_OP_STOP, 0, 0));
+	ehframe__free(&t);
+}
+
 /* The same CIE and FDE in 64-bit DWARF: the same rows. */
 TEST(crafted_64bit_lengths)
 {
@@ -1174,6 +1234,7 @@ int main(void)
 	RUN_S(plt_without_fde);
 	RUN(crafted_program);
 	RUN(crafted_layout);
+	RUN(crafted_entry_without_fde);
 	RUN(crafted_64bit_lengths);
 	RUN(crafted_truncated);
 	RUN(crafted_cie_pointers);
