@@ -19,7 +19,7 @@ import sys
 import time
 from util import log
 
-ROUNDS = 5
+ROUNDS = 20	# about 500 samples each of sqlite3 and bash, the shortest
 FREQ = 499
 SETTLE = 1.5		# seconds between the start of the profilers and the first program
 PY = ("import time\nt = time.time()\ns = 0\n"

@@ -56,6 +56,7 @@ struct elf_file {
 	struct load_seg *segs;
 	size_t nr_segs;
 	int type;
+	__u64 entry;		/* e_entry, 0 if none */
 	enum elf_sym_source source;
 	char build_id[BUILD_ID_MAX * 2 + 1];
 	char debuglink[DEBUGLINK_MAX + 1];	/* "" if none */
@@ -789,6 +790,7 @@ static struct elf_file *from_elf(Elf *elf, bool nested)
 		goto cleanup;
 	}
 	ef->type = eh.e_type;
+	ef->entry = eh.e_entry;
 	err = read_segments(ef, elf);
 	if (err)
 		goto cleanup;
@@ -915,6 +917,8 @@ int elf_file__offset_to_vaddr(const struct elf_file *ef, __u64 offset,
 	return 0;
 }
 
+#define ENTRY_NAME_MAX 64
+
 const char *elf_file__find(const struct elf_file *ef, __u64 vaddr,
 			   __u64 *offset)
 {
@@ -930,14 +934,26 @@ const char *elf_file__find(const struct elf_file *ef, __u64 vaddr,
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return NULL;
-	s = &ef->syms[lo - 1];
-	if (vaddr - s->addr >= s->size)
-		return NULL;
-	if (offset)
-		*offset = vaddr - s->addr;
-	return ef->names + s->name;
+	s = lo ? &ef->syms[lo - 1] : NULL;
+	if (s && vaddr - s->addr < s->size) {
+		if (offset)
+			*offset = vaddr - s->addr;
+		return ef->names + s->name;
+	}
+	/*
+	 * The entry point of a file whose table does not name it (ld.so's
+	 * .dynsym): _start, the name every C runtime gives it, up to the next
+	 * symbol, ENTRY_NAME_MAX bytes at most (glibc's is 38, ld.so's 61).
+	 * Not in a file with no names at all (a stripped program): a name
+	 * there would tell pprof the mapping is symbolized (pprof.c).
+	 */
+	if (ef->entry && ef->nr_syms && vaddr >= ef->entry &&
+	    vaddr - ef->entry < ENTRY_NAME_MAX && (!s || s->addr <= ef->entry)) {
+		if (offset)
+			*offset = vaddr - ef->entry;
+		return "_start";
+	}
+	return NULL;
 }
 
 const char *elf_file__debuglink(const struct elf_file *ef, __u32 *crc)

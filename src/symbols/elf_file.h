@@ -70,7 +70,9 @@ int elf_file__offset_to_vaddr(const struct elf_file *ef, __u64 offset,
  * the next symbol or the end of its section.  When symbols overlap, the
  * one that starts last wins.  When several names share one address, the
  * table keeps one: the one with the fewest leading underscores (getpid over
- * __getpid), then global over weak over local, then the shortest.
+ * __getpid), then global over weak over local, then the shortest.  The
+ * ELF entry point, when no symbol holds it in a file that has some (ld.so),
+ * is _start (its first 64 bytes, up to the next symbol).
  */
 const char *elf_file__find(const struct elf_file *ef, __u64 vaddr,
 			   __u64 *offset);

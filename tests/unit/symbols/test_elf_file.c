@@ -5,6 +5,9 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 
@@ -14,7 +17,7 @@
 #include "unit.h"
 
 static char dir[FX_DIR_MAX];
-static char pie[PATH_MAX], nopie[PATH_MAX], lib[PATH_MAX], slib[PATH_MAX];
+static char pie[PATH_MAX], nopie[PATH_MAX], lib[PATH_MAX], slib[PATH_MAX], spie[PATH_MAX];
 
 static int build_fixtures(void)
 {
@@ -24,10 +27,12 @@ static int build_fixtures(void)
 	snprintf(nopie, sizeof(nopie), "%s/nopie", dir);
 	snprintf(lib, sizeof(lib), "%s/fixlib.so", dir);
 	snprintf(slib, sizeof(slib), "%s/fixlib-stripped.so", dir);
+	snprintf(spie, sizeof(spie), "%s/pie-stripped", dir);
 	if (fx_cc("fixture.c", "-fPIE -pie -Wl,--build-id=sha1", pie) ||
 	    fx_cc("fixture.c", "-fno-pie -no-pie", nopie) ||
 	    fx_cc("fixlib.c", "-shared -fPIC", lib) ||
-	    fx_sh("cp '%s' '%s' && strip '%s'", lib, slib, slib))
+	    fx_sh("cp '%s' '%s' && strip '%s'", lib, slib, slib) ||
+	    fx_sh("cp '%s' '%s' && strip '%s'", pie, spie, spie))
 		return -1;
 	return 0;
 }
@@ -214,6 +219,55 @@ TEST(stripped_library)
 	name = elf_file__find(ef, helper + 1, &off);
 	CHECK(!name || strcmp(name, "fixlib_helper"));
 	elf_file__free(ef);
+}
+
+/* e_entry, read as libelf reads it; 0 if none. */
+static __u64 entry_of(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_file__begin(fd, NULL, 0) : NULL;
+	GElf_Ehdr eh;
+	__u64 e = elf && gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
+
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return e;
+}
+
+/*
+ * The entry point: _start where the file's table does not name it but
+ * has names (ld.so's .dynsym), for 64 bytes at most; in a stripped
+ * program, which names nothing, not at all (pprof would take the mapping
+ * for symbolized).
+ */
+TEST(entry_point)
+{
+	struct elf_file *ef = elf_file__open(spie), *full = elf_file__open(pie);
+	struct elf_file *ld = elf_file__open("/lib64/ld-linux-x86-64.so.2");
+	unsigned long long start = 0;
+	__u64 off = 99, entry;
+	const char *name;
+
+	CHECK(ef != NULL && full != NULL && ld != NULL);
+	if (!ef || !full || !ld)
+		goto out;
+	CHECK_INT(fx_nm(pie, "_start", false, &start), 0);
+	CHECK_STR(elf_file__find(full, start, &off), "_start");
+	CHECK_INT(elf_file__sym_source(ef), ELF_SYMS_NONE);
+	CHECK(elf_file__find(ef, start, &off) == NULL);
+	entry = entry_of("/lib64/ld-linux-x86-64.so.2");
+	CHECK(entry != 0);
+	CHECK_STR(elf_file__find(ld, entry, &off), "_start");
+	CHECK_STR(elf_file__find(ld, entry + 8, &off), "_start");
+	CHECK_INT(off, 8);
+	name = elf_file__find(ld, entry + 64, &off);
+	CHECK(!name || strcmp(name, "_start"));
+out:
+	elf_file__free(ld);
+	elf_file__free(ef);
+	elf_file__free(full);
 }
 
 /* libc as installed: stripped, and aliases resolve to the plain name. */
@@ -549,6 +603,7 @@ int main(void)
 	RUN(build_id);
 	RUN(shared_library);
 	RUN(stripped_library);
+	RUN(entry_point);
 	RUN(system_libc);
 	RUN(vdso_in_memory);
 	RUN(refuses_non_elf);
