@@ -244,6 +244,23 @@ fsum() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%.3f\n", a / b }'; }
 in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "inf" && x >= lo && x <= hi) }'; }
 
+# stats ARGS...: run the stackstats helper with ARGS, print its line, and
+# set its values (samples, complete, depth, ratio, shares) as shell
+# variables.
+STACKSTATS=$PROFILE_TOP/tests/e2e/helpers/stackstats
+stats() {
+	local st
+	st=$("$STACKSTATS" "$@") || { echo "$st"; fail "stackstats $*: no samples"; return 1; }
+	echo "stackstats $*: $st"
+	eval "$st"
+}
+
+# within X LO HI WHAT, at_least X MIN WHAT, at_most X MAX WHAT: check one
+# measure.
+within() { in_range "$1" "$2" "$3" || fail "$4 is $1, want $2 to $3"; }
+at_least() { within "$1" "$2" 1e9 "$3"; }
+at_most() { within "$1" -1e9 "$2" "$3"; }
+
 # Wait until a line of FILE matches REGEX: wait_for FILE REGEX [SECONDS].
 wait_for() {
 	for _ in $(seq $((${3:-10} * 10))); do

@@ -17,19 +17,7 @@
 #   -p: the list before the first sample (as before)
 . "$(dirname "$0")/lib.sh"
 
-STACKSTATS=$PROFILE_TOP/tests/e2e/helpers/stackstats
 HZ=999
-
-# stats ARGS...: run stackstats ARGS, print its line, set its values.
-stats() {
-	local st
-	st=$("$STACKSTATS" "$@") || { echo "$st"; fail "stackstats $*: no samples"; return 1; }
-	echo "stackstats $*: $st"
-	eval "$st"
-}
-
-# want X LO HI WHAT: X within [LO, HI].
-want() { in_range "$1" "$2" "$3" || fail "$4 is $1, want $2 to $3"; }
 
 # cut_per_process FILE COMM: "cut/samples" of each COMM-PID process of a
 # --per-thread folded FILE, a line each; a sample is cut when none of its
@@ -80,10 +68,10 @@ test_expect_success ROOT_BPF 'fresh no-FP processes under a whole-host profile: 
 	cut=$(awk "{ split(\$2, a, \"/\"); n += a[1] } END { print n + 0 }" cut.txt) &&
 	few=$(awk "{ split(\$2, a, \"/\"); if (a[1] <= 5) n++ } END { print n + 0 }" cut.txt) &&
 	echo "$cut samples cut; $few of $procs processes with at most 5" &&
-	want $procs 15 15 "fwfirst processes sampled" &&
-	want $samples 300 1e9 "samples of fwfirst" &&
-	want $cut 0 60 "samples cut" &&
-	want $few 13 15 "processes with at most 5 samples cut"
+	within $procs 15 15 "fwfirst processes sampled" &&
+	within $samples 300 1e9 "samples of fwfirst" &&
+	within $cut 0 60 "samples cut" &&
+	within $few 13 15 "processes with at most 5 samples cut"
 '
 
 test_expect_success ROOT_BPF 'profile -- burn-nofp: whole from its first sample' '
@@ -92,8 +80,8 @@ test_expect_success ROOT_BPF 'profile -- burn-nofp: whole from its first sample'
 	stats -c fwcmd cmd.folded &&
 	cut=$(awk "/^fwcmd;/ && !/;(_start|__libc_start_call_main);/ { n += \$NF } END { print n + 0 }" cmd.folded) &&
 	echo "$cut of $samples samples cut" &&
-	want $samples 300 1e9 samples &&
-	want $cut 0 10 "samples cut"
+	within $samples 300 1e9 samples &&
+	within $cut 0 10 "samples cut"
 '
 
 test_expect_success ROOT_BPF '-p of a burn-nofp just started: every sample whole' '
@@ -102,8 +90,8 @@ test_expect_success ROOT_BPF '-p of a burn-nofp just started: every sample whole
 	"$PROFILE" -F $HZ -f -p $pid 2 >p.folded 2>p.err ||
 		{ cat p.err; fail "profile -p exited with status $?"; return 1; } &&
 	stats -c fwp p.folded &&
-	want $samples 500 1e9 samples &&
-	want $complete 100 100 "whole samples (%)"
+	within $samples 500 1e9 samples &&
+	within $complete 100 100 "whole samples (%)"
 '
 
 test_done

@@ -12,22 +12,12 @@
 #   walks from them; without, 0-1% whole
 . "$(dirname "$0")/lib.sh"
 
-STACKSTATS=$PROFILE_TOP/tests/e2e/helpers/stackstats
 HZ=999
 DELAY=300	# ms before each sync: longer than a short run lives
 
 # A directory daemon and nobody can reach (TRASH is private).
 H=$(outside_dir /var/tmp)
 chmod 755 "$H"
-
-stats() {
-	local st
-	st=$("$STACKSTATS" "$@") || { echo "$st"; fail "stackstats $*: no samples"; return 1; }
-	echo "stackstats $*: $st"
-	eval "$st"
-}
-
-want() { in_range "$1" "$2" "$3" || fail "$4 is $1, want $2 to $3"; }
 
 # klist_walks ERR: the walks of processes not listed yet from a kernel list (-v).
 klist_walks() {
@@ -55,9 +45,9 @@ test_expect_success ROOT_BPF,KLIST 'syncs late: fresh no-FP processes walked who
 		fail "the kernel lists were not loaded" &&
 	stats -c klshort kl.folded &&
 	walks=$(klist_walks kl.err) &&
-	want $samples 600 1e9 "samples of klshort" &&
-	want $complete 95 100 "whole samples (%)" &&
-	want $walks $((samples * 9 / 10)) 1e9 "walks from a kernel list"
+	within $samples 600 1e9 "samples of klshort" &&
+	within $complete 95 100 "whole samples (%)" &&
+	within $walks $((samples * 9 / 10)) 1e9 "walks from a kernel list"
 '
 
 test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the same samples stop after the leaf' '
@@ -67,9 +57,9 @@ test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the sa
 		{ cat nokl.err; fail "profile exited with status $?"; return 1; } &&
 	! grep -q "^profile: kernel lists" nokl.err &&
 	stats -c klshort nokl.folded &&
-	want $samples 600 1e9 "samples of klshort" &&
-	want $complete 0 20 "whole samples (%)" &&
-	want "$(klist_walks nokl.err)" 0 0 "walks from a kernel list"
+	within $samples 600 1e9 "samples of klshort" &&
+	within $complete 0 20 "whole samples (%)" &&
+	within "$(klist_walks nokl.err)" 0 0 "walks from a kernel list"
 '
 
 # nobody rewrites its own program in place with the same bytes and sets its
@@ -98,16 +88,16 @@ test_expect_success ROOT_BPF,KLIST,USERS 'nobody rewrites its program in place, 
 		>rw.folded 2>rw.err ||
 		{ tail -20 rw.err; fail "profile exited with status $?"; return 1; } &&
 	stats -c klbefore rw.folded &&
-	want $complete 95 100 "whole samples before the rewrite (%)" &&
+	within $complete 95 100 "whole samples before the rewrite (%)" &&
 	stats -c klafter rw.folded &&
-	want $samples 200 1e9 "samples after the rewrite" &&
-	want $complete 0 20 "whole samples after the rewrite, before its list (%)" &&
+	within $samples 200 1e9 "samples after the rewrite" &&
+	within $complete 0 20 "whole samples after the rewrite, before its list (%)" &&
 	# Listed once the syncs queued before its own are done (1-1.5 s).
 	stats -c klnew rw.folded &&
-	want $complete 40 100 "whole samples of the long run (%)" &&
+	within $complete 40 100 "whole samples of the long run (%)" &&
 	# The loader compiled the new file anew, at klnew'"'"'s sync.
 	compiled=$(grep -c "^profile: unwind: .*own/klx: [0-9]* rows, loaded" rw.err) &&
-	want $compiled 2 2 "tables compiled for own/klx"
+	within $compiled 2 2 "tables compiled for own/klx"
 '
 
 test_done

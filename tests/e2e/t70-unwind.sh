@@ -14,7 +14,6 @@
 #                                     python3, perl and gzip)
 . "$(dirname "$0")/lib.sh"
 
-STACKSTATS=$PROFILE_TOP/tests/e2e/helpers/stackstats
 HZ=499
 
 # profiled OUT MODE SECONDS [PIDS]: profile PIDS (default: the whole host)
@@ -37,21 +36,6 @@ unwound() {
 	bg "$@" >/dev/null
 	profiled "$out" "$mode" "$secs" $!
 }
-
-# stats ARGS...: run stackstats ARGS, print its line, and set its values
-# (samples, complete, depth, ratio, shares) as shell variables.
-stats() {
-	local st
-	st=$("$STACKSTATS" "$@") || { echo "$st"; fail "stackstats $*: no samples"; return 1; }
-	echo "stackstats $*: $st"
-	eval "$st"
-}
-
-# within X LO HI WHAT, at_least X MIN WHAT, at_most X MAX WHAT: check one
-# measure.
-within() { in_range "$1" "$2" "$3" || fail "$4 is $1, want $2 to $3"; }
-at_least() { within "$1" "$2" 1e9 "$3"; }
-at_most() { within "$1" -1e9 "$2" "$3"; }
 
 # burn_answer FILE COMM MIN_SAMPLES MIN_COMPLETE: burn's known answer in
 # COMM's samples, func_b/func_a = 3.0 within 10%, with whole stacks.

@@ -6,16 +6,6 @@
 # cleanly, account for every sample, and say what it could not do.
 . "$(dirname "$0")/lib.sh"
 
-STACKSTATS=$PROFILE_TOP/tests/e2e/helpers/stackstats
-
-# stats ARGS...: stackstats' values as shell variables, and its line shown.
-stats() {
-	local st
-	st=$("$STACKSTATS" "$@") || { echo "$st"; fail "stackstats $*: no samples"; return 1; }
-	echo "stackstats $*: $st"
-	eval "$st"
-}
-
 # A -v counter: vcount FILE SED-REGEX, the regex capturing one number.
 vcount() { sed -n "s/$2/\\1/p" "$1"; }
 

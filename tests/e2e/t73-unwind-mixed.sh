@@ -10,7 +10,6 @@
 # 3,000 samples (a busy machine's 8 s) its noise is about 4%.
 . "$(dirname "$0")/lib.sh"
 
-STACKSTATS=$PROFILE_TOP/tests/e2e/helpers/stackstats
 HZ=499
 
 # profiled OUT SECONDS PID [HZ]: profile PID with the default unwinding.
@@ -19,17 +18,6 @@ profiled() {
 	"$PROFILE" -F ${4:-$HZ} -f -a -p "$3" "$secs" >"$out" 2>"$out.err" || rc=$?
 	[ $rc -eq 0 ] || { cat "$out.err"; fail "profile exited with status $rc"; }
 }
-
-# stats ARGS...: run stackstats, print its line, set its values.
-stats() {
-	local st
-	st=$("$STACKSTATS" "$@") || { echo "$st"; fail "stackstats $*: no samples"; return 1; }
-	echo "stackstats $*: $st"
-	eval "$st"
-}
-
-within() { in_range "$1" "$2" "$3" || fail "$4 is $1, want $2 to $3"; }
-at_least() { within "$1" "$2" 1e9 "$3"; }
 
 RUST_PATH='rustburn::main;rustburn::run;rustburn::outer;rustburn::middle;rustburn::func_[ab]$'
 

@@ -18,10 +18,6 @@ PY=/usr/bin/python3.11
 PYWL=$PROFILE_TOP/tests/workloads/py
 PYSTACKS=$PROFILE_TOP/tests/e2e/helpers/pystacks
 
-within() { in_range "$1" "$2" "$3" || fail "$4 is $1, want $2 to $3"; }
-at_least() { within "$1" "$2" 1e9 "$3"; }
-at_most() { within "$1" -1e9 "$2" "$3"; }
-
 # stats TAG ARGS...: run pystacks ARGS, print its line with TAG, and set its
 # values as shell variables.
 stats() {
