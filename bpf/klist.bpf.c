@@ -21,11 +21,11 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define UW_KLIST_VMAS 1024	/* mappings looked at, at most */
+#define VM_EXEC 0x4
+#define CTIME_NSEC_MASK ((1U << 30) - 1)	/* nanoseconds: below 10^9 */
 
 /* profile -- CMD: the command's processes only (follow_set). */
 const volatile bool follow_only = false;
-#define VM_EXEC 0x4
-#define CTIME_NSEC_MASK ((1U << 30) - 1)	/* nanoseconds: below 10^9 */
 
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
 				 __u64 addr) __ksym;
@@ -67,8 +67,8 @@ __noinline int uw_klist_entry(__u32 n, __u64 inode_addr, __u64 start, __u64 end,
 	struct inode *inode = (struct inode *)inode_addr;
 	struct uw_klist_store *st;
 	struct uw_file_key key;
-	struct uw_file copy, *f = &copy;
 	const struct uw_file *e;
+	struct uw_file f;
 	struct uw_map *m;
 	__u64 nsec;
 	__s64 sec;
@@ -84,25 +84,25 @@ __noinline int uw_klist_entry(__u32 n, __u64 inode_addr, __u64 start, __u64 end,
 	 * be another file's already (a hash map's memory is reused at once).
 	 */
 	e = bpf_map_lookup_elem(&uw_files, &key);
-	if (!e || bpf_probe_read_kernel(&copy, sizeof(copy), e) ||
-	    copy.key.dev != key.dev || copy.key.ino != key.ino)
+	if (!e || bpf_probe_read_kernel(&f, sizeof(f), e) ||
+	    f.key.dev != key.dev || f.key.ino != key.ino)
 		return 0;
-	if (!uw_inode_ctime(inode, &sec, &nsec) || f->size != BPF_CORE_READ(inode, i_size) ||
-	    f->ctime_sec != sec || f->ctime_nsec != nsec)
+	if (!uw_inode_ctime(inode, &sec, &nsec) || f.size != BPF_CORE_READ(inode, i_size) ||
+	    f.ctime_sec != sec || f.ctime_nsec != nsec)
 		return 0;
 	for (int i = 0; i < UW_FILE_SEGS; i++) {
-		const struct uw_file_seg *seg = &f->segs[i];
+		const struct uw_file_seg *seg = &f.segs[i];
 
-		if (i >= f->n_segs)
+		if (i >= f.n_segs)
 			break;
 		if (pgoff < (seg->offset & ~4095ULL) || pgoff >= seg->offset + seg->filesz)
 			continue;
 		m->start = start;
 		m->end = end;
-		m->bias = start - pgoff + seg->offset - seg->vaddr + f->base;
-		m->table = f->table;
-		m->n_chunks = f->n_chunks;
-		m->serial = f->serial;
+		m->bias = start - pgoff + seg->offset - seg->vaddr + f.base;
+		m->table = f.table;
+		m->n_chunks = f.n_chunks;
+		m->serial = f.serial;
 		m->flags = UWM_TABLE;
 		return 1;
 	}

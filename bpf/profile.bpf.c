@@ -181,7 +181,6 @@ struct {
 	__uint(max_entries, 1);
 } tid_set SEC(".maps");
 
-
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
 	__uint(key_size, sizeof(__u32));

@@ -60,9 +60,9 @@ struct {
 
 /*
  * A thread's list made in the kernel (uwtable.h, struct uw_klist_store),
- * by bpf/klist.bpf.c at its exec and when ld.so has mapped objects: storage of the
- * task, gone with it, so that no user's processes take room from
- * another's.
+ * by bpf/klist.bpf.c at its exec and when ld.so has mapped objects:
+ * storage of the task, gone with it, so that no user's processes take
+ * room from another's.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);

@@ -155,7 +155,7 @@ struct uw_proc {
 /*
  * A loaded table by the file it was compiled from (uw_files), for the
  * walks of a process the loader has not listed yet: a list made in the
- * kernel from the process's own mappings (bpf/unwind/unwind.bpf.h,
+ * kernel from the process's own mappings (bpf/klist.bpf.c,
  * uw_klist_entry()).  The key is the file's inode as the kernel names it
  * (dev in the kernel's encoding, MAJOR << 20 | MINOR); size and change
  * time must match too: a file rewritten in place, or a new file on a

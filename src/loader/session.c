@@ -165,7 +165,7 @@ struct session *session__open(const struct session_config *cfg)
 	s->nr_cpus = n;
 	lazy__init(&s->walker, s, "the interpreter frame walker",
 		   "interpreters' processes show native frames only", walker__load);
-	/* An aid, not a need: its failure (no tracefs as non-root) is said at -v. */
+	/* An aid, not a need: its failure (no uprobe without root) is said at -v. */
 	lazy__init(&s->klist, s, "the kernel's lists of new processes' mappings",
 		   "a new process's samples before its first sync are walked by frame pointer only",
 		   klist__load);
@@ -622,8 +622,10 @@ static int configure(struct session *s, const struct kbtf *kb)
 	skel->rodata->stack_bytes = c->max_stack_depth * sizeof(__u64);
 	skel->rodata->max_depth = c->max_stack_depth;
 	err = configure_unwind(skel, c);
-	/* Loaded on first need (session__need_klist()), where the kernel can run it. */
-	/* -p and -L targets are listed before sampling starts: no new process to list. */
+	/*
+	 * Loaded on first need (session__need_klist()), where the kernel can
+	 * run it; -p and -L targets are listed before sampling starts.
+	 */
 	skel->rodata->uw_klist_on = c->unwind && c->sample_events && !is_tracepoint(c) &&
 				    !c->nr_pids && !c->nr_tids &&
 				    kbtf__has_func(kb, "bpf_iter_task_vma_new") &&
@@ -633,7 +635,6 @@ static int configure(struct session *s, const struct kbtf *kb)
 	/* Loaded on first need, from a second open (walker__load()). */
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.do_sample_interp, false);
-
 	if (!err)
 		err = interps__configure(c->interps, skel, kb);
 	if (err)

@@ -149,7 +149,7 @@ struct unwind {
 	int files_fd;		/* uw_files; -1: none */
 	int serials_fd;		/* uw_slot_serials; -1: none */
 	bool klist_needed;	/* opts.need_klist called (main thread only) */
-	/* PROFILE_TEST_SYNC_DELAY_MS: each sync starts this late (tests only). */
+	/* PROFILE_TEST_SYNC_DELAY_MS: each request waits this long (tests only). */
 	unsigned long sync_delay_ms;
 
 	/* Shared with the main thread, under lock. */
@@ -209,7 +209,6 @@ struct unwind {
 	size_t vdso_size;
 	__u32 syncing;		/* the pid being synced: never evicted */
 	__u8 used_slots[UW_MAX_TABLES];
-
 	/* Tables loaded in this sync, for insert_tables(). */
 	__u32 n_new;
 	__u32 new_slots[UW_NEW_MAX];
@@ -343,7 +342,8 @@ static void stats_add(struct unwind *u, __u64 *field, __s64 delta)
 static void publish_file(struct unwind *u, struct object *o)
 {
 	struct uw_file f = {
-		.key = o->fkey, .size = o->size, .ctime_sec = o->ctime.tv_sec, .ctime_nsec = o->ctime.tv_nsec,
+		.key = o->fkey, .size = o->size,
+		.ctime_sec = o->ctime.tv_sec, .ctime_nsec = o->ctime.tv_nsec,
 		.base = o->base, .table = o->slot, .n_chunks = o->n_chunks, .serial = o->serial,
 	};
 
