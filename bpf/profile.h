@@ -73,12 +73,13 @@ enum frame_flags {
 /* One frame of a trace as a stack source hands it to the symbolizer. */
 struct trace_frame {
 	__u64 addr;
-	__u32 aux;		/* FRAME_INTERP: instruction offset */
+	__u64 aux;		/* FRAME_INTERP: the interpreter's second word
+				 * (CPython's: instruction and identity) */
 	__u8 kind;		/* enum frame_kind */
 	__u8 flags;		/* enum frame_flags */
 	__u8 interp;		/* FRAME_INTERP, FRAME_INTERP_MARK: the
 				 * interpreter's kind (MAX_INTERP_KINDS) */
-	__u8 pad;
+	__u8 pad[5];
 };
 
 /*
@@ -447,7 +448,7 @@ _Static_assert(CNT_KERN_OTHER - CNT_KERN_EEXIST == STACK_ERR_OTHER &&
 	       CNT_KERN_ENOMEM - CNT_KERN_EEXIST == STACK_ERR_ENOMEM &&
 	       CNT_KERN_EFAULT - CNT_KERN_EEXIST == STACK_ERR_EFAULT,
 	       "kernel stack counters follow enum stack_err");
-_Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 16,
+_Static_assert(sizeof(struct stack_ref) == 16 && sizeof(struct trace_frame) == 24,
 	       "no padding the BPF side and user space could read differently");
 
 /*

@@ -191,10 +191,11 @@ static const struct resolver *resolver_for(const struct symbolizer *sym, __u8 ki
 
 /*
  * An interpreter's frame is its code object (the other key) and, packed
- * here without loss, the process (pids stay below 2^22, the kernel's
- * PID_MAX_LIMIT), the interpreter's kind, the frame's flags (one code
- * object is the entry of an evaluation-loop call in one stack and not in
- * another) and the instruction.
+ * here, the process (pids stay below 2^22, the kernel's PID_MAX_LIMIT),
+ * the interpreter's kind, the frame's flags (one code object is the entry
+ * of an evaluation-loop call in one stack and not in another) and the low
+ * half of its aux word, the instruction.  The high half (CPython's: more
+ * of the code object's identity) is compared by interp_frame_eq().
  */
 #define PID_BITS 22
 _Static_assert(MAX_INTERP_KINDS < 1 << 3 && PID_BITS + 3 + FRAME_FLAG_BITS + 32 <= 64,
@@ -204,7 +205,15 @@ static __u64 interp_frame_key(__u32 pid, const struct trace_frame *tf)
 {
 	return (__u64)(pid & ((1u << PID_BITS) - 1)) << (64 - PID_BITS) |
 	       (__u64)(tf->interp & 7) << (32 + FRAME_FLAG_BITS) |
-	       (__u64)tf->flags << 32 | tf->aux;
+	       (__u64)tf->flags << 32 | (__u32)tf->aux;
+}
+
+static bool interp_frame_eq(const void *val, const void *ctx)
+{
+	const struct frame *f = val;
+	const struct trace_frame *tf = ctx;
+
+	return f->aux == tf->aux;
 }
 
 /*
@@ -284,6 +293,7 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 		   tf->flags;
 	__u32 pid = o->pid;
 	struct htab *h = &c->frames;
+	htab_eq_fn eq = NULL;
 	struct frame_mapping map = {};
 	const struct resolver *res;
 	struct frame *f;
@@ -292,8 +302,9 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	if (tf->kind == FRAME_INTERP) {
 		h = &c->interp_frames;
 		k2 = interp_frame_key(pid, tf);
+		eq = interp_frame_eq;
 	}
-	s = htab__slot(h, tf->addr, k2, NULL, NULL);
+	s = htab__slot(h, tf->addr, k2, eq, tf);
 	if (!s)
 		return NULL;
 	if (s->val)

@@ -62,7 +62,7 @@ struct frame {
 	 */
 	__u64 offset;
 	const char *func;	/* FRAME_INTERP: the function, without its file */
-	__u32 aux;		/* FRAME_INTERP: the instruction, as recorded */
+	__u64 aux;		/* FRAME_INTERP: struct trace_frame's aux */
 	/*
 	 * Its source line, 0 if unknown: FRAME_INTERP's, or a native frame's
 	 * from DWARF (symbols/dwlines.h), in file (NULL if unknown).

@@ -96,7 +96,10 @@ t_remade() {
 		n=$((n + 1))
 		check "$py remade.py" remade "v$n.folded"
 		at_least $samples 50 "$py: samples of remade.py"
-		at_most $impossible $((samples / 100)) "$py: samples with an impossible path (1%)"
+		# None: a frame carries 48 bits of its code object's identity.
+		# With 16, two of a run's ~200 objects at one address shared
+		# one in 3 of 7 CPythons, and 5 samples showed the other's name.
+		at_most $impossible 0 "$py: samples with an impossible path"
 		# A turn is 10 ms of CPU, 5 samples; names kept by address
 		# gave all of alpha's turns one name, all of beta's another.
 		at_least $names 10 "$py: alpha_K and beta_K named"

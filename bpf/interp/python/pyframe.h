@@ -142,17 +142,43 @@ _Static_assert(sizeof(struct py_proc) <= sizeof(((struct interp_proc *)0)->data)
  * A frame is two words of a stored stack (struct hashed_stack), innermost
  * first:
  *   word 0: the code object's address, and in the bits above
- *           PY_IDENT_SHIFT its identity (py_code_ident()), so that a
- *           code object made anew where a freed one was is another frame;
- *   word 1: the instruction's index in 2-byte code units, and
- *           PY_WORD_ENTRY when the frame is the outermost of those one
- *           C-level call of the evaluation loop ran (the native
- *           _PyEval_EvalFrameDefault frame it stands for).
+ *           PY_IDENT_SHIFT the low 16 bits of its identity;
+ *   word 1: the instruction's index in 2-byte code units, PY_WORD_ENTRY
+ *           when the frame is the outermost of those one C-level call of
+ *           the evaluation loop ran (the native _PyEval_EvalFrameDefault
+ *           frame it stands for), and in the bits above PY_IDENT_HI_SHIFT
+ *           the rest of the identity.
+ * The identity (py_code_ident(), PY_IDENT_BITS) makes a code object made
+ * anew where a freed one was another frame.  It is wide because a process
+ * may remake code objects at one address for as long as it runs, and the
+ * names of the freed ones are kept until the report: 16 bits gave two of
+ * a few hundred the same identity, and one the other's name.
  */
 #define PY_WORD_ENTRY (1ull << 31)
 #define PY_INSTR_MASK (PY_WORD_ENTRY - 1)
 #define PY_IDENT_SHIFT 48
 #define PY_CODE_MASK ((1ull << PY_IDENT_SHIFT) - 1)
+#define PY_IDENT_HI_SHIFT 32
+#define PY_IDENT_LO_BITS (64 - PY_IDENT_SHIFT)
+#define PY_IDENT_BITS (PY_IDENT_LO_BITS + 64 - PY_IDENT_HI_SHIFT)
+
+/* Word 0 of a frame: code's address and identity's low bits. */
+static inline __u64 py_word_code(__u64 code, __u64 ident)
+{
+	return code | ident << PY_IDENT_SHIFT;
+}
+
+/* Word 1 of a frame: the instruction (and PY_WORD_ENTRY), the identity's high bits. */
+static inline __u64 py_word_instr(__u64 instr, __u64 ident)
+{
+	return instr | (ident >> PY_IDENT_LO_BITS) << PY_IDENT_HI_SHIFT;
+}
+
+/* The identity a frame's two words carry. */
+static inline __u64 py_words_ident(__u64 w0, __u64 w1)
+{
+	return w0 >> PY_IDENT_SHIFT | (w1 >> PY_IDENT_HI_SHIFT) << PY_IDENT_LO_BITS;
+}
 
 /* The first n bytes of the 8 of w (little-endian), the rest 0. */
 static inline __u64 py_low_bytes(__u64 w, __u64 n)
@@ -185,7 +211,7 @@ static inline __u64 py_code_ident(__u64 name, __u64 file, __u64 lines, __u32 lin
 	__u64 h = spill_mix(name ^ spill_mix(file ^ spill_mix(lines ^ spill_mix(((__u64)line << 20) ^
 										 print))));
 
-	h >>= PY_IDENT_SHIFT;
+	h >>= 64 - PY_IDENT_BITS;
 	return h ? h : 1;
 }
 

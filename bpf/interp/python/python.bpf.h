@@ -446,11 +446,11 @@ static long py_frame_step(__u64 i, void *data)
 	w = py_word(s, 2 * (__u64)n);
 	if (!w)
 		return py_end(s, PY_END_DEPTH);
-	*w = code | (__u64)ident << PY_IDENT_SHIFT;
+	*w = py_word_code(code, ident);
 	w = py_word(s, 2 * (__u64)n + 1);
 	if (!w)
 		return py_end(s, PY_END_DEPTH);
-	*w = py_instr(s, code);
+	*w = py_word_instr(py_instr(s, code), ident);
 	s->nr = n + 1;
 	/* 3.11 flags the entry frame; before 3.11 each frame is a C call. */
 	if ((o->fr_entry != PY_NO_OFF && py_win_u8(s, o->fr_entry)) ||

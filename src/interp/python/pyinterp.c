@@ -125,8 +125,9 @@ static void py_reap(void *ctx)
  * a mark when the thread did not hold the GIL, and before one when frames
  * are missing (the walk stopped at its depth, or its outer frames were
  * lost).  At most MAX_STACK_DEPTH frames: the mark of missing frames takes
- * the last place if need be.  A frame's address keeps its code object's
- * identity in its top bits: python__resolve() names it by both.
+ * the last place if need be.  A frame keeps its code object's identity in
+ * the top bits of its address and of its aux, the instruction's word:
+ * python__resolve() names it by address and identity.
  */
 static int py_decode(const __u64 *ips, int n, __u32 end, struct trace_frame *frames)
 {
@@ -138,7 +139,7 @@ static int py_decode(const __u64 *ips, int n, __u32 end, struct trace_frame *fra
 						     .flags = FRAME_INTERP_MARK };
 	for (int i = 0; i + 1 < n && nr < max; i += 2)
 		frames[nr++] = (struct trace_frame){
-			.addr = ips[i], .aux = (__u32)ips[i + 1], .kind = FRAME_INTERP,
+			.addr = ips[i], .aux = ips[i + 1], .kind = FRAME_INTERP,
 			.flags = ips[i + 1] & PY_WORD_ENTRY ? FRAME_INTERP_ENTRY : 0 };
 	/* Deeper than the walk goes: say so where the frames are missing. */
 	if (cut)

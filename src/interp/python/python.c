@@ -1106,8 +1106,8 @@ static int keep_code(struct python *py, struct pyproc *p, struct pycode_ent *c)
 }
 
 /*
- * The reader thread only: make sure the code object of a frame's first
- * word (its address and identity) is known.  Known under its identity: it
+ * The reader thread only: make sure the code object of a frame's two
+ * words (its address and identity) is known.  Known under its identity: it
  * is the same object.  Else it is read if it still has the identity the
  * walker saw; if it does not, it changed again since the sample, and that
  * frame stays unnamed rather than take another object's name.  A layout
@@ -1116,9 +1116,9 @@ static int keep_code(struct python *py, struct pyproc *p, struct pycode_ent *c)
  * page in a file on a FUSE mount that does not answer), and the report
  * must still get the lock and print.
  */
-static void learn_code(struct python *py, struct pyproc *p, __u64 word)
+static void learn_code(struct python *py, struct pyproc *p, __u64 w0, __u64 w1)
 {
-	__u64 addr = word & PY_CODE_MASK, want = word >> PY_IDENT_SHIFT, ident;
+	__u64 addr = w0 & PY_CODE_MASK, want = py_words_ident(w0, w1), ident;
 	struct pycode_ent *c;
 	bool over, changed;
 
@@ -1170,7 +1170,7 @@ static void read_note(struct python *py, const struct request *r)
 	p = htab__get(&py->procs, r->pid, 0);
 	pthread_mutex_unlock(&py->lock);
 	for (__u32 i = 0; p && i + 1 < r->nr; i += 2)
-		learn_code(py, p, r->words[i]);
+		learn_code(py, p, r->words[i], r->words[i + 1]);
 }
 
 /*
@@ -1218,7 +1218,7 @@ static bool copy_names(struct python *py, struct pycode_ent *c)
  */
 void python__resolve(struct python *py, __u32 pid, struct frame *f)
 {
-	__u64 addr = f->addr & PY_CODE_MASK, ident = f->addr >> PY_IDENT_SHIFT;
+	__u64 addr = f->addr & PY_CODE_MASK, ident = py_words_ident(f->addr, f->aux);
 	struct pycode_ent *c;
 	struct pyproc *p;
 	char label[PYCODE_NAME_MAX + 80];

@@ -129,7 +129,11 @@ static void fake_interp(void *ctx, __u32 pid, __u32 start, struct frame *f,
 	char buf[48];
 
 	fn->resolves++;
-	snprintf(buf, sizeof(buf), "py_%llx (main.py)", (unsigned long long)f->addr);
+	if (f->aux >> 32)
+		snprintf(buf, sizeof(buf), "py_%llx.%llx (main.py)", (unsigned long long)f->addr,
+			 (unsigned long long)(f->aux >> 32));
+	else
+		snprintf(buf, sizeof(buf), "py_%llx (main.py)", (unsigned long long)f->addr);
 	f->name = keep(fn, buf);
 }
 
@@ -485,6 +489,45 @@ TEST(new_kind_needs_only_a_resolver)
 	records__free(&rs);
 }
 
+/*
+ * Interpreter frames at one address and instruction whose aux words differ
+ * above the instruction (CPython: code objects of different identities made
+ * at one address) are different frames, each named by its own.
+ */
+#define SAME_LOW 7
+TEST(interp_frames_differ_by_whole_aux)
+{
+	struct stored two[] = {
+		{ .src = STACK_HASHED, .id = MIXED, .nr = 1, .frames = {
+			{ .addr = 0xc0de01, .aux = 12, .kind = FRAME_INTERP } } },
+		{ .src = STACK_HASHED, .id = SAME_LOW, .nr = 1, .frames = {
+			{ .addr = 0xc0de01, .aux = 12 | 0xabcull << 32, .kind = FRAME_INTERP } } },
+	};
+	struct fake_source src = { two, 2 };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct sample s[] = {
+		sample(5, "python3", 2, ref(STACK_HASHED, FRAME_NONE, MIXED, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+		sample(5, "python3", 3, ref(STACK_HASHED, FRAME_NONE, SAME_LOW, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+		sample(5, "python3", 4, ref(STACK_HASHED, FRAME_NONE, MIXED, 0),
+		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
+	};
+	struct fake_names names = {};
+	struct symbolizer sym;
+	struct records rs;
+	char *out;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	sym.resolvers[FRAME_INTERP] = (struct resolver){ .resolve = fake_interp, .ctx = &names };
+	CHECK_INT(records__build(&rs, &sym, s, 3), 0);
+	out = folded(&rs, &both);
+	CHECK_STR(out, "python3;py_c0de01.abc (main.py) 3\npython3;py_c0de01 (main.py) 6\n");
+	CHECK_INT(names.resolves, 2);
+	free(out);
+	records__free(&rs);
+}
+
 /* A stack cut at the depth limit counts its samples, once per record part. */
 #define CUT 6
 TEST(truncated_stacks_counted)
@@ -668,6 +711,10 @@ TEST(python_words_decoded)
 	struct interps *ints = interps__new(interp_registry, interp_registry_len, &ic);
 	struct trace_frame fr[MAX_STACK_DEPTH];
 	const __u64 *w = py_words[0].words;
+	const __u64 ident_words[] = {
+		py_word_code(0x7f00c0de0010ull, 0xfedcba987654ull),
+		py_word_instr(5 | PY_WORD_ENTRY, 0xfedcba987654ull),
+	};
 
 	CHECK(ints != NULL);
 	if (!ints)
@@ -692,6 +739,22 @@ TEST(python_words_decoded)
 	/* A half frame is no frame. */
 	CHECK_INT(interps__decode(ints, py_words[1].words, 3, py_words[1].end, fr), 1);
 	check_py_frame(&fr[0], 0xa0, 3, true);
+	/* The code object's 48-bit identity, in both words, comes back whole. */
+	CHECK_INT(interps__decode(ints, ident_words, 2, INTERP_END(PY_KIND, PY_END_ROOT + 1), fr), 1);
+	CHECK_INT(fr[0].addr & PY_CODE_MASK, 0x7f00c0de0010ull);
+	CHECK_INT(fr[0].aux & PY_INSTR_MASK, 5);
+	CHECK(fr[0].flags == FRAME_INTERP_ENTRY);
+	CHECK_INT(py_words_ident(fr[0].addr, fr[0].aux), 0xfedcba987654ull);
+	/* Identities spread over all 48 bits, and are never 0 (none). */
+	for (__u64 i = 0, top = 0; i < 4096; i++) {
+		__u64 id = py_code_ident(0x7f0000000000ull + 64 * i, 0x7f0000100000ull,
+					 0x7f0000200000ull, 1, i);
+
+		CHECK(id && id < 1ull << PY_IDENT_BITS);
+		top |= id;
+		if (i == 4095)
+			CHECK_INT(top, (1ull << PY_IDENT_BITS) - 1);
+	}
 	/* The marks' names, as printed. */
 	CHECK_STR(interps__mark_name(ints, PY_KIND, PY_MARK_NO_GIL), "[GIL released]");
 	CHECK_STR(interps__mark_name(ints, PY_KIND, PY_MARK_CUT), "[python: more frames]");
@@ -738,6 +801,7 @@ int main(void)
 	RUN(python_words_decoded);
 	RUN(python_words_folded);
 	RUN(new_kind_needs_only_a_resolver);
+	RUN(interp_frames_differ_by_whole_aux);
 	RUN(truncated_stacks_counted);
 	return unit_summary();
 }
