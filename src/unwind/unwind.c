@@ -1249,13 +1249,12 @@ static struct proc *get_proc(struct unwind *u, __u32 pid)
 	return p;
 }
 
-/* When pid last exec'd, as the exec program wrote it (uw_execs); 0: not seen. */
-static __u64 exec_count(struct unwind *u, __u32 pid)
+__u64 unwind__exec_time(int execs_fd, __u32 pid)
 {
-	__u64 n = 0;
+	__u64 t = 0;
 
-	bpf_map_lookup_elem(u->execs_fd, &pid, &n);
-	return n;
+	bpf_map_lookup_elem(execs_fd, &pid, &t);
+	return t;
 }
 
 /*
@@ -1289,7 +1288,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 {
 	struct sync_ctx c = { .u = u };
 	struct uw_proc *up = u->scratch;
-	__u64 t0 = now_ns(), execs = exec_count(u, pid);
+	__u64 t0 = now_ns(), exec_ns = unwind__exec_time(u->execs_fd, pid);
 	struct procfs_status ps;
 	struct proc *p;
 	int err;
@@ -1350,7 +1349,7 @@ static int sync_pid(struct unwind *u, __u32 pid)
 	 * An exec while the maps were read: the list may be the old image's,
 	 * written after the exec program dropped the entry.  Read again.
 	 */
-	if (exec_count(u, pid) != execs) {
+	if (unwind__exec_time(u->execs_fd, pid) != exec_ns) {
 		unpublish(u, p);
 		request(u, pid, REQ_SYNC);
 	}

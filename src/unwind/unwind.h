@@ -128,6 +128,14 @@ void unwind__forget(struct unwind *u, __u32 pid);
 /* Is pid synced, or asked to be? */
 bool unwind__knows(struct unwind *u, __u32 pid);
 
+/*
+ * When pid last exec'd (CLOCK_MONOTONIC ns), as the sampler's exec program
+ * wrote it into uw_execs (execs_fd); 0 when not seen.  A reader of a
+ * process's maps compares it before and after: a change means the maps
+ * read may be the old image's.
+ */
+__u64 unwind__exec_time(int execs_fd, __u32 pid);
+
 void unwind__stats(struct unwind *u, struct unwind_stats *st);
 
 /*

@@ -147,6 +147,9 @@ prereq_missing() {
 	# Debian's CPython 3.11 (python3), its debug build and debug files
 	# (python3.11-dbg), and its internal headers (libpython3.11-dev).
 	PY311) [ -x /usr/bin/python3.11 ] || echo "/usr/bin/python3.11 (scripts/install-deps --tests)" ;;
+	PYENV_LIBPY311)
+		[ -n "$(pyenv_libpython311)" ] ||
+			echo "a pyenv CPython 3.11 linked to libpython (pyenv install 3.11 with PYTHON_CONFIGURE_OPTS=--enable-shared)" ;;
 	PY311D) [ -x /usr/bin/python3.11d ] || echo "/usr/bin/python3.11d (python3.11-dbg, scripts/install-deps --tests)" ;;
 	# The debug files of Debian's python3.11 and libc, by build id: both
 	# are stripped, and most of their functions are named by these.
@@ -175,6 +178,14 @@ prereq_missing() {
 	[a-z]*) command -v "$1" >/dev/null || echo "the command $1 (scripts/install-deps --tests)" ;;
 	*) echo "a prerequisite tests/e2e/lib.sh does not know" ;;
 	esac
+}
+
+# The first pyenv CPython 3.11 linked to libpython3.11.so, or nothing.
+pyenv_libpython311() {
+	local py
+	for py in /root/.pyenv/versions/3.11.*/bin/python3.11; do
+		ldd "$py" 2>/dev/null | grep -q "libpython3\.11\.so" && { echo "$py"; return; }
+	done
 }
 
 # The first missing one of PREREQS (comma-separated), or nothing.

@@ -25,6 +25,9 @@
 #                  sampled (-F 49, asleep), execs itself meanwhile: the
 #                  old image's addresses are dropped and it is looked at
 #                  again.  Before, it was never named (CI: 0 of 76).
+#   ... via a shell the same, but it execs a shell, which execs it a second
+#                  later: the second look finds the shell; the exec note
+#                  finds CPython.  One process in -v (it was counted twice).
 #   slow ld.so     (the same CPython) a shell, sampled, execs it with 3,000
 #                  directories in LD_LIBRARY_PATH: its exec note finds no
 #                  libpython yet, whose mmap record wakes no reader; the
@@ -110,34 +113,56 @@ test_expect_success ROOT_BPF,PY311 'a thread other than the main one execs Pytho
 
 # looked FILE.err: -v's count of looks dropped, their process exec'd while read.
 looked() { sed -n "s/^profile: python: \([0-9]*\) looks dropped.*/\1/p" "$1"; }
+# found FILE.err: -v's count of processes found running CPython.
+found() { sed -n "s/^profile: python: \([0-9]*\) processes (.*/\1/p" "$1"; }
 # waited FILE.err: -v's count of looks that found a process waiting for its libpython.
 waited() { sed -n "s/^profile: python: .*; \([0-9]*\) looks found a process waiting.*/\1/p" "$1"; }
 
-for py in /root/.pyenv/versions/3.11.*/bin/python3.11; do
-	ldd "$py" 2>/dev/null | grep -q "libpython3\.11\.so" || continue
-	v=$(basename "$(dirname "$(dirname "$py")")")
-	test_expect_success ROOT_BPF "pyenv $v: the process execs itself while the first look at it is read: looked at again, named" "
-		bg $py -S -I -c \"import os, sys, time; time.sleep(2); os.execv(sys.executable, [sys.executable, '\$PYWL/hot.py', '4', 'across'])\" >across.out
-		pid=\$!
-		sleep 0.3
-		PROFILE_TEST_PY_LOOK_DELAY_MS=2000 \"\$PROFILE\" -v -F 49 -f -p \$pid 6 >across.folded 2>across.err ||
-			{ cat across.err; return 1; }
-		# Named from the second look, about 2.1 s in: 3.6 of hot.py's 4 s.
-		exec_named across.folded across 150 3
-		n=\$(looked across.err)
-		echo \"\${n:-?} looks dropped\"
-		[ \"\${n:-0}\" -ge 1 ] || { grep python across.err; fail 'no look read across the exec: the test did not race'; }
-	"
-	test_expect_success ROOT_BPF "pyenv $v: a shell execs it, ld.so maps libpython late: named from its exec" "
-		dirs=\$(seq -f /nonexistent/d%g 1 3000 | paste -sd:)
-		\"\$PROFILE\" -v -F 999 -f -- sh -c 'i=0; while [ \$i -lt 30000 ]; do i=\$((i + 1)); done; LD_LIBRARY_PATH=\$2 exec \"\$0\" \"\$1\" 1 slowld' \
-			$py \"\$PYWL/hot.py\" \"\$dirs\" >slowld.folded 2>slowld.err || { cat slowld.err; return 1; }
-		exec_named slowld.folded slowld 800 20
-		n=\$(waited slowld.err)
-		echo \"\${n:-?} looks found it waiting for its libpython\"
-		[ \"\${n:-0}\" -ge 1 ] || fail 'no look found it waiting: ld.so was not slow enough to test this'
-	"
-done
+# across_sh PY: PY sleeps 2 s, execs a shell that sleeps 1 s and execs PY
+# hot.py 4 acrsh; in the background.
+across_sh() {
+	bg "$1" -S -I -c 'import os, sys, time; time.sleep(2); os.execv("/bin/sh", ["sh", "-c", "sleep 1; exec \"$0\" \"$1\" 4 acrsh", sys.executable, sys.argv[1]])' \
+		"$PYWL/hot.py" >acrsh.out
+}
 
+# pyenv's CPython 3.11 linked to libpython: skipped, and counted, without one.
+py=$(pyenv_libpython311)
+v=$(basename "$(dirname "$(dirname "${py:-/3.11/bin/python3.11}")")")
+test_expect_success ROOT_BPF,PYENV_LIBPY311 "pyenv $v: the process execs itself while the first look at it is read: looked at again, named" "
+	bg $py -S -I -c \"import os, sys, time; time.sleep(2); os.execv(sys.executable, [sys.executable, '\$PYWL/hot.py', '4', 'across'])\" >across.out
+	pid=\$!
+	sleep 0.3
+	PROFILE_TEST_PY_LOOK_DELAY_MS=2000 \"\$PROFILE\" -v -F 49 -f -p \$pid 6 >across.folded 2>across.err ||
+		{ cat across.err; return 1; }
+	# Named from the second look, about 2.1 s in: 3.6 of hot.py's 4 s.
+	exec_named across.folded across 150 3
+	n=\$(looked across.err)
+	echo \"\${n:-?} looks dropped\"
+	[ \"\${n:-0}\" -ge 1 ] || { grep python across.err; fail 'no look read across the exec: the test did not race'; }
+"
+test_expect_success ROOT_BPF,PYENV_LIBPY311 "pyenv $v: it execs a shell while the first look is read, the shell execs it a second later: named, one process" "
+	across_sh $py
+	pid=\$!
+	sleep 0.3
+	PROFILE_TEST_PY_LOOK_DELAY_MS=2000 \"\$PROFILE\" -v -F 49 -f -p \$pid 7 >acrsh.folded 2>acrsh.err ||
+		{ cat acrsh.err; return 1; }
+	# hot.py from about 3 s in: 4 s of it.
+	exec_named acrsh.folded acrsh 150 3
+	n=\$(looked acrsh.err)
+	[ \"\${n:-0}\" -ge 1 ] || { grep python acrsh.err; fail 'no look read across the exec: the test did not race'; }
+	# One process however many looks: the dropped one is not counted.
+	n=\$(found acrsh.err)
+	echo \"\${n:-?} processes counted\"
+	[ \"\$n\" = 1 ] || { grep python acrsh.err; fail \"\${n:-no} processes counted, want 1\"; }
+"
+test_expect_success ROOT_BPF,PYENV_LIBPY311 "pyenv $v: a shell execs it, ld.so maps libpython late: named from its exec" "
+	dirs=\$(seq -f /nonexistent/d%g 1 3000 | paste -sd:)
+	\"\$PROFILE\" -v -F 999 -f -- sh -c 'i=0; while [ \$i -lt 30000 ]; do i=\$((i + 1)); done; LD_LIBRARY_PATH=\$2 exec \"\$0\" \"\$1\" 1 slowld' \
+		$py \"\$PYWL/hot.py\" \"\$dirs\" >slowld.folded 2>slowld.err || { cat slowld.err; return 1; }
+	exec_named slowld.folded slowld 800 20
+	n=\$(waited slowld.err)
+	echo \"\${n:-?} looks found it waiting for its libpython\"
+	[ \"\${n:-0}\" -ge 1 ] || fail 'no look found it waiting: ld.so was not slow enough to test this'
+"
 
 test_done

@@ -32,6 +32,7 @@
 #include "lib/util.h"
 #include "lib/worker.h"
 #include "trace/trace.h"
+#include "unwind/unwind.h"
 
 /*
  * Notes waiting for the thread, at most, shared max-min fair between users:
@@ -729,7 +730,7 @@ static struct py_code_id code_id(const struct py_layout *l)
 }
 
 static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const struct stat *pidns,
-		   const struct pyobj *o, __u64 bias, const struct py_layout *l, bool again)
+		   const struct pyobj *o, __u64 bias, const struct py_layout *l)
 {
 	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
 			      .pidns_dev = pidns->st_dev, .pidns_ino = pidns->st_ino,
@@ -779,17 +780,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 	p->held = true;
 	py->in_map++;
 	*py->maps.nr_procs = py->in_map;
-	py->stats.procs += !again;
 	return 0;
-}
-
-/* When pid last exec'd, as uw_exec wrote it (uw_execs; 0: not seen). */
-static __u64 execs_of(const struct python *py, __u32 pid)
-{
-	__u64 n = 0;
-
-	bpf_map_lookup_elem(py->maps.execs_fd, &pid, &n);
-	return n;
 }
 
 /* pid's executable waits for the libpython that ld.so maps next. */
@@ -808,11 +799,12 @@ static void wait_for_libpython(struct python *py, __u32 pid)
  * One look at pid's mappings: 0 when done (CPython found or not there),
  * -ESTALE when the process exec'd while it was read (what was found is
  * dropped: it may be the old image's), -EAGAIN when its executable waits
- * for a libpython not mapped yet.
+ * for a libpython not mapped yet.  again: an image of pid's was found
+ * before this exec, so CPython found now is not another process.
  */
 static int look(struct python *py, __u32 pid, __u64 seq, bool again)
 {
-	__u64 t0 = now_ns(), execs = execs_of(py, pid);
+	__u64 t0 = now_ns(), exec_ns = unwind__exec_time(py->maps.execs_fd, pid);
 	bool wait_lib = false, have_lib = false;
 	struct procfs_status status;
 	struct stat pidns;
@@ -866,13 +858,15 @@ static int look(struct python *py, __u32 pid, __u64 seq, bool again)
 			pthread_mutex_unlock(&py->lock);
 			goto out;
 		}
-		err = publish(py, pid, status.charged, seq, &pidns, o, bias, &l, again);
+		err = publish(py, pid, status.charged, seq, &pidns, o, bias, &l);
 		/* Its entry may have gone in after the exec dropped the old image's. */
-		if (execs_of(py, pid) != execs) {
+		if (unwind__exec_time(py->maps.execs_fd, pid) != exec_ns) {
 			retire(py, pid);
 			py->stats.exec_raced++;
 			ret = -ESTALE;
 		} else if (!err) {
+			/* Once a process: not again after an exec, nor for a raced look. */
+			py->stats.procs += !again;
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		}
@@ -910,10 +904,8 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 	}
 	again = retire(py, pid);
 	pthread_mutex_unlock(&py->lock);
-	for (int i = 0; i < DETECT_TRIES && err == -ESTALE; i++) {
+	for (int i = 0; i < DETECT_TRIES && err == -ESTALE; i++)
 		err = look(py, pid, seq, again);
-		again |= err == -ESTALE;
-	}
 	if (err == -EAGAIN)
 		wait_for_libpython(py, pid);
 }
