@@ -154,6 +154,27 @@ static __always_inline void uw_klist_make(struct task_struct *task, struct uw_kl
 	bpf_iter_task_vma_destroy(&it);
 }
 
+/*
+ * The list just made in st is newer than the loader's list of the process,
+ * if it has one: the sampler is to walk from st's until the loader has
+ * read the mappings again (its walks ask for that).  Not when st's list
+ * may be cut short: the loader's may hold what it lacks.  The loader's
+ * list may be being replaced: then the mark is on a value on its way out,
+ * or reused for another process's, which walks from its own list made in
+ * the kernel, if young, and asks for a sync it does not need.
+ */
+static __always_inline void uw_klist_newer(const struct uw_klist_store *st)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct uw_proc *proc;
+
+	if (!st->n_maps || st->n_maps >= UW_KLIST_MAPS || st->seen > UW_KLIST_VMAS)
+		return;
+	proc = bpf_map_lookup_elem(&uw_procs, &pid);
+	if (proc)
+		proc->flags |= UWP_KLIST_NEWER;
+}
+
 /* The new image and ld.so are mapped: the thread's list, made anew. */
 SEC("raw_tp/sched_process_exec")
 int uw_klist_exec(struct bpf_raw_tracepoint_args *ctx)
@@ -201,7 +222,9 @@ int uw_klist_rtld(struct pt_regs *ctx)
 		return 0;
 	}
 	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (stat)
-		uw_klist_make(task, st, stat->c);
+	if (!stat)
+		return 0;
+	uw_klist_make(task, st, stat->c);
+	uw_klist_newer(st);
 	return 0;
 }

@@ -59,6 +59,20 @@ struct {
 } uw_slot_serials SEC(".maps");
 
 /*
+ * pid -> the loader's list of its mappings (uwtable.h, struct uw_proc).
+ * Not preallocated: a process costs its 10 KiB only once it is synced.
+ * bpf/klist.bpf.c marks a list UWP_KLIST_NEWER when ld.so has mapped
+ * objects since.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct uw_proc);
+	__uint(max_entries, UW_MAX_PROCS);
+} uw_procs SEC(".maps");
+
+/*
  * A thread's list made in the kernel (uwtable.h, struct uw_klist_store),
  * by bpf/klist.bpf.c at its exec and when ld.so has mapped objects:
  * storage of the task, gone with it, so that no user's processes take

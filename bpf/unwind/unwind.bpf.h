@@ -49,15 +49,6 @@ struct {
 	__uint(max_entries, UW_MAX_PROCS);
 } uw_execs SEC(".maps");
 
-/* Not preallocated: a process costs its 10 KiB only once it is synced. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct uw_proc);
-	__uint(max_entries, UW_MAX_PROCS);
-} uw_procs SEC(".maps");
-
 /*
  * Syncs asked for by the walker itself, read by the sync thread
  * (src/unwind/unwind.c) straight from this ring: a process's first

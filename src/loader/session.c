@@ -1301,7 +1301,7 @@ static int klist__load(struct session *s, __u32 *insns)
 	struct bpf_map *shared[][2] = {
 		{ NULL, s->skel->maps.uw_files }, { NULL, s->skel->maps.uw_klist_store },
 		{ NULL, s->skel->maps.stats }, { NULL, s->skel->maps.uw_slot_serials },
-		{ NULL, s->skel->maps.follow_set },
+		{ NULL, s->skel->maps.follow_set }, { NULL, s->skel->maps.uw_procs },
 	};
 	struct bpf_program *progs[2];
 	struct klist_bpf *k;
@@ -1315,6 +1315,7 @@ static int klist__load(struct session *s, __u32 *insns)
 	shared[2][0] = k->maps.stats;
 	shared[3][0] = k->maps.uw_slot_serials;
 	shared[4][0] = k->maps.follow_set;
+	shared[5][0] = k->maps.uw_procs;
 	k->rodata->follow_only = s->cfg.follow;
 	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]) && !err; i++)
 		err = bpf_map__reuse_fd(shared[i][0], bpf_map__fd(shared[i][1]));

@@ -149,8 +149,12 @@ struct unwind {
 	int files_fd;		/* uw_files; -1: none */
 	int serials_fd;		/* uw_slot_serials; -1: none */
 	bool klist_needed;	/* opts.need_klist called (main thread only) */
-	/* PROFILE_TEST_SYNC_DELAY_MS: each request waits this long (tests only). */
-	unsigned long sync_delay_ms;
+	/*
+	 * Tests only: each request waits sync_delay_ms once taken
+	 * (PROFILE_TEST_SYNC_DELAY_MS), one of a listed process
+	 * resync_delay_ms more (PROFILE_TEST_RESYNC_DELAY_MS).
+	 */
+	unsigned long sync_delay_ms, resync_delay_ms;
 
 	/* Shared with the main thread, under lock. */
 	pthread_mutex_t lock;
@@ -1724,6 +1728,27 @@ static bool lane_pop(struct unwind *u, struct request *r)
 }
 
 /*
+ * Called with the state lock, for a request of pid just taken: the tests'
+ * delays (PROFILE_TEST_SYNC_DELAY_MS, PROFILE_TEST_RESYNC_DELAY_MS), slept
+ * with the lock dropped, so that the inserter and the collector go on
+ * meanwhile.  After the request is taken, so that no request is served
+ * sooner than that after it was made.
+ */
+static void test_delay(struct unwind *u, __u32 pid)
+{
+	const struct proc *p = htab__get(&u->procs, pid, 0);
+	unsigned long ms = u->sync_delay_ms;
+
+	if (p && p->in_map)
+		ms += u->resync_delay_ms;
+	if (!ms)
+		return;
+	pthread_mutex_unlock(&u->state_lock);
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 }, NULL);
+	pthread_mutex_lock(&u->state_lock);
+}
+
+/*
  * Each request pushed a token: serve one request of the lanes a token,
  * users in turn, so that one user's flood of forks, mmaps or first
  * samples keeps another user's processes waiting one sync at most.
@@ -1735,14 +1760,12 @@ static void serve(void *ctx, unsigned int thread, void *req)
 
 	(void)thread;
 	(void)req;
-	/* Outside the lock: the inserter and the collector go on meanwhile. */
-	if (u->sync_delay_ms)
-		nanosleep(&(struct timespec){ .tv_sec = u->sync_delay_ms / 1000,
-					      .tv_nsec = u->sync_delay_ms % 1000 * 1000000 }, NULL);
 	pthread_mutex_lock(&u->state_lock);
 	drain_inbox(u);
-	if (lane_pop(u, &r))
+	if (lane_pop(u, &r)) {
+		test_delay(u, r.pid);
 		serve_one(u, &r);
+	}
 	pthread_mutex_unlock(&u->state_lock);
 }
 
@@ -1898,7 +1921,7 @@ void unwind__report(struct unwind *u, const __u64 *c, enum report_pass pass)
 		return;
 	}
 	if (u)
-		pr_info("unwind: %s; walks %llu from tables, %llu before the process was listed (%llu of those from a list made in the kernel, the rest by frame pointer alone); frames %llu by table, %llu by frame pointer",
+		pr_info("unwind: %s; walks %llu from tables, %llu before the process was listed or its list brought up to date (%llu of those from a list made in the kernel, the rest by frame pointer alone); frames %llu by table, %llu by frame pointer",
 			unwind__mode_name(u->opts.mode), (unsigned long long)c[CNT_UW_WALKS],
 			(unsigned long long)c[CNT_UW_FP_WALKS],
 			(unsigned long long)c[CNT_UW_KLIST_WALKS],
@@ -2030,6 +2053,12 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 		u->sync_delay_ms = strtoul(test_delay, NULL, 10);
 		pr_warn("PROFILE_TEST_SYNC_DELAY_MS is set: each request waits %lu ms (tests only)",
 			u->sync_delay_ms);
+	}
+	test_delay = getenv("PROFILE_TEST_RESYNC_DELAY_MS");
+	if (test_delay) {
+		u->resync_delay_ms = strtoul(test_delay, NULL, 10);
+		pr_warn("PROFILE_TEST_RESYNC_DELAY_MS is set: each request of a listed process waits %lu ms (tests only)",
+			u->resync_delay_ms);
 	}
 	u->scratch = malloc(sizeof(*u->scratch));
 	pthread_mutex_init(&u->lock, NULL);
