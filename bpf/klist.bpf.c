@@ -156,23 +156,19 @@ static __always_inline void uw_klist_make(struct task_struct *task, struct uw_kl
 
 /*
  * The list just made in st is newer than the loader's list of the process,
- * if it has one: the sampler is to walk from st's until the loader has
- * read the mappings again (its walks ask for that).  Not when st's list
- * may be cut short: the loader's may hold what it lacks.  The loader's
- * list may be being replaced: then the mark is on a value on its way out,
- * or reused for another process's, which walks from its own list made in
- * the kernel, if young, and asks for a sync it does not need.
+ * if it has one, which lacks the objects ld.so has just mapped: that goes,
+ * so that the sampler walks from st's, and asks the loader for a list
+ * anew (as after an exec, whose program drops the loader's list too).  Not
+ * when st's list may be cut short: the loader's may hold what it lacks.
+ * A delete, not a mark in the value: the sampler's program stays as it is
+ * (a branch there cost the verifier a third more of its instructions).
  */
-static __always_inline void uw_klist_newer(const struct uw_klist_store *st)
+static __always_inline void uw_klist_supersede(const struct uw_klist_store *st)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	struct uw_proc *proc;
 
-	if (!st->n_maps || st->n_maps >= UW_KLIST_MAPS || st->seen > UW_KLIST_VMAS)
-		return;
-	proc = bpf_map_lookup_elem(&uw_procs, &pid);
-	if (proc)
-		proc->flags |= UWP_KLIST_NEWER;
+	if (st->n_maps && st->n_maps < UW_KLIST_MAPS && st->seen <= UW_KLIST_VMAS)
+		bpf_map_delete_elem(&uw_procs, &pid);
 }
 
 /* The new image and ld.so are mapped: the thread's list, made anew. */
@@ -225,6 +221,6 @@ int uw_klist_rtld(struct pt_regs *ctx)
 	if (!stat)
 		return 0;
 	uw_klist_make(task, st, stat->c);
-	uw_klist_newer(st);
+	uw_klist_supersede(st);
 	return 0;
 }

@@ -903,19 +903,8 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 	if (unwind_tables) {
 		proc = bpf_map_lookup_elem(&uw_procs, &pid);
 		listed = proc != NULL;
-		/*
-		 * Not listed, or ld.so has mapped objects since (their code
-		 * would be in none of the list's mappings): the list made in
-		 * the kernel then, if it has one.
-		 */
-		if (!proc || (proc->flags & UWP_KLIST_NEWER)) {
-			struct uw_proc *k = uw_klist_take(cnt);
-
-			if (!proc || (k && k->n_maps)) {
-				proc = k;
-				listed = false;
-			}
-		}
+		if (!proc)
+			proc = uw_klist_take(cnt);
 	}
 	if (proc) {
 		st = uw_walk(ctx, regs_in_ctx, proc, listed, ref, cnt, memo, &hframes);

@@ -61,8 +61,7 @@ struct {
 /*
  * pid -> the loader's list of its mappings (uwtable.h, struct uw_proc).
  * Not preallocated: a process costs its 10 KiB only once it is synced.
- * bpf/klist.bpf.c marks a list UWP_KLIST_NEWER when ld.so has mapped
- * objects since.
+ * bpf/klist.bpf.c deletes a list older than ld.so's latest objects.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

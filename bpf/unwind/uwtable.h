@@ -141,13 +141,6 @@ struct uw_map {
 enum uw_proc_flags {
 	/* More executable mappings than fit: a PC in none takes a frame-pointer step. */
 	UWP_MAPS_CUT = 1 << 0,
-	/*
-	 * Set in the kernel (bpf/klist.bpf.c) when ld.so has mapped objects
-	 * since the loader read the mappings, and the thread's own list,
-	 * made then, holds every mapping it found with a table: the sampler
-	 * walks from that list until the loader writes this one anew.
-	 */
-	UWP_KLIST_NEWER = 1 << 1,
 };
 
 struct uw_proc {

@@ -113,7 +113,7 @@ write_rewrite() {
 	N="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 	D="setpriv --reuid=daemon --regid=daemon --clear-groups"
 	cd "$1" || exit 1
-	$N ./own/klx -d 1.2 -n klold >/dev/null
+	$N ./own/klx -d 2.5 -n klold >/dev/null
 	for i in 1 2 3; do $D ./own/klx -d 0.12 -n klbefore >/dev/null; done
 	$N sh -c "cp -p own/klx own/copy && cat own/copy >own/klx && touch -r own/copy own/klx && rm own/copy"
 	for i in 1 2 3; do $D ./own/klx -d 0.12 -n klafter >/dev/null; done
