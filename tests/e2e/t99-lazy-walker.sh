@@ -125,6 +125,19 @@ across_sh() {
 		"$PYWL/hot.py" >acrsh.out
 }
 
+# raced NAME SECONDS: profile $pid for SECONDS, its first look held 2 s
+# (the process execs meanwhile), into NAME.folded and NAME.err: named from
+# a later look, and a look dropped (else the test did not race).
+raced() {
+	local name=$1 n
+	PROFILE_TEST_PY_LOOK_DELAY_MS=2000 "$PROFILE" -v -F 49 -f -p $pid $2 >$name.folded 2>$name.err ||
+		{ cat $name.err; fail "profile exited with status $?"; return 1; }
+	exec_named $name.folded $name 150 3
+	n=$(looked $name.err)
+	echo "${n:-?} looks dropped"
+	[ "${n:-0}" -ge 1 ] || { grep python $name.err; fail 'no look read across the exec: the test did not race'; }
+}
+
 # pyenv's CPython 3.11 linked to libpython: skipped, and counted, without one.
 py=$(pyenv_libpython311)
 v=$(basename "$(dirname "$(dirname "${py:-/3.11/bin/python3.11}")")")
@@ -132,24 +145,15 @@ test_expect_success ROOT_BPF,PYENV_LIBPY311 "pyenv $v: the process execs itself 
 	bg $py -S -I -c \"import os, sys, time; time.sleep(2); os.execv(sys.executable, [sys.executable, '\$PYWL/hot.py', '4', 'across'])\" >across.out
 	pid=\$!
 	sleep 0.3
-	PROFILE_TEST_PY_LOOK_DELAY_MS=2000 \"\$PROFILE\" -v -F 49 -f -p \$pid 6 >across.folded 2>across.err ||
-		{ cat across.err; return 1; }
 	# Named from the second look, about 2.1 s in: 3.6 of hot.py's 4 s.
-	exec_named across.folded across 150 3
-	n=\$(looked across.err)
-	echo \"\${n:-?} looks dropped\"
-	[ \"\${n:-0}\" -ge 1 ] || { grep python across.err; fail 'no look read across the exec: the test did not race'; }
+	raced across 6
 "
 test_expect_success ROOT_BPF,PYENV_LIBPY311 "pyenv $v: it execs a shell while the first look is read, the shell execs it a second later: named, one process" "
 	across_sh $py
 	pid=\$!
 	sleep 0.3
-	PROFILE_TEST_PY_LOOK_DELAY_MS=2000 \"\$PROFILE\" -v -F 49 -f -p \$pid 7 >acrsh.folded 2>acrsh.err ||
-		{ cat acrsh.err; return 1; }
 	# hot.py from about 3 s in: 4 s of it.
-	exec_named acrsh.folded acrsh 150 3
-	n=\$(looked acrsh.err)
-	[ \"\${n:-0}\" -ge 1 ] || { grep python acrsh.err; fail 'no look read across the exec: the test did not race'; }
+	raced acrsh 7
 	# One process however many looks: the dropped one is not counted.
 	n=\$(found acrsh.err)
 	echo \"\${n:-?} processes counted\"

@@ -454,6 +454,29 @@ TEST(unsafe_comm)
 }
 
 /*
+ * The folded output of samples s[0..n) over the stored stacks st[0..nr),
+ * named by the fake native and interpreter resolvers, which count their
+ * calls in names.
+ */
+static char *folded_mixed(struct stored *st, size_t nr, const struct sample *s, size_t n,
+			  struct fake_names *names)
+{
+	struct fake_source src = { st, nr };
+	struct trace_source ts = { .read = fake_read, .ctx = &src };
+	struct symbolizer sym;
+	struct records rs;
+	char *out = NULL;
+
+	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
+	sym.resolvers[FRAME_NATIVE] = (struct resolver){ .resolve = fake_native, .ctx = names };
+	sym.resolvers[FRAME_INTERP] = (struct resolver){ .resolve = fake_interp, .ctx = names };
+	CHECK_INT(records__build(&rs, &sym, s, n), 0);
+	out = folded(&rs, &both);
+	records__free(&rs);
+	return out;
+}
+
+/*
  * A new kind of frame needs a resolver and nothing else: interpreter frames
  * stored among native ones are named by theirs, and the folded writer,
  * which knows nothing of them, prints them in place.
@@ -468,25 +491,15 @@ TEST(new_kind_needs_only_a_resolver)
 			{ .addr = 0xc0de02, .aux = 40, .kind = FRAME_INTERP },
 			{ .addr = 0x1030, .kind = FRAME_NATIVE } } },
 	};
-	struct fake_source src = { mixed, 1 };
-	struct trace_source ts = { .read = fake_read, .ctx = &src };
 	struct sample s[] = {
 		sample(5, "python3", 9, ref(STACK_HASHED, FRAME_NONE, MIXED, 0),
 		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
 	};
 	struct fake_names names = {};
-	struct symbolizer sym;
-	struct records rs;
-	char *out;
+	char *out = folded_mixed(mixed, 1, s, 1, &names);
 
-	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
-	sym.resolvers[FRAME_NATIVE] = (struct resolver){ .resolve = fake_native, .ctx = &names };
-	sym.resolvers[FRAME_INTERP] = (struct resolver){ .resolve = fake_interp, .ctx = &names };
-	CHECK_INT(records__build(&rs, &sym, s, 1), 0);
-	out = folded(&rs, &both);
 	CHECK_STR(out, "python3;u5_102f;py_c0de02 (main.py);py_c0de01 (main.py);u5_1010 9\n");
 	free(out);
-	records__free(&rs);
 }
 
 /*
@@ -503,8 +516,6 @@ TEST(interp_frames_differ_by_whole_aux)
 		{ .src = STACK_HASHED, .id = SAME_LOW, .nr = 1, .frames = {
 			{ .addr = 0xc0de01, .aux = 12 | 0xabcull << 32, .kind = FRAME_INTERP } } },
 	};
-	struct fake_source src = { two, 2 };
-	struct trace_source ts = { .read = fake_read, .ctx = &src };
 	struct sample s[] = {
 		sample(5, "python3", 2, ref(STACK_HASHED, FRAME_NONE, MIXED, 0),
 		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
@@ -514,18 +525,11 @@ TEST(interp_frames_differ_by_whole_aux)
 		       ref(STACK_NONE, FRAME_KERNEL, 0, -EFAULT)),
 	};
 	struct fake_names names = {};
-	struct symbolizer sym;
-	struct records rs;
-	char *out;
+	char *out = folded_mixed(two, 2, s, 3, &names);
 
-	symbolizer__init(&sym, &ts, NULL, NULL, NULL);
-	sym.resolvers[FRAME_INTERP] = (struct resolver){ .resolve = fake_interp, .ctx = &names };
-	CHECK_INT(records__build(&rs, &sym, s, 3), 0);
-	out = folded(&rs, &both);
 	CHECK_STR(out, "python3;py_c0de01.abc (main.py) 3\npython3;py_c0de01 (main.py) 6\n");
 	CHECK_INT(names.resolves, 2);
 	free(out);
-	records__free(&rs);
 }
 
 /* A stack cut at the depth limit counts its samples, once per record part. */
