@@ -154,21 +154,71 @@ static __always_inline void uw_klist_make(struct task_struct *task, struct uw_kl
 	bpf_iter_task_vma_destroy(&it);
 }
 
+/* Has the loader's list p a mapping at addr?  Its mappings are in order. */
+static __always_inline bool uw_listed(const struct uw_proc *p, __u64 addr)
+{
+	__u32 n = p->n_maps, lo = 0, len = n;
+	const struct uw_map *m;
+
+	if (!n || n > UW_MAX_MAPS)
+		return false;
+	/* The last mapping that starts at or below addr. */
+	for (int k = 0; k < UW_MAP_SEARCH_STEPS + 1; k++) {
+		__u32 half = len >> 1;
+
+		if (p->maps[(lo + half) & (UW_MAX_MAPS - 1)].start <= addr)
+			lo += half;
+		len -= half;
+	}
+	m = &p->maps[lo & (UW_MAX_MAPS - 1)];
+	return m->start <= addr && addr < m->end;
+}
+
+struct uw_stale {
+	const struct uw_klist_store *st;
+	const struct uw_proc *proc;
+	bool stale;
+};
+
+/* Entry i of the kernel's list: in the loader's list?  A bpf_loop() step. */
+static long uw_stale_step(__u64 i, void *data)
+{
+	struct uw_stale *c = data;
+
+	if (!c->st || !c->proc)
+		return 1;
+	if (uw_listed(c->proc, c->st->maps[i & (UW_KLIST_MAPS - 1)].start))
+		return 0;
+	c->stale = true;
+	return 1;
+}
+
 /*
- * The list just made in st is newer than the loader's list of the process,
- * if it has one, which lacks the objects ld.so has just mapped: that goes,
- * so that the sampler walks from st's, and asks the loader for a list
- * anew (as after an exec, whose program drops the loader's list too).  Not
- * when st's list may be cut short: the loader's may hold what it lacks.
+ * The list just made in st, when ld.so has mapped objects: if the
+ * loader's list of the process lacks one of its mappings, that list goes,
+ * so that the sampler walks from st's and asks the loader for a list anew
+ * (as after an exec, whose program drops the loader's list too).  Not when
+ * st's list may be cut short, nor near the end of its use: the loader's
+ * list may hold what it lacks, and outlives it.  The loader's list may be
+ * being replaced as it is read: then one is dropped that need not be, or
+ * one kept that the walker's asks have brought anew by the next sample.
  * A delete, not a mark in the value: the sampler's program stays as it is
  * (a branch there cost the verifier a third more of its instructions).
  */
-static __always_inline void uw_klist_supersede(const struct uw_klist_store *st)
+static __always_inline void uw_klist_supersede(const struct uw_klist_store *st, __u64 *cnt)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct uw_stale c = { .st = st };
 
-	if (st->n_maps && st->n_maps < UW_KLIST_MAPS && st->seen <= UW_KLIST_VMAS)
-		bpf_map_delete_elem(&uw_procs, &pid);
+	if (!st->n_maps || st->n_maps >= UW_KLIST_MAPS || st->seen > UW_KLIST_VMAS ||
+	    bpf_ktime_get_ns() - st->exec_ns > UW_KLIST_YOUNG_NS - UW_KLIST_MARGIN_NS)
+		return;
+	c.proc = bpf_map_lookup_elem(&uw_procs, &pid);
+	if (!c.proc)
+		return;
+	bpf_loop(st->n_maps, uw_stale_step, &c, 0);
+	if (c.stale && !bpf_map_delete_elem(&uw_procs, &pid))
+		cnt[CNT_UW_KLIST_SUPERSEDED]++;
 }
 
 /* The new image and ld.so are mapped: the thread's list, made anew. */
@@ -221,6 +271,6 @@ int uw_klist_rtld(struct pt_regs *ctx)
 	if (!stat)
 		return 0;
 	uw_klist_make(task, st, stat->c);
-	uw_klist_supersede(st);
+	uw_klist_supersede(st, stat->c);
 	return 0;
 }

@@ -35,7 +35,7 @@ enum frame_kind {
 	FRAME_NATIVE = 2,	/* user machine code in a mapped file */
 	FRAME_JIT = 3,		/* user machine code in anonymous memory */
 	FRAME_INTERP = 4,	/* an interpreter's frame: addr is its code
-				 * object, aux the instruction offset */
+				 * object, aux the instruction's word */
 	NR_FRAME_KINDS,
 };
 
@@ -426,6 +426,9 @@ enum counter {
 				 * mappings locked, or no memory) */
 	CNT_UW_KLIST_WALKS,	/* walks of a process not listed yet from such
 				 * a list */
+	CNT_UW_KLIST_SUPERSEDED,	/* loader's lists dropped: the kernel's,
+					 * made when ld.so mapped objects, had
+					 * a mapping they lacked */
 	NR_COUNTERS,
 };
 

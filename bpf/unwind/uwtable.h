@@ -194,6 +194,8 @@ struct uw_file {
  */
 #define UW_KLIST_MAPS 16
 #define UW_KLIST_YOUNG_NS (250 * 1000000ULL)
+/* ... replaces the loader's list only with this long of it left. */
+#define UW_KLIST_MARGIN_NS (50 * 1000000ULL)
 
 struct uw_klist_store {
 	__u64 exec_ns;

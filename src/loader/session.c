@@ -1085,8 +1085,9 @@ static void report_walkers(const struct session *s, const __u64 *c)
 		return;
 	report_lazy(&m->klist, "kernel lists", "uw_klist_exec and uw_klist_rtld", NULL,
 		    "no new process seen");
-	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy)",
-		(unsigned long long)c[CNT_UW_KLIST_BUILDS], (unsigned long long)c[CNT_UW_KLIST_BUSY]);
+	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy); %llu of the loader's lists replaced, older than ld.so's objects",
+		(unsigned long long)c[CNT_UW_KLIST_BUILDS], (unsigned long long)c[CNT_UW_KLIST_BUSY],
+		(unsigned long long)c[CNT_UW_KLIST_SUPERSEDED]);
 }
 
 void session__report(const struct session *s, const __u64 *c,

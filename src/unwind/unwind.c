@@ -1452,7 +1452,8 @@ static void taken(struct unwind *u, const struct request *r)
 
 /*
  * Let go of what no live process needs: processes whose entry the kernel
- * dropped (an exit, or an exec whose record was lost: synced again) or
+ * dropped (an exit; an exec whose record was lost, or a list the kernel's
+ * made when ld.so mapped objects replaced: synced again) or
  * that are gone, and objects no process holds that have no table (cheap
  * to find again; a file that was over budget gets another chance).
  */
@@ -1736,10 +1737,10 @@ static bool lane_pop(struct unwind *u, struct request *r)
  */
 static void test_delay(struct unwind *u, __u32 pid)
 {
-	const struct proc *p = htab__get(&u->procs, pid, 0);
 	unsigned long ms = u->sync_delay_ms;
 
-	if (p && p->in_map)
+	/* Listed now: the kernel drops lists behind p->in_map's back. */
+	if (u->resync_delay_ms && !bpf_map_lookup_elem(u->procs_fd, &pid, u->scratch))
 		ms += u->resync_delay_ms;
 	if (!ms)
 		return;
@@ -2030,7 +2031,7 @@ static void stop_asks(struct unwind *u)
 struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_maps *maps)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
-	const char *test_delay;
+	const char *env;
 	int err;
 	struct worker_opts wo = { .threads = 1, .req_size = sizeof(struct request),
 				  .queue_max = 1, .job = serve, .ctx = u,
@@ -2048,15 +2049,15 @@ struct unwind *unwind__new(const struct unwind_opts *opts, const struct unwind_m
 	u->execs_fd = maps->execs_fd;
 	u->files_fd = maps->files_fd;
 	u->serials_fd = maps->serials_fd;
-	test_delay = getenv("PROFILE_TEST_SYNC_DELAY_MS");
-	if (test_delay) {
-		u->sync_delay_ms = strtoul(test_delay, NULL, 10);
+	env = getenv("PROFILE_TEST_SYNC_DELAY_MS");
+	if (env) {
+		u->sync_delay_ms = strtoul(env, NULL, 10);
 		pr_warn("PROFILE_TEST_SYNC_DELAY_MS is set: each request waits %lu ms (tests only)",
 			u->sync_delay_ms);
 	}
-	test_delay = getenv("PROFILE_TEST_RESYNC_DELAY_MS");
-	if (test_delay) {
-		u->resync_delay_ms = strtoul(test_delay, NULL, 10);
+	env = getenv("PROFILE_TEST_RESYNC_DELAY_MS");
+	if (env) {
+		u->resync_delay_ms = strtoul(env, NULL, 10);
 		pr_warn("PROFILE_TEST_RESYNC_DELAY_MS is set: each request of a listed process waits %lu ms (tests only)",
 			u->resync_delay_ms);
 	}

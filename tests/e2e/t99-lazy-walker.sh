@@ -125,6 +125,22 @@ across_sh() {
 		"$PYWL/hot.py" >acrsh.out
 }
 
+# The chain: Python sleeps 1 s (found), execs a shell, which execs Python
+# 0.5 s later: named from the second exec, one process in -v.
+test_expect_success ROOT_BPF,PY311 'Python execs a shell that execs Python: named, one process counted' '
+	cat >chain.py <<-\EOF &&
+	import os, sys, time
+	time.sleep(1)
+	os.execv("/bin/sh", ["sh", "-c", "sleep 0.5; exec \"$0\" \"$1\" 2 chain", sys.executable, sys.argv[1]])
+	EOF
+	"$PROFILE" -v -F 99 -f -- $PY -S -I chain.py "$PYWL/hot.py" >chain.folded 2>chain.err ||
+		{ cat chain.err; return 1; }
+	exec_named chain.folded chain 150 10 &&
+	n=$(found chain.err) &&
+	echo "${n:-?} processes counted" &&
+	{ [ "$n" = 1 ] || { grep python chain.err; fail "${n:-no} processes counted, want 1"; }; }
+'
+
 # raced NAME SECONDS: profile $pid for SECONDS, its first look held 2 s
 # (the process execs meanwhile), into NAME.folded and NAME.err: named from
 # a later look, and a look dropped (else the test did not race).

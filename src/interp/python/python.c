@@ -154,6 +154,8 @@ struct python {
 	struct htab objects;		/* file key -> struct pyobj */
 	/* pid -> 1: waiting for its libpython, until wait_until (ns). */
 	struct htab waiting;
+	/* pid -> 1: counted in stats.procs, whatever it execs, until it exits. */
+	struct htab counted;
 	__u64 wait_until;
 	__u64 looks;			/* REQ_DETECT and REQ_EXEC queued or under way */
 	/*
@@ -799,10 +801,9 @@ static void wait_for_libpython(struct python *py, __u32 pid)
  * One look at pid's mappings: 0 when done (CPython found or not there),
  * -ESTALE when the process exec'd while it was read (what was found is
  * dropped: it may be the old image's), -EAGAIN when its executable waits
- * for a libpython not mapped yet.  again: an image of pid's was found
- * before this exec, so CPython found now is not another process.
+ * for a libpython not mapped yet.
  */
-static int look(struct python *py, __u32 pid, __u64 seq, bool again)
+static int look(struct python *py, __u32 pid, __u64 seq)
 {
 	__u64 t0 = now_ns(), exec_ns = unwind__exec_time(py->maps.execs_fd, pid);
 	bool wait_lib = false, have_lib = false;
@@ -865,8 +866,10 @@ static int look(struct python *py, __u32 pid, __u64 seq, bool again)
 			py->stats.exec_raced++;
 			ret = -ESTALE;
 		} else if (!err) {
-			/* Once a process: not again after an exec, nor for a raced look. */
-			py->stats.procs += !again;
+			/* Once a process, however many images and looks. */
+			if (!htab__get(&py->counted, pid, 0) &&
+			    !htab__put(&py->counted, pid, 0, (void *)1))
+				py->stats.procs++;
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
 		}
@@ -894,7 +897,6 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 {
 	struct pyproc *p;
 	int err = -ESTALE;
-	bool again;
 
 	pthread_mutex_lock(&py->lock);
 	p = htab__get(&py->procs, pid, 0);
@@ -902,10 +904,10 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		pthread_mutex_unlock(&py->lock);
 		return;
 	}
-	again = retire(py, pid);
+	retire(py, pid);
 	pthread_mutex_unlock(&py->lock);
 	for (int i = 0; i < DETECT_TRIES && err == -ESTALE; i++)
-		err = look(py, pid, seq, again);
+		err = look(py, pid, seq);
 	if (err == -EAGAIN)
 		wait_for_libpython(py, pid);
 }
@@ -1585,6 +1587,7 @@ void python__forget(struct python *py, __u32 pid)
 	pthread_mutex_lock(&py->lock);
 	known = htab__get(&py->procs, pid, 0) != NULL;
 	htab__del_key(&py->waiting, pid, 0);
+	htab__del_key(&py->counted, pid, 0);
 	pthread_mutex_unlock(&py->lock);
 	if (known)
 		request(py, REQ_FORGET, pid, ++py->seq, NULL, 0);
@@ -1744,6 +1747,7 @@ void python__free(struct python *py)
 	htab__free(&py->procs);
 	htab__free(&py->objects);
 	htab__free(&py->waiting);
+	htab__free(&py->counted);
 	strpool__free(&py->report_names);
 	share__exit(&py->names);
 	share__exit(&py->proc_share);
