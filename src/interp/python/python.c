@@ -585,18 +585,17 @@ static void unpublish(struct python *py, struct pyproc *p)
 	*py->maps.nr_procs = py->in_map;
 }
 
-/* Called locked: pid's entry goes to py->gone.  Was there one? */
-static bool retire(struct python *py, __u32 pid)
+/* Called locked: pid's entry, if it has one, goes to py->gone. */
+static void retire(struct python *py, __u32 pid)
 {
 	struct pyproc *p = htab__get(&py->procs, pid, 0);
 
 	if (!p)
-		return false;
+		return;
 	unpublish(py, p);
 	htab__del_key(&py->procs, pid, 0);
 	p->next_gone = py->gone;
 	py->gone = p;
-	return true;
 }
 
 /* The loader set the offset before load (pyinterp.c), or could not. */
