@@ -608,6 +608,17 @@ static int start(struct run *r, const struct limits *lim)
 		return err;
 	r->complete.advice = setup__stack_advice(&r->m, o);
 	r->complete.off_cpu = o->kind == PROFILE_OFF_CPU;
+	/*
+	 * The records of the processes that came and went while we loaded
+	 * (every mmap of a program that started with us): read now, not
+	 * after the first samples, whose notes would wait behind them.
+	 */
+	if (r->m.tracker) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		poll_tracker(r, &now, &now);
+	}
 	err = session__attach(r->m.s);
 	if (err)
 		return err;
