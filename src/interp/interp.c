@@ -133,6 +133,12 @@ void interps__exec(struct interps *ints, __u32 pid)
 		ints->by_kind[k]->exec(ints->ctx[k], pid);
 }
 
+void interps__fork(struct interps *ints, __u32 ppid, __u32 pid)
+{
+	for_each_started(ints, k, fork)
+		ints->by_kind[k]->fork(ints->ctx[k], ppid, pid);
+}
+
 bool interps__waiting(struct interps *ints)
 {
 	for_each_started(ints, k, waiting)

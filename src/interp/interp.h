@@ -82,6 +82,11 @@ struct interp_ops {
 	 */
 	void (*seen)(void *ctx, const char *path);
 	void (*exec)(void *ctx, __u32 pid);	/* pid exec'd: look again */
+	/*
+	 * Optional: ppid forked pid, whose memory is a copy of ppid's: what
+	 * was found in ppid holds for pid until it execs.
+	 */
+	void (*fork)(void *ctx, __u32 ppid, __u32 pid);
 	void (*forget)(void *ctx, __u32 pid);	/* pid exited */
 	/*
 	 * Optional: a process waits for a mapping whose record wakes no
@@ -168,6 +173,7 @@ const char *interps__off_options(const struct interps *ints);
 /* Tracker.  ints may be NULL: then these do nothing. */
 void interps__detect(struct interps *ints, __u32 pid);
 void interps__exec(struct interps *ints, __u32 pid);
+void interps__fork(struct interps *ints, __u32 ppid, __u32 pid);
 void interps__forget(struct interps *ints, __u32 pid);
 /* Does a runtime wait for a mapping?  Then read the records that often. */
 #define INTERP_WAIT_POLL_MS 5

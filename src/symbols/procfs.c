@@ -234,7 +234,7 @@ static const char *status_field(const char *buf, const char *key)
 int procfs__status(int proc_dirfd, struct procfs_status *st)
 {
 	unsigned int ruid, euid, suid, fsuid;
-	const char *uid, *ns, *tgid;
+	const char *uid, *ns, *tgid, *ppid;
 	unsigned long v;
 	size_t len;
 	char *buf, *end;
@@ -256,6 +256,8 @@ int procfs__status(int proc_dirfd, struct procfs_status *st)
 	st->nspid = 0;
 	tgid = status_field(buf, "Tgid:");
 	st->tgid = tgid ? (__u32)strtoul(tgid, NULL, 10) : 0;
+	ppid = status_field(buf, "PPid:");
+	st->ppid = ppid ? (__u32)strtoul(ppid, NULL, 10) : 0;
 	/* NSpid lists the pid from the outermost namespace in; take the last. */
 	ns = status_field(buf, "NSpid:");
 	while (ns && *ns && *ns != '\n') {

@@ -74,6 +74,7 @@ struct procfs_status {
 	__u32 charged;
 	__u32 nspid;		/* the pid in its own pid namespace */
 	__u32 tgid;		/* its process (of a thread's /proc/TID) */
+	__u32 ppid;		/* its parent process, 0 if none */
 };
 
 int procfs__status(int proc_dirfd, struct procfs_status *st);

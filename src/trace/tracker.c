@@ -226,6 +226,7 @@ static void on_task(struct tracker *t, const struct rec_task *r, __u64 time)
 		t->stats.forks++;
 		unwind__new_process(t->uw);
 		usyms__fork_at(t->us, r->ppid, r->pid, time);
+		interps__fork(t->ints, r->ppid, r->pid);
 		if ((unwind__knows(t->uw, r->ppid) || htab__get(&t->forked, r->ppid, 0)) &&
 		    htab__put(&t->forked, r->pid, 0, (void *)1))
 			unwind__sync(t->uw, r->pid);

@@ -95,6 +95,11 @@ static void py_exec(void *ctx, __u32 pid)
 	python__exec(ctx, pid);
 }
 
+static void py_fork(void *ctx, __u32 ppid, __u32 pid)
+{
+	python__fork(ctx, ppid, pid);
+}
+
 static bool py_waiting(void *ctx)
 {
 	return python__waiting(ctx);
@@ -205,8 +210,9 @@ static void py_report_verbose(struct python *py, const __u64 *c)
 		(unsigned long long)st.over_budget,
 		(unsigned long long)c[INTERP_CNT_NOTES], (unsigned long long)c[INTERP_CNT_NOTE_ERR],
 		(unsigned long long)st.dropped);
-	pr_info("python: %llu looks dropped: their process exec'd while read; %llu looks found a process waiting for its libpython",
-		(unsigned long long)st.exec_raced, (unsigned long long)st.waits);
+	pr_info("python: %llu looks dropped: their process exec'd while read; %llu looks found a process waiting for its libpython; %llu processes found as their parent's fork",
+		(unsigned long long)st.exec_raced, (unsigned long long)st.waits,
+		(unsigned long long)st.inherited);
 	for (unsigned int e = 0; e < NR_PY_ENDS && off < sizeof(ends); e++)
 		off += snprintf(ends + off, sizeof(ends) - off, "%s%s %llu", e ? ", " : "",
 				py_end_names[e], (unsigned long long)c[PY_CNT_END + e]);
@@ -248,6 +254,7 @@ const struct interp_ops python_interp = {
 	.mapped = py_mapped,
 	.seen = py_seen,
 	.exec = py_exec,
+	.fork = py_fork,
 	.forget = py_forget,
 	.waiting = py_waiting,
 	.note = py_note,

@@ -108,6 +108,7 @@ struct pyproc {
 	bool held;			/* in interp_procs: counted in py->proc_share */
 	bool dead;			/* exited: no more reads */
 	__u64 dead_at;			/* py->reports when it exited */
+	struct py_proc bpf;		/* its interp_procs entry's data */
 	struct py_layout layout;
 	struct pytypes types;
 	struct htab codes;		/* (address, identity) -> struct pycode_ent */
@@ -117,6 +118,7 @@ struct pyproc {
 enum req_op {
 	REQ_DETECT,		/* first sampled: look, unless known already */
 	REQ_EXEC,		/* a new image: look again */
+	REQ_FORK,		/* forked by a process found: its copy */
 	REQ_FORGET,
 	REQ_NOTE,
 };
@@ -126,15 +128,16 @@ struct request {
 	struct request *next;		/* REQ_NOTE: its user's next note */
 	enum req_op op;
 	__u32 pid;
+	__u32 ppid;			/* REQ_FORK: the parent */
 	__u64 seq;			/* python->seq when it was made */
 	__u32 nr;			/* REQ_NOTE: words */
 	__u64 words[];
 };
 
-/* A process first sampled or exec'd, to be looked at before the queue. */
+/* A process first sampled, exec'd or forked, to be looked at before the queue. */
 struct urgent {
-	__u32 pid;
-	bool exec;
+	enum req_op op;
+	__u32 pid, ppid;
 	__u64 seq;			/* of its request in the queue */
 };
 
@@ -730,18 +733,32 @@ static struct py_code_id code_id(const struct py_layout *l)
 	return id;
 }
 
-static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const struct stat *pidns,
-		   const struct pyobj *o, __u64 bias, const struct py_layout *l)
+/* What the walker needs of a process whose CPython o is loaded at bias. */
+static struct py_proc proc_data(const struct stat *pidns, const struct pyobj *o, __u64 bias,
+				const struct py_layout *l)
 {
-	struct py_proc pp = { .runtime = bias + o->runtime, .off = l->bpf,
-			      .pidns_dev = pidns->st_dev, .pidns_ino = pidns->st_ino,
-			      .version = l->version, .frame_read = frame_read(&l->bpf),
-			      .id = code_id(l) };
+	return (struct py_proc){ .runtime = bias + o->runtime, .off = l->bpf,
+				 .pidns_dev = pidns->st_dev, .pidns_ino = pidns->st_ino,
+				 .version = l->version, .frame_read = frame_read(&l->bpf),
+				 .id = code_id(l) };
+}
+
+static struct pytypes proc_types(const struct pyobj *o, __u64 bias)
+{
+	return (struct pytypes){ .code = o->code_type ? bias + o->code_type : 0,
+				 .str = o->str_type ? bias + o->str_type : 0,
+				 .bytes = o->bytes_type ? bias + o->bytes_type : 0 };
+}
+
+/* Called locked: pid runs CPython, as pp, l and types say. */
+static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const struct py_proc *pp,
+		   const struct py_layout *l, const struct pytypes *types)
+{
 	struct interp_proc ip = { .kind = PY_KIND };
 	struct pyproc *p;
 	int err;
 
-	memcpy(ip.data, &pp, sizeof(pp));
+	memcpy(ip.data, pp, sizeof(*pp));
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -753,10 +770,9 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 	p->pid = pid;
 	p->uid = uid;
 	p->seq = seq;
+	p->bpf = *pp;
 	p->layout = *l;
-	p->types = (struct pytypes){ .code = o->code_type ? bias + o->code_type : 0,
-				     .str = o->str_type ? bias + o->str_type : 0,
-				     .bytes = o->bytes_type ? bias + o->bytes_type : 0 };
+	p->types = *types;
 	if (htab__put(&py->procs, pid, 0, p)) {
 		free(p);
 		return -ENOMEM;
@@ -781,6 +797,24 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 	p->held = true;
 	py->in_map++;
 	*py->maps.nr_procs = py->in_map;
+	return 0;
+}
+
+/*
+ * Called locked, after publish() returned err: -ESTALE if pid exec'd since
+ * exec_ns (its entry may have gone in after the exec dropped the old
+ * image's: it goes), else 0, and a process published is counted.
+ */
+static int published(struct python *py, __u32 pid, __u64 exec_ns, int err)
+{
+	if (unwind__exec_time(py->maps.execs_fd, pid) != exec_ns) {
+		retire(py, pid);
+		py->stats.exec_raced++;
+		return -ESTALE;
+	}
+	/* Once a process, however many images and looks. */
+	if (!err && !htab__get(&py->counted, pid, 0) && !htab__put(&py->counted, pid, 0, (void *)1))
+		py->stats.procs++;
 	return 0;
 }
 
@@ -826,7 +860,9 @@ static int look(struct python *py, __u32 pid, __u64 seq)
 		struct pymem mem = proc_mem(pid);
 		unsigned int major, minor;
 		const struct pyobj *o;
+		struct pytypes types;
 		struct py_layout l;
+		struct py_proc pp;
 		__u64 bias;
 		int err;
 
@@ -858,20 +894,13 @@ static int look(struct python *py, __u32 pid, __u64 seq)
 			pthread_mutex_unlock(&py->lock);
 			goto out;
 		}
-		err = publish(py, pid, status.charged, seq, &pidns, o, bias, &l);
-		/* Its entry may have gone in after the exec dropped the old image's. */
-		if (unwind__exec_time(py->maps.execs_fd, pid) != exec_ns) {
-			retire(py, pid);
-			py->stats.exec_raced++;
-			ret = -ESTALE;
-		} else if (!err) {
-			/* Once a process, however many images and looks. */
-			if (!htab__get(&py->counted, pid, 0) &&
-			    !htab__put(&py->counted, pid, 0, (void *)1))
-				py->stats.procs++;
+		pp = proc_data(&pidns, o, bias, &l);
+		types = proc_types(o, bias);
+		err = publish(py, pid, status.charged, seq, &pp, &l, &types);
+		ret = published(py, pid, exec_ns, err);
+		if (!ret && !err)
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
-		}
 		pthread_mutex_unlock(&py->lock);
 		goto out;
 	}
@@ -909,6 +938,66 @@ static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
 		err = look(py, pid, seq);
 	if (err == -EAGAIN)
 		wait_for_libpython(py, pid);
+}
+
+/*
+ * Called locked: pid's entry, refused, goes at once: a child that never
+ * runs costs nothing until its first sample (a user's sleeping children
+ * by the thousand).
+ */
+static void forget_refused(struct python *py, __u32 pid)
+{
+	struct pyproc *p = htab__get(&py->procs, pid, 0);
+
+	if (!p || p->held)
+		return;
+	htab__del_key(&py->procs, pid, 0);
+	free_proc(py, p);
+}
+
+/*
+ * ppid, found running CPython, forked pid: pid's memory is a copy of
+ * ppid's, and so is what a look would find there but its pid namespace.
+ * Published at once, from a read of its status, so that its first
+ * samples are walked: a look of its own reads its mappings and memory,
+ * after every look queued before it (a prefork server starts its workers
+ * together).  Not when pid exec'd since, is no longer ppid's child (its
+ * pid another process's by now) or was looked at already: its own look
+ * follows, or came first.
+ */
+static void inherit(struct python *py, __u32 ppid, __u32 pid, __u64 seq)
+{
+	__u64 exec_ns = unwind__exec_time(py->maps.execs_fd, pid);
+	struct procfs_status status;
+	struct pyproc *parent;
+	struct py_proc pp;
+	struct stat pidns;
+	int dirfd, err;
+	bool child;
+
+	if (exec_ns)
+		return;
+	dirfd = procfs__open_pid(pid);
+	if (dirfd < 0)
+		return;
+	child = !procfs__status(dirfd, &status) && status.ppid == ppid &&
+		!fstatat(dirfd, "ns/pid", &pidns, 0);
+	close(dirfd);
+	if (!child)
+		return;
+	pthread_mutex_lock(&py->lock);
+	parent = htab__get(&py->procs, ppid, 0);
+	if (parent && parent->held && !htab__get(&py->procs, pid, 0)) {
+		pp = parent->bpf;
+		pp.pidns_dev = pidns.st_dev;
+		pp.pidns_ino = pidns.st_ino;
+		err = publish(py, pid, status.charged, seq, &pp, &parent->layout, &parent->types);
+		if (err)
+			forget_refused(py, pid);
+		else if (!published(py, pid, exec_ns, err))
+			py->stats.inherited++;
+	}
+	pthread_mutex_unlock(&py->lock);
 }
 
 /* ---- naming code objects ---- */
@@ -1379,7 +1468,10 @@ static void detect_urgent(struct python *py)
 		py->urgent_head = (py->urgent_head + 1) % URGENT_MAX;
 		py->urgent_nr--;
 		pthread_mutex_unlock(&py->lock);
-		detect(py, u.pid, u.exec, u.seq);
+		if (u.op == REQ_FORK)
+			inherit(py, u.ppid, u.pid, u.seq);
+		else
+			detect(py, u.pid, u.op == REQ_EXEC, u.seq);
 	}
 }
 
@@ -1404,6 +1496,9 @@ static void serve(void *ctx, unsigned int thread, void *req)
 		pthread_mutex_lock(&py->lock);
 		py->looks--;
 		pthread_mutex_unlock(&py->lock);
+		break;
+	case REQ_FORK:
+		inherit(py, r->ppid, r->pid, r->seq);
 		break;
 	case REQ_FORGET:
 		forget(py, r->pid, r->seq);
@@ -1433,7 +1528,7 @@ static void discard(void *ctx, void *req)
 }
 
 /* words: nr 8-byte words, at any alignment; seq: the next py->seq. */
-static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
+static void request(struct python *py, enum req_op op, __u32 pid, __u32 ppid, __u64 seq,
 		    const void *words, __u32 nr)
 {
 	struct request *r;
@@ -1448,7 +1543,7 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 		pthread_mutex_unlock(&py->lock);
 		return;
 	}
-	*r = (struct request){ .op = op, .pid = pid, .seq = seq, .nr = nr };
+	*r = (struct request){ .op = op, .pid = pid, .ppid = ppid, .seq = seq, .nr = nr };
 	if (nr)
 		memcpy(r->words, words, nr * sizeof(r->words[0]));
 	/*
@@ -1494,6 +1589,17 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 	free(r);
 }
 
+/* Called locked: into the ring served before the queue, if it has room. */
+static bool urgent_push(struct python *py, enum req_op op, __u32 pid, __u32 ppid, __u64 seq)
+{
+	if (py->urgent_nr >= URGENT_MAX)
+		return false;
+	py->urgent[(py->urgent_head + py->urgent_nr) % URGENT_MAX] =
+		(struct urgent){ .op = op, .pid = pid, .ppid = ppid, .seq = seq };
+	py->urgent_nr++;
+	return true;
+}
+
 /*
  * pid was first sampled (REQ_DETECT) or exec'd (REQ_EXEC): look at it
  * before the queue, which another user can fill with thousands of
@@ -1511,13 +1617,9 @@ static void request_urgent(struct python *py, enum req_op op, __u32 pid)
 		return;
 	seq = ++py->seq;
 	pthread_mutex_lock(&py->lock);
-	if (py->urgent_nr < URGENT_MAX) {
-		py->urgent[(py->urgent_head + py->urgent_nr) % URGENT_MAX] =
-			(struct urgent){ .pid = pid, .exec = op == REQ_EXEC, .seq = seq };
-		py->urgent_nr++;
-	}
+	urgent_push(py, op, pid, 0, seq);
 	pthread_mutex_unlock(&py->lock);
-	request(py, op, pid, seq, NULL, 0);
+	request(py, op, pid, 0, seq, NULL, 0);
 }
 
 void python__detect(struct python *py, __u32 pid)
@@ -1538,7 +1640,7 @@ void python__mapped(struct python *py, __u32 pid)
 	if (waiting)
 		request_urgent(py, REQ_DETECT, pid);
 	else
-		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
+		request(py, REQ_DETECT, pid, 0, ++py->seq, NULL, 0);
 }
 
 /*
@@ -1576,6 +1678,29 @@ void python__exec(struct python *py, __u32 pid)
 	request_urgent(py, REQ_EXEC, pid);
 }
 
+/*
+ * Every fork on the host comes here: only a child of a process found is
+ * read, before the queue, and only while the ring has room; a child left
+ * out is looked at on its first sample, as any new process.
+ */
+void python__fork(struct python *py, __u32 ppid, __u32 pid)
+{
+	const struct pyproc *parent;
+	bool queued = false;
+	__u64 seq;
+
+	if (!py)
+		return;
+	seq = ++py->seq;
+	pthread_mutex_lock(&py->lock);
+	parent = htab__get(&py->procs, ppid, 0);
+	if (parent && parent->held)
+		queued = urgent_push(py, REQ_FORK, pid, ppid, seq);
+	pthread_mutex_unlock(&py->lock);
+	if (queued)
+		request(py, REQ_FORK, pid, ppid, seq, NULL, 0);
+}
+
 void python__forget(struct python *py, __u32 pid)
 {
 	bool known;
@@ -1589,7 +1714,7 @@ void python__forget(struct python *py, __u32 pid)
 	htab__del_key(&py->counted, pid, 0);
 	pthread_mutex_unlock(&py->lock);
 	if (known)
-		request(py, REQ_FORGET, pid, ++py->seq, NULL, 0);
+		request(py, REQ_FORGET, pid, 0, ++py->seq, NULL, 0);
 }
 
 void python__note(struct python *py, const void *data, size_t len)
@@ -1616,7 +1741,7 @@ void python__note(struct python *py, const void *data, size_t len)
 	pthread_mutex_lock(&py->lock);
 	py->stats.notes++;
 	pthread_mutex_unlock(&py->lock);
-	request(py, REQ_NOTE, n.hdr.pid, ++py->seq, (const char *)data + head, nr);
+	request(py, REQ_NOTE, n.hdr.pid, 0, ++py->seq, (const char *)data + head, nr);
 }
 
 void python__settle(struct python *py, unsigned int timeout_ms)

@@ -51,6 +51,7 @@ struct python_stats {
 	__u64 over_budget;		/* code objects not kept: memory budget */
 	__u64 exec_raced;		/* processes that exec'd while looked at */
 	__u64 waits;			/* looks that found a process waiting for its libpython */
+	__u64 inherited;		/* processes found as their parent's fork */
 	char unsupported_first[96];	/* "PATH: VERSION" of the first one */
 };
 
@@ -78,6 +79,12 @@ bool python__waiting(struct python *py);
 void python__need_walker(struct python *py);
 /* pid exec'd: forget what it was, look again before what is queued. */
 void python__exec(struct python *py, __u32 pid);
+/*
+ * ppid forked pid: if CPython was found in ppid, pid is walked as its
+ * copy from now on (unless it exec'd since); asynchronous, before what is
+ * queued.
+ */
+void python__fork(struct python *py, __u32 ppid, __u32 pid);
 /* pid exited: stop walking it, keep its names for the report. */
 void python__forget(struct python *py, __u32 pid);
 /* A struct interp_stack_note of PY_KIND from the side band: read its code objects. */

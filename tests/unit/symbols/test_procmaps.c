@@ -366,6 +366,37 @@ TEST(status_charged)
 	CHECK_INT(charged_of("Uid:\t65534\t1\t1\t1"), 65534);	/* at (setuid daemon) by nobody */
 }
 
+/* PPid: this process's parent, as the kernel's own file says; 0 without the line. */
+TEST(status_ppid)
+{
+	char dir[] = "/tmp/unit-status.XXXXXX", path[64];
+	struct procfs_status st = { .ppid = 1 };
+	FILE *f;
+	int dirfd;
+
+	dirfd = procfs__open_pid((__u32)getpid());
+	CHECK(dirfd >= 0);
+	CHECK_INT(procfs__status(dirfd, &st), 0);
+	CHECK_INT(st.ppid, getppid());
+	close(dirfd);
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("Name:\tx\nUid:\t0\t0\t0\t0\n", f);
+		fclose(f);
+	}
+	dirfd = open(dir, O_PATH | O_DIRECTORY);
+	CHECK(dirfd >= 0);
+	CHECK_INT(procfs__status(dirfd, &st), 0);
+	CHECK_INT(st.ppid, 0);
+	close(dirfd);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(good_lines);
@@ -377,5 +408,6 @@ int main(void)
 	RUN(read_self);
 	RUN(read_gone);
 	RUN(status_charged);
+	RUN(status_ppid);
 	return unit_summary();
 }
