@@ -161,4 +161,60 @@ t_share() {
 test_expect_success PY311,USERS,ROOT_BPF,cc,bpftool \
 	"nobody's fake libpythons leave another user's python3 its Python names" t_share
 
+# nobody's Python, found, forks and reaps children as fast as it can
+# (about 1,500 a second here), and each fork, a note of its parent for the
+# reader, holds the reader 10 ms (PROFILE_TEST_PY_INHERIT_DELAY_MS, a
+# reader starved of CPU): nobody's forks wait in its own list, which fills
+# its share of the reader's queue, and the reader takes one user's note in
+# turn.  The victim's forked.py forks its children, its stacks and forks
+# read in their turns: its children's samples are named, and the warning
+# names nobody.  A queue of its own for forks, drained before the notes,
+# left the victim's samples [unknown] (0 of ~1,000 named).
+t_forks() {
+	local prof rc=0 flood kid2 all py
+	cat >"$H/forker.py" <<-'EOF'
+	import ctypes, os, sys, time
+	ctypes.CDLL(None).prctl(15, b"pyforker", 0, 0, 0)
+	end = time.time() + float(sys.argv[1])
+	found = time.time() + 1
+	x = 0
+	while time.time() < found:
+	    x ^= 1
+	n = 0
+	while time.time() < end:
+	    pid = os.fork()
+	    if pid == 0:
+	        os._exit(0)
+	    os.waitpid(pid, 0)
+	    n += 1
+	print("forker:", n, "forks", flush=True)
+	EOF
+	cp "$PROFILE_TOP/tests/workloads/py/forked.py" "$H/"
+	chmod a+r "$H/forker.py" "$H/forked.py"
+	PROFILE_TEST_PY_INHERIT_DELAY_MS=10 "$PROFILE" -v -F 199 -f 8 >forks.folded 2>forks.err &
+	prof=$!
+	wait_attached $prof
+	bg $NOBODY $PY "$H/forker.py" 7 >forker.out
+	flood=$!
+	sleep 1.5
+	$VICTIM $PY "$H/forked.py" 5 pyvictimf >victimf.out
+	wait $prof || rc=$?
+	wait $flood || :
+	[ $rc = 0 ] || { cat forks.err; fail "profile exited with status $rc"; }
+	cat forker.out
+	kid2=$(sed -n 's/^forked: running [0-9]* \([0-9]*\)$/\1/p' victimf.out)
+	[ -n "$kid2" ] || fail "forked.py did not start its children"
+	grep -E "python: [0-9]* looks|reader's queue" forks.err || :
+	all=$(fsum forks.folded "^pyvictimf;.*;child_work \\(forked\\.py\\)")
+	echo "$all samples of the victim's children named in child_work"
+	# Both children run 4-5 s at 199 Hz, sharing 2 CPUs with forker.py and
+	# the parent: 60% of ~1,000 samples.
+	at_least "$all" 600 "the victim's children's samples named in child_work"
+	grep -q "Python reader's queue: user nobody (uid [0-9]*) filled its share" forks.err ||
+		fail "no warning naming nobody"
+}
+
+test_expect_success PY311,USERS,ROOT_BPF \
+	"nobody's Python forking by the thousand leaves another user's forked children their Python names" t_forks
+
 test_done

@@ -118,7 +118,7 @@ struct pyproc {
 enum req_op {
 	REQ_DETECT,		/* first sampled: look, unless known already */
 	REQ_EXEC,		/* a new image: look again */
-	REQ_FORK,		/* forked by a process found: its copy */
+	REQ_FORK,		/* a process found forked words[0]: its copy */
 	REQ_FORGET,
 	REQ_NOTE,
 };
@@ -127,17 +127,16 @@ enum req_op {
 struct request {
 	struct request *next;		/* REQ_NOTE: its user's next note */
 	enum req_op op;
-	__u32 pid;
-	__u32 ppid;			/* REQ_FORK: the parent */
+	__u32 pid;			/* REQ_FORK: the parent */
 	__u64 seq;			/* python->seq when it was made */
-	__u32 nr;			/* REQ_NOTE: words */
+	__u32 nr;			/* REQ_NOTE, REQ_FORK: words */
 	__u64 words[];
 };
 
-/* A process first sampled, exec'd or forked, to be looked at before the queue. */
+/* A process first sampled or exec'd, to be looked at before the queue. */
 struct urgent {
-	enum req_op op;
-	__u32 pid, ppid;
+	__u32 pid;
+	bool exec;
 	__u64 seq;			/* of its request in the queue */
 };
 
@@ -193,8 +192,19 @@ struct python {
 	 * before it publishes, as a slow read would; the worker's only.
 	 */
 	unsigned int look_delay_ms;
+	/* Tests (t81): each fork's inheritance waits this long, as a reader starved of CPU. */
+	unsigned int inherit_delay_ms;
 	struct python_stats stats;
 };
+
+/* Tests: hold the reader ms milliseconds (0: not at all). */
+static void test_delay(unsigned int ms)
+{
+	struct timespec d = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L };
+
+	if (ms)
+		nanosleep(&d, NULL);
+}
 
 static __u64 now_ns(void)
 {
@@ -881,10 +891,7 @@ static int look(struct python *py, __u32 pid, __u64 seq)
 		if (!err && l.bpf.ts_native_id == PY_NO_OFF && !fsbase_ready(py))
 			break;
 		if (!err && py->look_delay_ms) {
-			struct timespec d = { .tv_sec = py->look_delay_ms / 1000,
-					      .tv_nsec = py->look_delay_ms % 1000 * 1000000L };
-
-			nanosleep(&d, NULL);
+			test_delay(py->look_delay_ms);
 			py->look_delay_ms = 0;
 		}
 		pthread_mutex_lock(&py->lock);
@@ -1436,8 +1443,12 @@ static void serve_note(struct python *py)
 	pthread_mutex_lock(&py->lock);
 	r = note_next(py);
 	pthread_mutex_unlock(&py->lock);
-	if (r)
+	if (r && r->op == REQ_FORK) {
+		test_delay(py->inherit_delay_ms);
+		inherit(py, r->pid, (__u32)r->words[0], r->seq);
+	} else if (r) {
 		read_note(py, r);
+	}
 	free(r);
 }
 
@@ -1468,10 +1479,7 @@ static void detect_urgent(struct python *py)
 		py->urgent_head = (py->urgent_head + 1) % URGENT_MAX;
 		py->urgent_nr--;
 		pthread_mutex_unlock(&py->lock);
-		if (u.op == REQ_FORK)
-			inherit(py, u.ppid, u.pid, u.seq);
-		else
-			detect(py, u.pid, u.op == REQ_EXEC, u.seq);
+		detect(py, u.pid, u.exec, u.seq);
 	}
 }
 
@@ -1497,13 +1505,11 @@ static void serve(void *ctx, unsigned int thread, void *req)
 		py->looks--;
 		pthread_mutex_unlock(&py->lock);
 		break;
-	case REQ_FORK:
-		inherit(py, r->ppid, r->pid, r->seq);
-		break;
 	case REQ_FORGET:
 		forget(py, r->pid, r->seq);
 		break;
 	case REQ_NOTE:
+	case REQ_FORK:
 		break;
 	}
 	free(r);
@@ -1528,7 +1534,7 @@ static void discard(void *ctx, void *req)
 }
 
 /* words: nr 8-byte words, at any alignment; seq: the next py->seq. */
-static void request(struct python *py, enum req_op op, __u32 pid, __u32 ppid, __u64 seq,
+static void request(struct python *py, enum req_op op, __u32 pid, __u64 seq,
 		    const void *words, __u32 nr)
 {
 	struct request *r;
@@ -1543,7 +1549,7 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u32 ppid, __
 		pthread_mutex_unlock(&py->lock);
 		return;
 	}
-	*r = (struct request){ .op = op, .pid = pid, .ppid = ppid, .seq = seq, .nr = nr };
+	*r = (struct request){ .op = op, .pid = pid, .seq = seq, .nr = nr };
 	if (nr)
 		memcpy(r->words, words, nr * sizeof(r->words[0]));
 	/*
@@ -1553,9 +1559,10 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u32 ppid, __
 	 * Notes are counted apart: one user's thousands of processes to look
 	 * at must not cost another user's stacks their names.  A note waits
 	 * in its user's list; the queue gets a turn (NULL) for it, and a turn
-	 * left over when the note was taken back finds nothing to do.
+	 * left over when the note was taken back finds nothing to do.  A
+	 * fork is a note of its parent.
 	 */
-	if (op == REQ_NOTE) {
+	if (op == REQ_NOTE || op == REQ_FORK) {
 		pthread_mutex_lock(&py->lock);
 		queued = note_queue(py, r);
 		turn = queued && py->turns < py->note_share.total;
@@ -1589,17 +1596,6 @@ static void request(struct python *py, enum req_op op, __u32 pid, __u32 ppid, __
 	free(r);
 }
 
-/* Called locked: into the ring served before the queue, if it has room. */
-static bool urgent_push(struct python *py, enum req_op op, __u32 pid, __u32 ppid, __u64 seq)
-{
-	if (py->urgent_nr >= URGENT_MAX)
-		return false;
-	py->urgent[(py->urgent_head + py->urgent_nr) % URGENT_MAX] =
-		(struct urgent){ .op = op, .pid = pid, .ppid = ppid, .seq = seq };
-	py->urgent_nr++;
-	return true;
-}
-
 /*
  * pid was first sampled (REQ_DETECT) or exec'd (REQ_EXEC): look at it
  * before the queue, which another user can fill with thousands of
@@ -1617,9 +1613,13 @@ static void request_urgent(struct python *py, enum req_op op, __u32 pid)
 		return;
 	seq = ++py->seq;
 	pthread_mutex_lock(&py->lock);
-	urgent_push(py, op, pid, 0, seq);
+	if (py->urgent_nr < URGENT_MAX) {
+		py->urgent[(py->urgent_head + py->urgent_nr) % URGENT_MAX] =
+			(struct urgent){ .pid = pid, .exec = op == REQ_EXEC, .seq = seq };
+		py->urgent_nr++;
+	}
 	pthread_mutex_unlock(&py->lock);
-	request(py, op, pid, 0, seq, NULL, 0);
+	request(py, op, pid, seq, NULL, 0);
 }
 
 void python__detect(struct python *py, __u32 pid)
@@ -1640,7 +1640,7 @@ void python__mapped(struct python *py, __u32 pid)
 	if (waiting)
 		request_urgent(py, REQ_DETECT, pid);
 	else
-		request(py, REQ_DETECT, pid, 0, ++py->seq, NULL, 0);
+		request(py, REQ_DETECT, pid, ++py->seq, NULL, 0);
 }
 
 /*
@@ -1679,26 +1679,26 @@ void python__exec(struct python *py, __u32 pid)
 }
 
 /*
- * Every fork on the host comes here: only a child of a process found is
- * read, before the queue, and only while the ring has room; a child left
- * out is looked at on its first sample, as any new process.
+ * Every fork on the host comes here: only those of a process found are
+ * read, each as a note of the parent, in its user's turn (one user's
+ * thousands of forks wait in its own list, bounded by its share of the
+ * notes); a child dropped is looked at on its first sample, as any new
+ * process.
  */
 void python__fork(struct python *py, __u32 ppid, __u32 pid)
 {
 	const struct pyproc *parent;
-	bool queued = false;
-	__u64 seq;
+	__u64 child = pid;
+	bool found;
 
 	if (!py)
 		return;
-	seq = ++py->seq;
 	pthread_mutex_lock(&py->lock);
 	parent = htab__get(&py->procs, ppid, 0);
-	if (parent && parent->held)
-		queued = urgent_push(py, REQ_FORK, pid, ppid, seq);
+	found = parent && parent->held;
 	pthread_mutex_unlock(&py->lock);
-	if (queued)
-		request(py, REQ_FORK, pid, ppid, seq, NULL, 0);
+	if (found)
+		request(py, REQ_FORK, ppid, ++py->seq, &child, 1);
 }
 
 void python__forget(struct python *py, __u32 pid)
@@ -1714,7 +1714,7 @@ void python__forget(struct python *py, __u32 pid)
 	htab__del_key(&py->counted, pid, 0);
 	pthread_mutex_unlock(&py->lock);
 	if (known)
-		request(py, REQ_FORGET, pid, 0, ++py->seq, NULL, 0);
+		request(py, REQ_FORGET, pid, ++py->seq, NULL, 0);
 }
 
 void python__note(struct python *py, const void *data, size_t len)
@@ -1741,7 +1741,7 @@ void python__note(struct python *py, const void *data, size_t len)
 	pthread_mutex_lock(&py->lock);
 	py->stats.notes++;
 	pthread_mutex_unlock(&py->lock);
-	request(py, REQ_NOTE, n.hdr.pid, 0, ++py->seq, (const char *)data + head, nr);
+	request(py, REQ_NOTE, n.hdr.pid, ++py->seq, (const char *)data + head, nr);
 }
 
 void python__settle(struct python *py, unsigned int timeout_ms)
@@ -1786,7 +1786,8 @@ void python__report(struct python *py, enum report_pass pass)
 	pthread_mutex_lock(&py->lock);
 	share__report(&py->names, "its code objects past it are left unnamed",
 		      pass);
-	share__report(&py->note_share, "its new stacks past it are left unnamed",
+	share__report(&py->note_share,
+		      "its new stacks past it are left unnamed, its children looked at on their first sample",
 		      pass);
 	pthread_mutex_unlock(&py->lock);
 }
@@ -1820,10 +1821,12 @@ struct python *python__new(const struct python_maps *maps, bool lines)
 	py->lines = lines;
 	if (getenv("PROFILE_TEST_PY_LOOK_DELAY_MS"))
 		py->look_delay_ms = strtoul(getenv("PROFILE_TEST_PY_LOOK_DELAY_MS"), NULL, 10);
+	if (getenv("PROFILE_TEST_PY_INHERIT_DELAY_MS"))
+		py->inherit_delay_ms = strtoul(getenv("PROFILE_TEST_PY_INHERIT_DELAY_MS"), NULL, 10);
 	share__init(&py->names, "Python names", "bytes", PYTHON_MEM_MAX);
 	pthread_mutex_init(&py->lock, NULL);
 	share__init(&py->proc_share, "Python process table", "processes", MAX_INTERP_PROCS);
-	share__init(&py->note_share, "Python reader's queue", "stacks", QUEUE_MAX);
+	share__init(&py->note_share, "Python reader's queue", "notes", QUEUE_MAX);
 	py->worker = worker__new(&wo);
 	if (!py->worker) {
 		int err = errno;
