@@ -57,6 +57,9 @@ Cases (issue 5), all at the same frequency and duration for every tool:
   firstwhole  Debian's python3, perl, gzip, sqlite3, bash started afresh
             under a whole-host profile and perf dwarf: their first
             samples whole (issue 31; bench/case_firstwhole.py)
+  forkburst  a Python forks 32 workers at once: their samples with a
+            Python frame from their fork (issue 31;
+            bench/case_forkburst.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -85,6 +88,7 @@ import case_agent  # noqa: E402
 import case_startup  # noqa: E402
 import case_lazy  # noqa: E402
 import case_firstwhole  # noqa: E402
+import case_forkburst  # noqa: E402
 from util import log, median
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
@@ -1275,6 +1279,7 @@ def report(res):
     targets += case_startup.report(res.get("cold") or {}, w)
     targets += case_lazy.report(res.get("lazy") or {}, w)
     targets += case_firstwhole.report(res.get("firstwhole") or {}, w)
+    targets += case_forkburst.report(res.get("forkburst") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1455,7 +1460,8 @@ def main():
     ap.add_argument("--floor", default=os.path.join(helpers, "floor"),
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
     ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
-                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,cold,lazy,firstwhole")
+                    "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,cold,lazy,firstwhole,"
+                    "forkburst")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)
@@ -1515,6 +1521,8 @@ def main():
             b.res["lazy"] = case_lazy.case(b)
         if "firstwhole" in cases:
             b.res["firstwhole"] = case_firstwhole.case(b)
+        if "forkburst" in cases:
+            b.res["forkburst"] = case_forkburst.case(b)
     finally:
         cleanup()
         if stats_fd is not None:
