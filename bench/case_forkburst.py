@@ -34,9 +34,11 @@ def one(b, nice, rnd):
         cmd = ["nice", "-n", str(nice)] + cmd
     with open(out, "w") as o, open(err, "w") as e:
         p = sp.Popen(cmd, stdout=o, stderr=e)
-        time.sleep(1)
-        sp.run([PY, wl, str(WORKERS), "0.5", COMM], check=True)
-        p.wait()
+        try:
+            time.sleep(1)
+            started = sp.run([PY, wl, str(WORKERS), "0.5", COMM]).returncode == 0
+        finally:
+            p.wait()
     total = unnamed = 0
     per = {}
     with open(out) as f:
@@ -52,7 +54,8 @@ def one(b, nice, rnd):
                 per[key] = per.get(key, 0) + n
     with open(err) as f:
         m = FOUND.search(f.read())
-    return {"ok": p.returncode == 0 and total > 0, "samples": total, "unnamed": unnamed,
+    return {"ok": started and p.returncode == 0 and total > 0, "samples": total,
+            "unnamed": unnamed,
             "named_pct": 100.0 * (total - unnamed) / total if total else None,
             "worst": max(per.values()) if per else 0,
             "inherited": int(m.group(1)) if m else None}
@@ -70,7 +73,7 @@ def case(b):
     out = {"rounds": ROUNDS, "workers": WORKERS, "runs": runs}
     for tag, rs in runs.items():
         rs = [r for r in rs if r["ok"]]
-        out[tag] = {k: median([r[k] for r in rs if r[k] is not None])
+        out[tag] = {k: median([r[k] for r in rs])
                     for k in ("samples", "unnamed", "named_pct", "worst", "inherited")}
         log(f"forkburst: {tag}: {out[tag]}")
     return out

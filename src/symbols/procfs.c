@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -166,6 +167,21 @@ int procfs__open_pid(__u32 pid)
 	snprintf(path, sizeof(path), "/proc/%u", pid);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int procfs__pidfd(__u32 pid)
+{
+	long fd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+bool procfs__ended(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	/* Readable once the process has exited. */
+	return poll(&p, 1, 0) != 0;
 }
 
 /*

@@ -53,6 +53,14 @@ int procfs__open_mapped(int proc_dirfd, const struct procfs_mapping *m);
 /* /proc/PID as a directory descriptor. */
 int procfs__open_pid(__u32 pid);
 
+/*
+ * A pidfd of pid (pidfd_open(2)): the process itself, whatever takes its
+ * pid after it; -errno (-ESRCH: gone).  procfs__ended(): has it exited
+ * (or can that not be told)?
+ */
+int procfs__pidfd(__u32 pid);
+bool procfs__ended(int pidfd);
+
 /* Field 22 of /proc/PID/stat: start time in clock ticks after boot. */
 int procfs__starttime(int proc_dirfd, __u64 *ticks);
 

@@ -4,7 +4,8 @@
 # more of them than the table holds (MAX_INTERP_PROCS, 4096), must not
 # take the table from another user's python3, whose frames keep their
 # Python names; the warning names nobody.  Prerequisites
-# (tests/e2e/lib.sh): PY311, USERS, ROOT_BPF, cc, bpftool.
+# (tests/e2e/lib.sh): PY311, USERS, ROOT_BPF, cc, bpftool.  Also nobody's
+# forks: a flood of them, and children read as zombies.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3.11
@@ -216,5 +217,51 @@ t_forks() {
 
 test_expect_success PY311,USERS,ROOT_BPF \
 	"nobody's Python forking by the thousand leaves another user's forked children their Python names" t_forks
+
+# nobody's Python, found, forks 20 children that exit at once and leaves
+# them unreaped for a second, while their forks are read (held 20 ms each,
+# PROFILE_TEST_PY_INHERIT_DELAY_MS): a zombie's status and pid namespace
+# still read, and its exit, read first, found nothing to forget.  An
+# entry kept would stay for good, and walk whatever process takes the
+# pid next (any user's) with nobody's interpreter's addresses.  None may
+# stay: at the end the table holds nobody's parent alone (it was 21).
+t_zombies() {
+	local prof pid rc=0 n
+	cat >"$H/zombies.py" <<-'EOF'
+	import os, time
+	def spin(s):
+	    end = time.time() + s
+	    while time.time() < end:
+	        pass
+	spin(1)
+	kids = []
+	for _ in range(20):
+	    pid = os.fork()
+	    if pid == 0:
+	        os._exit(0)
+	    kids.append(pid)
+	spin(1)
+	for pid in kids:
+	    os.waitpid(pid, 0)
+	print("zombies: reaped", flush=True)
+	spin(4)
+	EOF
+	chmod a+r "$H/zombies.py"
+	PROFILE_TEST_PY_INHERIT_DELAY_MS=20 "$PROFILE" -v -F 199 -f 4 >zomb.folded 2>zomb.err &
+	prof=$!
+	wait_attached $prof
+	bg $NOBODY $PY "$H/zombies.py" >zomb.out
+	pid=$!
+	wait $prof || rc=$?
+	kill $pid 2>/dev/null || :
+	[ $rc = 0 ] || { cat zomb.err; fail "profile exited with status $rc"; }
+	grep -q "^zombies: reaped" zomb.out || fail "the children were not reaped"
+	grep "Python process table\|found as their parent" zomb.err || :
+	n=$(sed -n 's/^profile: Python process table: \([0-9]*\) of .*/\1/p' zomb.err)
+	[ "${n:-x}" = 1 ] || fail "${n:-no} processes in the table at the end, want 1 (nobody's parent)"
+}
+
+test_expect_success PY311,USERS,ROOT_BPF \
+	"nobody's unreaped children, their forks read as zombies: none kept in the Python process table" t_zombies
 
 test_done

@@ -202,7 +202,7 @@ static void py_report_verbose(struct python *py, const __u64 *c)
 	size_t off = 0;
 
 	python__stats(py, &st);
-	pr_info("python: %llu processes (%llu of an unsupported version), %llu walks, %llu frames, %llu walks without the GIL; code objects: %llu named, %llu unreadable, %llu made anew before read, %llu over the memory budget; new stacks: %llu sent, %llu failed, %llu requests dropped",
+	pr_info("python: %llu processes (%llu of an unsupported version), %llu walks, %llu frames, %llu walks without the GIL; code objects: %llu named, %llu unreadable, %llu made anew before read, %llu over the memory budget; new stacks: %llu sent, %llu failed; %llu requests (new stacks, forks) dropped",
 		(unsigned long long)st.procs, (unsigned long long)st.unsupported,
 		(unsigned long long)c[PY_CNT_WALKS], (unsigned long long)c[PY_CNT_FRAMES],
 		(unsigned long long)c[PY_CNT_NO_GIL], (unsigned long long)st.codes,

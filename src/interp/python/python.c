@@ -105,6 +105,7 @@ struct pyproc {
 	struct pyuser *user;		/* its owner's budget (its charged uid) */
 	__u32 uid;			/* its owner (procfs_status.charged), in py->proc_share */
 	__u64 seq;			/* of the request it was found for */
+	__u64 exec_ns;			/* its last exec's time then (uw_execs), 0: none */
 	bool held;			/* in interp_procs: counted in py->proc_share */
 	bool dead;			/* exited: no more reads */
 	__u64 dead_at;			/* py->reports when it exited */
@@ -761,8 +762,8 @@ static struct pytypes proc_types(const struct pyobj *o, __u64 bias)
 }
 
 /* Called locked: pid runs CPython, as pp, l and types say. */
-static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const struct py_proc *pp,
-		   const struct py_layout *l, const struct pytypes *types)
+static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, __u64 exec_ns,
+		   const struct py_proc *pp, const struct py_layout *l, const struct pytypes *types)
 {
 	struct interp_proc ip = { .kind = PY_KIND };
 	struct pyproc *p;
@@ -780,6 +781,7 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 	p->pid = pid;
 	p->uid = uid;
 	p->seq = seq;
+	p->exec_ns = exec_ns;
 	p->bpf = *pp;
 	p->layout = *l;
 	p->types = *types;
@@ -813,14 +815,19 @@ static int publish(struct python *py, __u32 pid, __u32 uid, __u64 seq, const str
 /*
  * Called locked, after publish() returned err: -ESTALE if pid exec'd since
  * exec_ns (its entry may have gone in after the exec dropped the old
- * image's: it goes), else 0, and a process published is counted.
+ * image's: it goes), -ESRCH if the process of pidfd has exited (its
+ * exit's forget may have come before it was known: it goes), else 0, and
+ * a process published is counted.
  */
-static int published(struct python *py, __u32 pid, __u64 exec_ns, int err)
+static int published(struct python *py, __u32 pid, __u64 exec_ns, int pidfd, int err)
 {
 	if (unwind__exec_time(py->maps.execs_fd, pid) != exec_ns) {
 		retire(py, pid);
-		py->stats.exec_raced++;
 		return -ESTALE;
+	}
+	if (procfs__ended(pidfd)) {
+		retire(py, pid);
+		return -ESRCH;
 	}
 	/* Once a process, however many images and looks. */
 	if (!err && !htab__get(&py->counted, pid, 0) && !htab__put(&py->counted, pid, 0, (void *)1))
@@ -851,10 +858,14 @@ static int look(struct python *py, __u32 pid, __u64 seq)
 	__u64 t0 = now_ns(), exec_ns = unwind__exec_time(py->maps.execs_fd, pid);
 	bool wait_lib = false, have_lib = false;
 	struct procfs_status status;
+	int dirfd, pidfd, ret = 0;
 	struct stat pidns;
-	int dirfd, ret = 0;
 	struct scan *s;
 
+	/* The process itself, to tell at the end whether it is gone. */
+	pidfd = procfs__pidfd(pid);
+	if (pidfd < 0)
+		return 0;
 	s = calloc(1, sizeof(*s));
 	dirfd = procfs__open_pid(pid);
 	if (dirfd < 0 || !s)
@@ -903,8 +914,9 @@ static int look(struct python *py, __u32 pid, __u64 seq)
 		}
 		pp = proc_data(&pidns, o, bias, &l);
 		types = proc_types(o, bias);
-		err = publish(py, pid, status.charged, seq, &pp, &l, &types);
-		ret = published(py, pid, exec_ns, err);
+		err = publish(py, pid, status.charged, seq, exec_ns, &pp, &l, &types);
+		ret = published(py, pid, exec_ns, pidfd, err);
+		py->stats.exec_raced += ret == -ESTALE;
 		if (!ret && !err)
 			pr_debug("python: %u runs CPython %u.%u, found in %.1f ms", pid,
 				 l.version >> 8, l.version & 0xff, (now_ns() - t0) / 1e6);
@@ -920,6 +932,7 @@ static int look(struct python *py, __u32 pid, __u64 seq)
 out:
 	if (dirfd >= 0)
 		close(dirfd);
+	close(pidfd);
 	free(s);
 	return ret;
 }
@@ -965,46 +978,54 @@ static void forget_refused(struct python *py, __u32 pid)
 /*
  * ppid, found running CPython, forked pid: pid's memory is a copy of
  * ppid's, and so is what a look would find there but its pid namespace.
- * Published at once, from a read of its status, so that its first
- * samples are walked: a look of its own reads its mappings and memory,
- * after every look queued before it (a prefork server starts its workers
- * together).  Not when pid exec'd since, is no longer ppid's child (its
- * pid another process's by now) or was looked at already: its own look
- * follows, or came first.
+ * Published from a read of its status, so that its first samples are
+ * walked: a look of its own reads its mappings and memory, after every
+ * look queued before it (a prefork server starts its workers together).
+ * Not when pid exec'd since or is no longer a child of ppid (the pidfd
+ * holds the process, and only a process's, not a thread's), when ppid's
+ * entry was found after the fork or for an image ppid has since left
+ * (the child copied another), or when pid was looked at already: its own
+ * look follows, or came first.  The fork is read late, after the child's
+ * exit may have been (a zombie's status and namespace still read): a
+ * child gone once published goes again (published()).
  */
 static void inherit(struct python *py, __u32 ppid, __u32 pid, __u64 seq)
 {
 	__u64 exec_ns = unwind__exec_time(py->maps.execs_fd, pid);
+	__u64 parent_exec = unwind__exec_time(py->maps.execs_fd, ppid);
 	struct procfs_status status;
 	struct pyproc *parent;
+	int dirfd, pidfd, err;
 	struct py_proc pp;
 	struct stat pidns;
-	int dirfd, err;
 	bool child;
 
 	if (exec_ns)
 		return;
+	pidfd = procfs__pidfd(pid);
+	if (pidfd < 0)
+		return;
 	dirfd = procfs__open_pid(pid);
-	if (dirfd < 0)
-		return;
-	child = !procfs__status(dirfd, &status) && status.ppid == ppid &&
+	child = dirfd >= 0 && !procfs__status(dirfd, &status) && status.ppid == ppid &&
 		!fstatat(dirfd, "ns/pid", &pidns, 0);
-	close(dirfd);
-	if (!child)
-		return;
+	if (dirfd >= 0)
+		close(dirfd);
 	pthread_mutex_lock(&py->lock);
-	parent = htab__get(&py->procs, ppid, 0);
-	if (parent && parent->held && !htab__get(&py->procs, pid, 0)) {
+	parent = child ? htab__get(&py->procs, ppid, 0) : NULL;
+	if (parent && parent->held && parent->seq < seq && parent->exec_ns == parent_exec &&
+	    !htab__get(&py->procs, pid, 0)) {
 		pp = parent->bpf;
 		pp.pidns_dev = pidns.st_dev;
 		pp.pidns_ino = pidns.st_ino;
-		err = publish(py, pid, status.charged, seq, &pp, &parent->layout, &parent->types);
+		err = publish(py, pid, status.charged, seq, 0, &pp, &parent->layout,
+			      &parent->types);
 		if (err)
 			forget_refused(py, pid);
-		else if (!published(py, pid, exec_ns, err))
+		else if (!published(py, pid, exec_ns, pidfd, err))
 			py->stats.inherited++;
 	}
 	pthread_mutex_unlock(&py->lock);
+	close(pidfd);
 }
 
 /* ---- naming code objects ---- */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 
 #include "symbols/procmaps.h"
@@ -397,6 +398,37 @@ TEST(status_ppid)
 	rmdir(dir);
 }
 
+/* A pidfd: not ended while the child runs; ended once it exits, reaped or not. */
+TEST(pidfd_ended)
+{
+	struct pollfd p;
+	int fds[2], pidfd;
+	pid_t pid;
+	char c;
+
+	CHECK_INT(procfs__pidfd(0x7ffffff0), -ESRCH);
+	CHECK(pipe(fds) == 0);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(fds[0]);
+	pidfd = procfs__pidfd((__u32)pid);
+	CHECK(pidfd >= 0);
+	CHECK(!procfs__ended(pidfd));
+	CHECK(write(fds[1], "x", 1) == 1);
+	close(fds[1]);
+	/* A zombie now, not reaped: ended all the same. */
+	p = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	CHECK(poll(&p, 1, 5000) == 1);
+	CHECK(procfs__ended(pidfd));
+	waitpid(pid, NULL, 0);
+	CHECK(procfs__ended(pidfd));
+	close(pidfd);
+}
+
 int main(void)
 {
 	RUN(good_lines);
@@ -409,5 +441,6 @@ int main(void)
 	RUN(read_gone);
 	RUN(status_charged);
 	RUN(status_ppid);
+	RUN(pidfd_ended);
 	return unit_summary();
 }
