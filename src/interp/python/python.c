@@ -159,6 +159,8 @@ struct python {
 	struct htab waiting;
 	/* pid -> 1: counted in stats.procs, whatever it execs, until it exits. */
 	struct htab counted;
+	/* child pid -> its fork's note (REQ_FORK), while the note waits. */
+	struct htab forks;
 	__u64 wait_until;
 	__u64 looks;			/* REQ_DETECT and REQ_EXEC queued or under way */
 	/*
@@ -938,29 +940,6 @@ out:
 }
 
 /*
- * Look for CPython in pid; exec: even if it was found before, unless it
- * was found for this request (seq) or a later one.
- */
-static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
-{
-	struct pyproc *p;
-	int err = -ESTALE;
-
-	pthread_mutex_lock(&py->lock);
-	p = htab__get(&py->procs, pid, 0);
-	if (p && (!exec || p->seq >= seq)) {
-		pthread_mutex_unlock(&py->lock);
-		return;
-	}
-	retire(py, pid);
-	pthread_mutex_unlock(&py->lock);
-	for (int i = 0; i < DETECT_TRIES && err == -ESTALE; i++)
-		err = look(py, pid, seq);
-	if (err == -EAGAIN)
-		wait_for_libpython(py, pid);
-}
-
-/*
  * Called locked: pid's entry, refused, goes at once: a child that never
  * runs costs nothing until its first sample (a user's sleeping children
  * by the thousand).
@@ -1026,6 +1005,55 @@ static void inherit(struct python *py, __u32 ppid, __u32 pid, __u64 seq)
 	}
 	pthread_mutex_unlock(&py->lock);
 	close(pidfd);
+}
+
+/*
+ * pid, first sampled, is a child whose fork's note still waits: the
+ * reader serves first samples before notes.  Copied now, as the note
+ * would be; the note then finds it known.
+ */
+static void inherit_waiting(struct python *py, __u32 pid)
+{
+	const struct request *r;
+	bool waits = false;
+	__u32 ppid = 0;
+	__u64 seq = 0;
+
+	pthread_mutex_lock(&py->lock);
+	r = htab__get(&py->forks, pid, 0);
+	if (r) {
+		waits = true;
+		ppid = r->pid;
+		seq = r->seq;
+	}
+	pthread_mutex_unlock(&py->lock);
+	if (waits)
+		inherit(py, ppid, pid, seq);
+}
+
+/*
+ * Look for CPython in pid; exec: even if it was found before, unless it
+ * was found for this request (seq) or a later one.
+ */
+static void detect(struct python *py, __u32 pid, bool exec, __u64 seq)
+{
+	struct pyproc *p;
+	int err = -ESTALE;
+
+	if (!exec)
+		inherit_waiting(py, pid);
+	pthread_mutex_lock(&py->lock);
+	p = htab__get(&py->procs, pid, 0);
+	if (p && (!exec || p->seq >= seq)) {
+		pthread_mutex_unlock(&py->lock);
+		return;
+	}
+	retire(py, pid);
+	pthread_mutex_unlock(&py->lock);
+	for (int i = 0; i < DETECT_TRIES && err == -ESTALE; i++)
+		err = look(py, pid, seq);
+	if (err == -EAGAIN)
+		wait_for_libpython(py, pid);
 }
 
 /* ---- naming code objects ---- */
@@ -1364,13 +1392,16 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 /* ---- the thread and its queue ---- */
 
 /* Called locked: u's oldest note leaves its list (u has one); the caller gives its unit back. */
-static struct request *note_pop(struct pyuser *u)
+/* Called locked: u's oldest note, out of its list and of py->forks. */
+static struct request *note_pop(struct python *py, struct pyuser *u)
 {
 	struct request *r = u->notes;
 
 	u->notes = r->next;
 	if (!u->notes)
 		u->notes_last = NULL;
+	if (r->op == REQ_FORK && htab__get(&py->forks, r->words[0], 0) == r)
+		htab__del_key(&py->forks, r->words[0], 0);
 	return r;
 }
 
@@ -1398,7 +1429,7 @@ static struct request *note_next(struct python *py)
 			py->turn_last = NULL;
 		u->has_turn = false;
 		if (u->notes) {
-			struct request *r = note_pop(u);
+			struct request *r = note_pop(py, u);
 
 			share__give(&py->note_share, u->uid, 1);
 			if (u->notes)
@@ -1441,7 +1472,7 @@ static bool note_queue(struct python *py, struct request *r)
 			py->stats.dropped++;
 			return false;
 		}
-		free(note_pop(h));
+		free(note_pop(py, h));
 		share__evicted(&py->note_share, heavy, 1);
 		py->stats.dropped++;
 	}
@@ -1453,6 +1484,12 @@ static bool note_queue(struct python *py, struct request *r)
 	u->notes_last = r;
 	if (!u->has_turn)
 		turn_join(py, u);
+	/* The child's first sample may come first: its look copies too. */
+	if (r->op == REQ_FORK) {
+		/* Out of memory: left to the note alone. */
+		htab__del_key(&py->forks, r->words[0], 0);
+		(void)htab__put(&py->forks, r->words[0], 0, r);
+	}
 	return true;
 }
 
@@ -1888,7 +1925,7 @@ void python__free(struct python *py)
 		struct pyuser *u = e->val;
 
 		while (u->notes)
-			free(note_pop(u));
+			free(note_pop(py, u));
 		free(u);
 	}
 	htab__free(&py->users);
@@ -1896,6 +1933,7 @@ void python__free(struct python *py)
 	htab__free(&py->objects);
 	htab__free(&py->waiting);
 	htab__free(&py->counted);
+	htab__free(&py->forks);
 	strpool__free(&py->report_names);
 	share__exit(&py->names);
 	share__exit(&py->proc_share);
