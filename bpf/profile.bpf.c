@@ -571,6 +571,60 @@ static __always_inline void refer_stored(const struct hashed_stack *stored,
 	ref->id = h;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FRESH_RING_SIZE);
+} fresh_ring SEC(".maps");
+
+/* Tell user space about new stacks, and (no -i) new keys. */
+const volatile bool fresh_keys = false;
+
+/*
+ * Send st, stored under id in set's spill map just now, to user space.
+ * A global function, verified once for every store it follows: 0, or -1
+ * when the ring had no room.
+ */
+__noinline int send_fresh_stack(const struct hashed_stack *st, __u64 id, __u32 set)
+{
+	struct fresh_stack head = { .hdr = { .type = FRESH_STACK, .set = set }, .id = id };
+	struct bpf_dynptr rec;
+	__u32 size;
+
+	if (!st)
+		return -1;
+	head.nr = st->nr;
+	head.end = st->end;
+	if (head.nr > MAX_STACK_DEPTH)
+		head.nr = MAX_STACK_DEPTH;
+	size = head.nr * sizeof(__u64);
+	if (bpf_ringbuf_reserve_dynptr(&fresh_ring, sizeof(head) + size, 0, &rec)) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
+		return -1;
+	}
+	bpf_dynptr_write(&rec, 0, &head, sizeof(head), 0);
+	if (size)
+		bpf_dynptr_write(&rec, sizeof(head), (void *)st->ips, size, 0);
+	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* The same for a count key inserted just now. */
+__noinline int send_fresh_key(const struct count_key *key, __u32 set)
+{
+	struct fresh_key *rec;
+
+	if (!key)
+		return -1;
+	rec = bpf_ringbuf_reserve(&fresh_ring, sizeof(*rec), 0);
+	if (!rec)
+		return -1;
+	rec->hdr.type = FRESH_KEY;
+	rec->hdr.set = set;
+	__builtin_memcpy(&rec->key, key, sizeof(*key));
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
 /*
  * Store st (in a per-CPU scratch value) by content and refer to it.
  * Returns true when it was stored just now, for the first time: then no
@@ -602,6 +656,10 @@ static __always_inline bool store_hashed(const struct map_set *ms,
 	if (!err) {
 		share_add(ms, u, SHARE_STACKS);
 		cnt[CNT_SPILLED]++;
+		if (send_fresh_stack(st, h, set_index(ms)))
+			cnt[CNT_FRESH_LOST]++;
+		else
+			cnt[CNT_FRESH_SENT]++;
 		ref->src = STACK_HASHED;
 		ref->id = h;
 		return true;
@@ -939,6 +997,8 @@ static __always_inline void count_sample(void *ctx, const struct map_set *ms,
 {
 	if (count(ms, key, fresh, weight, full_cnt, cnt)) {
 		cnt[CNT_NEW_KEYS]++;
+		if (fresh_keys && send_fresh_key(key, set_index(ms)))
+			cnt[CNT_FRESH_KEYS_LOST]++;
 		note_process(ctx, key->pid, start, cnt);
 	}
 }
