@@ -626,13 +626,15 @@ __noinline int send_fresh_key(const struct count_key *key, __u32 set)
 }
 
 /*
- * Store st (in a per-CPU scratch value) by content and refer to it.
- * Returns true when it was stored just now, for the first time: then no
- * count key can refer to it yet.
+ * Store st (in a per-CPU scratch value) by content and refer to it; send:
+ * in the fresh ring too, when stored now.  Interpreter stacks are not:
+ * user space names them at the end only.  Returns true when it was stored
+ * just now, for the first time: then no count key can refer to it yet.
  */
 static __always_inline bool store_hashed(const struct map_set *ms,
 					 const struct hashed_stack *st, __u64 hframes,
-					 struct stack_ref *ref, __u64 flags, __u64 *cnt)
+					 struct stack_ref *ref, __u64 flags, bool send,
+					 __u64 *cnt)
 {
 	__u64 h = spill_hash_final(hframes, st->nr, SPILL_FLAGS_END(flags, st->end));
 	struct hashed_stack *stored;
@@ -656,9 +658,9 @@ static __always_inline bool store_hashed(const struct map_set *ms,
 	if (!err) {
 		share_add(ms, u, SHARE_STACKS);
 		cnt[CNT_SPILLED]++;
-		if (send_fresh_stack(st, h, set_index(ms)))
+		if (send && send_fresh_stack(st, h, set_index(ms)))
 			cnt[CNT_FRESH_LOST]++;
-		else
+		else if (send)
 			cnt[CNT_FRESH_SENT]++;
 		ref->src = STACK_HASHED;
 		ref->id = h;
@@ -681,9 +683,10 @@ full:
 /* The same for a stack whose frames are not hashed yet. */
 static __always_inline bool store_stack(const struct map_set *ms,
 					const struct hashed_stack *st,
-					struct stack_ref *ref, __u64 flags, __u64 *cnt)
+					struct stack_ref *ref, __u64 flags, bool send,
+					__u64 *cnt)
 {
-	return store_hashed(ms, st, hash_frames(st), ref, flags, cnt);
+	return store_hashed(ms, st, hash_frames(st), ref, flags, send, cnt);
 }
 
 /*
@@ -722,7 +725,7 @@ static __always_inline bool spill(void *ctx, const struct map_set *ms,
 		cnt[CNT_SPILL_ERR]++;
 		return false;
 	}
-	return store_stack(ms, st, ref, flags, cnt);
+	return store_stack(ms, st, ref, flags, true, cnt);
 }
 
 /*
@@ -975,7 +978,7 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 			hframes = hash_frames(st);
 	}
 	if (st)
-		return store_hashed(ms, st, hframes, ref, BPF_F_USER_STACK, cnt);
+		return store_hashed(ms, st, hframes, ref, BPF_F_USER_STACK, true, cnt);
 	if (ref->err == -EFAULT) {
 		/* No user stack at all: a kernel thread. */
 		cnt[CNT_STACK_ERR(PART_USER, STACK_ERR_EFAULT)]++;

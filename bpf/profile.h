@@ -465,7 +465,8 @@ enum counter {
 	CNT_UW_KLIST_SUPERSEDED,	/* loader's lists dropped: the kernel's,
 					 * made when ld.so mapped objects, had
 					 * a mapping they lacked */
-	CNT_FRESH_SENT,		/* of CNT_SPILLED: sent in the fresh ring */
+	CNT_FRESH_SENT,		/* of CNT_SPILLED: sent in the fresh ring (not
+				 * interpreter stacks) */
 	CNT_FRESH_LOST,		/* ... not: the ring was full (looked up) */
 	CNT_FRESH_KEYS_LOST,	/* of CNT_NEW_KEYS: not sent, the ring full */
 	NR_COUNTERS,

@@ -51,12 +51,14 @@ check_fresh() {
 		tee -a numbers
 	[ -n "$stored" ] && [ -n "$sent" ] && [ -n "$slost" ] && [ -n "$taken" ] && [ -n "$klost" ] &&
 		[ -n "$ktaken" ] && [ -n "$pre" ] && [ -n "$named" ] || fail "a number is missing" || return 1
-	[ $((sent + slost)) -eq "$stored" ] || fail "sent + lost != stored" || return 1
+	# Interpreters' stacks are not sent: a Python process on the host.
+	[ $((sent + slost)) -le "$stored" ] && [ $((sent + slost)) -ge $((stored * 9 / 10)) ] ||
+		fail "sent + lost is not the stacks stored (but interpreters')" || return 1
 	[ "$taken" -ge 1 ] && [ "$ktaken" -ge 1 ] && [ "$named" -ge 1 ] ||
 		fail "nothing taken from the ring" || return 1
 	if [ "$2" = 0 ]; then
 		[ "$slost" -eq 0 ] && [ "$klost" -eq 0 ] || fail "records lost" || return 1
-		[ "$taken" -eq "$stored" ] || fail "stacks not taken from the ring" || return 1
+		[ "$taken" -eq "$sent" ] || fail "stacks not taken from the ring" || return 1
 		[ "$pre" -eq 0 ] || fail "the count map was read whole while sampling" || return 1
 	else
 		[ "$slost" -ge 100 ] && [ "$klost" -ge 100 ] || fail "a page of ring lost too little" || return 1
