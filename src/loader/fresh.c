@@ -3,8 +3,10 @@
  * The sampler's fresh ring.  It is read when a stack or the new keys are
  * wanted, not on a wake-up: records come without one (BPF_RB_NO_WAKEUP).
  * A stack waits here for the key that refers to it, which follows it in
- * the ring but for a race between CPUs; so does a stack of a key that
- * found the count map full, until FRESH_HELD_MAX pushes the newest out.
+ * the ring but for a race between CPUs.  A stack no key takes (its key
+ * found the count map full) goes after FRESH_HELD_LOOKS looks at the new
+ * keys, or with its set at -i's report, so that such stacks cannot fill
+ * FRESH_HELD_MAX for good.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,9 +18,13 @@
 #include "lib/htab.h"
 #include "lib/util.h"
 
+/* Looks at the new keys (fresh__keys()) a stack waits for its key. */
+#define FRESH_HELD_LOOKS 20
+
 struct held {
 	__u32 nr;
 	__u32 end;
+	__u64 look;			/* fresh->looks when it came */
 	__u64 ips[];
 };
 
@@ -30,6 +36,7 @@ struct fresh {
 	struct sample *keys;		/* new keys, FRESH_KEYS_MAX at most */
 	size_t nr_keys, cap_keys;
 	bool keys_missed;		/* since the last fresh__keys() */
+	__u64 looks;			/* fresh__keys() calls */
 	struct fresh_stats stats;
 };
 
@@ -65,6 +72,7 @@ static void hold_stack(struct fresh *f, const struct fresh_stack *rec, size_t si
 	}
 	h->nr = rec->nr;
 	h->end = rec->end;
+	h->look = f->looks;
 	memcpy(h->ips, rec + 1, rec->nr * sizeof(__u64));
 	f->bytes += need;
 	/* Stored again after its set was emptied: the newer copy. */
@@ -166,11 +174,30 @@ int fresh__take(struct fresh *f, __u64 id, __u32 set, __u64 *ips, __u32 *end)
 	return n;
 }
 
+/* Stacks held since before the last FRESH_HELD_LOOKS looks go. */
+static void age(struct fresh *f)
+{
+	struct hent *e;
+
+	if (++f->looks % FRESH_HELD_LOOKS || !f->held.nr)
+		return;
+	for (size_t pos = 0; (e = htab__next(&f->held, &pos));) {
+		struct held *h = e->val;
+
+		if (h->look + FRESH_HELD_LOOKS > f->looks)
+			continue;
+		release(f, h);
+		htab__del(&f->held, e);
+		f->stats.aged++;
+	}
+}
+
 int fresh__keys(struct fresh *f, struct sample **out, size_t *nr, bool *whole)
 {
 	if (!f || !f->want_keys)
 		return -ENOENT;
 	ring_buffer__consume(f->rb);
+	age(f);
 	*out = f->keys;
 	*nr = f->nr_keys;
 	*whole = !f->keys_missed;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What the sampler stored anew, from its fresh ring (bpf/profile.h): new
- * stacks, read from there instead of one lookup of a spill map each, and
- * new count keys, named as they come instead of by reading the whole count
- * map again.  What the ring lost, or what is not held here, is read from
- * the maps as before.
+ * native stacks, read from there instead of one lookup of a spill map
+ * each, and without -i new count keys, named as they come instead of by
+ * reading the whole count map again.  What the ring lost, or what is not
+ * held here, is read from the maps as before.
  */
 #ifndef FRESH_H
 #define FRESH_H
@@ -25,6 +25,7 @@ struct fresh;
 struct fresh_stats {
 	__u64 taken;		/* stacks handed to naming from the ring */
 	__u64 over;		/* stacks not held: FRESH_HELD_MAX reached */
+	__u64 aged;		/* stacks no key took for a while, dropped */
 	__u64 keys;		/* new keys handed on */
 	__u64 keys_over;	/* new keys not held: FRESH_KEYS_MAX reached */
 	__u64 bad;		/* records of an unknown type or impossible size */
@@ -47,7 +48,7 @@ int fresh__take(struct fresh *f, __u64 id, __u32 set, __u64 *ips, __u32 *end);
 /*
  * The new keys held, as samples of count 0 (*out, the caller's to free),
  * and their number.  *whole: false when some since the last call were not
- * held here (FRESH_KEYS_MAX).  -ENOMEM, or -ENOENT without keys.
+ * held here (FRESH_KEYS_MAX).  0, or -ENOENT when keys are not held.
  */
 int fresh__keys(struct fresh *f, struct sample **out, size_t *nr, bool *whole);
 

@@ -86,6 +86,8 @@ struct session {
 	int read_set;		/* the set drained and read from */
 	struct fresh *fresh;	/* what the sampler stored anew, or NULL */
 	__u64 fresh_keys_lost;	/* CNT_FRESH_KEYS_LOST at the last new keys */
+	bool fresh_check;	/* PROFILE_TEST_FRESH_CHECK: check_fresh() */
+	__u64 fresh_checked, fresh_differed;
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
 	__u64 *batch_vals;
 	struct sample *batch;		/* DRAIN_CHUNK: the keys handed on */
@@ -780,6 +782,7 @@ int session__load(struct session *s)
 	if (!s->fresh)
 		pr_debug("new stacks are looked up one by one: cannot read their ring: %s",
 			 strerror(errno));
+	s->fresh_check = getenv("PROFILE_TEST_FRESH_CHECK") != NULL;
 	err = fill_set(skel->maps.pid_set, c->pids, c->nr_pids);
 	if (!err)
 		err = fill_set(skel->maps.tid_set, c->tids, c->nr_tids);
@@ -1149,11 +1152,15 @@ void session__report(const struct session *s, const __u64 *c,
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
 	fresh__stats(s->fresh, &fs);
-	pr_info("fresh ring: stacks %llu sent, %llu lost to a full ring, %llu taken from it, %llu over the loader's %u KiB; keys %llu lost to a full ring, %llu taken from it, %llu over the loader's %u; %llu malformed; the rest read from the maps",
+	pr_info("fresh ring: stacks %llu sent, %llu lost to a full ring, %llu taken from it, %llu over the loader's %u KiB, %llu unused dropped; keys %llu lost to a full ring, %llu taken from it, %llu over the loader's %u; %llu malformed; the rest read from the maps",
 		(unsigned long long)c[CNT_FRESH_SENT], (unsigned long long)c[CNT_FRESH_LOST],
 		(unsigned long long)fs.taken, (unsigned long long)fs.over, FRESH_HELD_MAX / 1024,
+		(unsigned long long)fs.aged,
 		(unsigned long long)c[CNT_FRESH_KEYS_LOST], (unsigned long long)fs.keys,
 		(unsigned long long)fs.keys_over, FRESH_KEYS_MAX, (unsigned long long)fs.bad);
+	if (s->fresh_check)
+		pr_info("fresh ring check (PROFILE_TEST_FRESH_CHECK): %llu stacks taken from the ring compared with the map, %llu differed",
+			(unsigned long long)s->fresh_checked, (unsigned long long)s->fresh_differed);
 	report_walkers(s, c);
 }
 
@@ -1779,6 +1786,33 @@ int session__new_keys(struct session *s, struct sample **samples, size_t *nr)
 	return whole ? 0 : -EAGAIN;
 }
 
+/* Frames of the stack stored under key in the read set's spill map, looked up. */
+static int lookup_spilled(struct session *s, __u64 key, __u64 *ips, __u32 *end)
+{
+	const struct map_set *ms = &s->sets[s->read_set];
+	struct hashed_stack hs;
+	int n;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &key, &hs))
+		return -errno;
+	n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
+	memcpy(ips, hs.ips, n * sizeof(*ips));
+	*end = hs.end;
+	return n;
+}
+
+/* Tests (PROFILE_TEST_FRESH_CHECK): a stack from the ring is the map's. */
+static void check_fresh(struct session *s, __u64 key, const __u64 *ips, int n, __u32 end)
+{
+	__u64 mine[MAX_STACK_DEPTH];
+	__u32 mine_end;
+	int m = lookup_spilled(s, key, mine, &mine_end);
+
+	s->fresh_checked++;
+	if (m != n || mine_end != end || memcmp(mine, ips, n * sizeof(*ips)))
+		s->fresh_differed++;
+}
+
 /*
  * Frames of the stack stored under key in the read set's spill map, leaf
  * first: from the ring if it came there, else looked up.  Their number or
@@ -1786,17 +1820,12 @@ int session__new_keys(struct session *s, struct sample **samples, size_t *nr)
  */
 static int read_spilled(struct session *s, __u64 key, __u64 *ips, __u32 *end)
 {
-	const struct map_set *ms = &s->sets[s->read_set];
-	struct hashed_stack hs;
 	int n = fresh__take(s->fresh, key, s->read_set, ips, end);
 
-	if (n != -ENOENT)
-		return n;
-	if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &key, &hs))
-		return -errno;
-	n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
-	memcpy(ips, hs.ips, n * sizeof(*ips));
-	*end = hs.end;
+	if (n == -ENOENT)
+		return lookup_spilled(s, key, ips, end);
+	if (s->fresh_check)
+		check_fresh(s, key, ips, n, *end);
 	return n;
 }
 

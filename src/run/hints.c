@@ -17,12 +17,6 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Anonymous executable memory: "[anon]", "[anon:name]", or a memfd. */
-static bool is_anon_module(const char *module)
-{
-	return module && (!strncmp(module, "[anon", 5) || !strncmp(module, "/memfd:", 7));
-}
-
 /* The runtime a program or library name gives away, if any. */
 static enum hint_runtime runtime_of_name(const char *name)
 {
@@ -65,16 +59,11 @@ static struct hint_proc *get_proc(struct hints *h, const struct record *r)
 	return p;
 }
 
-static bool unnamed_jit(const struct frame *f)
-{
-	return !f->name && !frame__is_marker(f) && is_anon_module(f->module);
-}
-
 /* Samples through unnamed JIT code, not only with it at the leaf. */
 static bool has_unnamed_jit(const struct stack *st)
 {
 	for (__u32 i = 0; i < st->nr; i++)
-		if (unnamed_jit(st->frames[i]))
+		if (frame__is_unnamed_jit(st->frames[i]))
 			return true;
 	return false;
 }
@@ -111,7 +100,7 @@ void hints__add(struct hints *h, const struct records *rs)
 		}
 		leaf = u->stack->frames[0];
 		p->user += r->count;
-		if (unnamed_jit(leaf))
+		if (frame__is_unnamed_jit(leaf))
 			p->anon += r->count;
 		if (has_unnamed_jit(u->stack))
 			p->jit += r->count;

@@ -407,8 +407,10 @@ static void prefetch_new(struct run *r)
 	err = session__new_keys(r->m.s, &samples, &nr);
 	if (err)
 		r->keys_missed = true;
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
+		r->new_keys_busy = false;
 		return;
+	}
 	if (nr) {
 		init_symbolizer(r, &sym);
 		symbolizer__prefetch(&sym, samples, nr);
@@ -457,7 +459,10 @@ static void poll_tracker(struct run *r, const struct timespec *now,
 	long ms = (until->tv_sec - now->tv_sec) * 1000 +
 		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
 	__u64 cpu = cputime__now();
-	int err = tracker__poll(r->m.tracker, ms);
+	int err;
+
+	/* A moment already past: look, do not wait (-1 would block). */
+	err = tracker__poll(r->m.tracker, ms < 0 ? 0 : ms);
 
 	cputime__section("following processes", cpu);
 	if (err && err != -EINTR) {
@@ -528,7 +533,7 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 			stall__check(&r->stall, r->m.s);
 			r->tick = now;
 			r->tick.tv_sec += 1;
-		} else if (r->cache && r->new_keys_busy && !ts_before(&now, &r->new_keys_next)) {
+		} else if (r->new_keys_busy && !ts_before(&now, &r->new_keys_next)) {
 			prefetch_new(r);
 		}
 		step = ts_before(deadline, &r->tick) ? *deadline : r->tick;
@@ -712,7 +717,7 @@ int run__exec(const struct options *o, const struct limits *lim,
 	if (!o->interval) {
 		r.cache = sym_cache__new();
 		/* A start is busy: every process's stacks are new. */
-		r.new_keys_busy = true;
+		r.new_keys_busy = r.cache != NULL;
 		r.new_keys_ms = now_ms();
 		r.new_keys_next = start_time;
 		ts_add_ms(&r.new_keys_next, NEW_KEYS_BUSY_MS);

@@ -286,25 +286,37 @@ static int add_lines(struct sym_cache *c, const struct symbolizer *sym,
 	return 0;
 }
 
+/*
+ * The cache's slot of tf's frame in process o: its table and second key
+ * in *table and *k2.  NULL when out of memory.
+ */
+static struct hent *frame_slot(struct sym_cache *c, const struct owner *o,
+			       const struct trace_frame *tf, struct htab **table, __u64 *k2)
+{
+	htab_eq_fn eq = NULL;
+
+	*table = &c->frames;
+	*k2 = ((__u64)tf->interp << 48) | (o->id << 16) | ((__u64)tf->kind << 8) | tf->flags;
+	if (tf->kind == FRAME_INTERP) {
+		*table = &c->interp_frames;
+		*k2 = interp_frame_key(o->pid, tf);
+		eq = interp_frame_eq;
+	}
+	return htab__slot(*table, tf->addr, *k2, eq, tf);
+}
+
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
 				     const struct owner *o, const struct trace_frame *tf)
 {
-	__u64 k2 = ((__u64)tf->interp << 48) | (o->id << 16) | ((__u64)tf->kind << 8) |
-		   tf->flags;
 	__u32 pid = o->pid;
-	struct htab *h = &c->frames;
-	htab_eq_fn eq = NULL;
 	struct frame_mapping map = {};
 	const struct resolver *res;
+	struct htab *h;
 	struct frame *f;
 	struct hent *s;
+	__u64 k2;
 
-	if (tf->kind == FRAME_INTERP) {
-		h = &c->interp_frames;
-		k2 = interp_frame_key(pid, tf);
-		eq = interp_frame_eq;
-	}
-	s = htab__slot(h, tf->addr, k2, eq, tf);
+	s = frame_slot(c, o, tf, &h, &k2);
 	if (!s)
 		return NULL;
 	if (s->val)
@@ -383,11 +395,39 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 }
 
 /*
- * Look a stack up in the cache, reading and symbolizing it on a miss.
- * Kernel stacks are the same in every process.
+ * Named early (a prefetch, while the process runs on), a stack through JIT
+ * code nothing named yet is not kept, nor are those frames: the runtime's
+ * perf map may name them by the report (it is read again at most once a
+ * second).  True when it was left out.
+ */
+static bool leave_unnamed_jit(struct sym_cache *c, const struct owner *o,
+			      const struct trace_frame *tfs, int n, const struct stack *st)
+{
+	bool unnamed = false;
+
+	for (__u32 i = 0; i < st->nr && !unnamed; i++)
+		unnamed = frame__is_unnamed_jit(st->frames[i]);
+	if (!unnamed)
+		return false;
+	for (int i = 0; i < n; i++) {
+		struct htab *h;
+		struct hent *s;
+		__u64 k2;
+
+		s = frame_slot(c, o, &tfs[i], &h, &k2);
+		if (s && s->val && frame__is_unnamed_jit(s->val))
+			htab__del(h, s);
+	}
+	return true;
+}
+
+/*
+ * Look a stack up in the cache, reading and symbolizing it on a miss;
+ * early: see leave_unnamed_jit().  Kernel stacks are the same in every
+ * process.
  */
 static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
-		     const struct count_key *k, const struct stack_ref *ref,
+		     const struct count_key *k, const struct stack_ref *ref, bool early,
 		     const struct stack **out)
 {
 	struct trace_frame tfs[MAX_STACK_DEPTH];
@@ -416,6 +456,10 @@ static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
 		st = symbolize_stack(c, sym, &o, tfs, n);
 		if (!st)
 			return -ENOMEM;
+		if (early && leave_unnamed_jit(c, &o, tfs, n, st)) {
+			*out = st;
+			return 0;
+		}
 		htab__fill(&c->stacks, s, ref->id, k2, st);
 	}
 	*out = s->val;
@@ -445,7 +489,7 @@ static void set_part(struct records *rs, const struct symbolizer *sym,
 	}
 	part->state = PART_MISSED;
 	if (is_stored(ref)) {
-		err = get_stack(rs->cache, sym, &s->key, ref, &part->stack);
+		err = get_stack(rs->cache, sym, &s->key, ref, false, &part->stack);
 		if (!err)
 			part->state = PART_OK;
 		else
@@ -645,7 +689,7 @@ int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samp
 		for (int p = 0; p < NR_PARTS; p++) {
 			if (!is_stored(&k->parts[p]) || p == PART_INTERP)
 				continue;
-			err = get_stack(sym->cache, sym, k, &k->parts[p], &st);
+			err = get_stack(sym->cache, sym, k, &k->parts[p], true, &st);
 			if (err == -ENOMEM)
 				return err;
 		}

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <linux/types.h>
 #include "bpf/profile.h"
 #include "lib/htab.h"
@@ -108,6 +109,18 @@ static inline bool frame__is_off_cpu(const struct frame *f)
 static inline bool frame__is_marker(const struct frame *f)
 {
 	return (f->flags & (FRAME_MISSED | FRAME_DELIMITER)) || frame__is_off_cpu(f);
+}
+
+/*
+ * Unnamed code in anonymous executable memory ("[anon]", "[anon:name]", a
+ * memfd): JIT code its runtime's perf map may name later.
+ */
+static inline bool frame__is_unnamed_jit(const struct frame *f)
+{
+	const char *m = f->module;
+
+	return !f->name && !frame__is_marker(f) && m &&
+	       (!strncmp(m, "[anon", 5) || !strncmp(m, "/memfd:", 7));
 }
 
 /* An unnamed native or JIT frame in a module: offset is in its file. */

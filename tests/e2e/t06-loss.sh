@@ -28,9 +28,6 @@ check_identity() {
 		fail "the profiler does not say == taken" || return 1
 }
 
-# fresh NAME FILE: a number from the -v "fresh ring:" line.
-fresh() { sed -n "s/^profile: fresh ring:.*[ ,;] *\([0-9]*\) $1.*/\1/p" "$2"; }
-
 # check_fresh FILE LOSSY: new stacks and keys came in the sampler's ring
 # and were taken from it.  LOSSY 0: nothing lost, every stack stored taken
 # from it, and the count map never read whole while sampling (each such
@@ -42,7 +39,7 @@ check_fresh() {
 	stored=$(sed -n "s/^profile: spilled stacks: stored \([0-9]*\),.*/\1/p" "$1")
 	sent=$(echo "$line" | sed -n "s/.*stacks \([0-9]*\) sent.*/\1/p")
 	slost=$(echo "$line" | sed -n "s/.*sent, \([0-9]*\) lost.*/\1/p")
-	taken=$(echo "$line" | sed -n "s/.*full ring, \([0-9]*\) taken from it, .* KiB;.*/\1/p")
+	taken=$(echo "$line" | sed -n "s/.*stacks [0-9]* sent, [0-9]* lost to a full ring, \([0-9]*\) taken.*/\1/p")
 	klost=$(echo "$line" | sed -n "s/.*; keys \([0-9]*\) lost.*/\1/p")
 	ktaken=$(echo "$line" | sed -n "s/.*; keys [0-9]* lost to a full ring, \([0-9]*\) taken.*/\1/p")
 	pre=$(sed -n "s/^profile: report: [0-9]* keys (\([0-9]*\) prefetches before.*/\1/p" "$1")
@@ -56,6 +53,7 @@ check_fresh() {
 		fail "sent + lost is not the stacks stored (but interpreters')" || return 1
 	[ "$taken" -ge 1 ] && [ "$ktaken" -ge 1 ] && [ "$named" -ge 1 ] ||
 		fail "nothing taken from the ring" || return 1
+	check_ring_content "$1" || return 1
 	if [ "$2" = 0 ]; then
 		[ "$slost" -eq 0 ] && [ "$klost" -eq 0 ] || fail "records lost" || return 1
 		[ "$taken" -eq "$sent" ] || fail "stacks not taken from the ring" || return 1
@@ -64,6 +62,18 @@ check_fresh() {
 		[ "$slost" -ge 100 ] && [ "$klost" -ge 100 ] || fail "a page of ring lost too little" || return 1
 		[ "$pre" -ge 1 ] || fail "lost keys were not read from the count map" || return 1
 	fi
+}
+
+# check_ring_content FILE: with PROFILE_TEST_FRESH_CHECK, every stack taken
+# from the ring was compared with the map's copy: the same frames and end.
+check_ring_content() {
+	local checked differed
+	checked=$(sed -n "s/^profile: fresh ring check .*: \([0-9]*\) stacks taken from the ring compared.*/\1/p" "$1")
+	differed=$(sed -n "s/^profile: fresh ring check .*, \([0-9]*\) differed\$/\1/p" "$1")
+	echo "stacks from the ring compared with the map: ${checked:-?}, differed ${differed:-?}" |
+		tee -a numbers
+	[ -n "$checked" ] && [ "$checked" -ge 100 ] || fail "too few stacks compared" || return 1
+	[ "$differed" = 0 ] || fail "stacks from the ring differ from the map's"
 }
 
 # check_own_paths FILE: every manystacks stack is a path of its calls, no
@@ -114,7 +124,7 @@ test_expect_success ROOT_BPF 'no loss: 19k stacks at 999 Hz, >= 99.5% of samples
 	trap reap EXIT &&
 	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 12 >/dev/null &&
 	sleep 0.5 &&
-	"$PROFILE" -F 999 -f -vv 10 >ms.folded 2>err.vv &&
+	PROFILE_TEST_FRESH_CHECK=1 "$PROFILE" -F 999 -f -vv 10 >ms.folded 2>err.vv &&
 	grep -v "^libbpf" err.vv >err &&
 	cat err &&
 	check_identity err &&
@@ -146,7 +156,8 @@ test_expect_success ROOT_BPF 'a fresh ring that loses most records: the same sta
 	bg "$WORKLOADS/manystacks" -D 6 -t 1 -d 8 >/dev/null &&
 	bg "$WORKLOADS/burn" -t 1 -d 8 >/dev/null &&
 	sleep 0.5 &&
-	PROFILE_TEST_FRESH_RING=4096 "$PROFILE" -F 999 -f -vv 6 >ring.folded 2>err.vv &&
+	PROFILE_TEST_FRESH_RING=4096 PROFILE_TEST_FRESH_CHECK=1 \
+		"$PROFILE" -F 999 -f -vv 6 >ring.folded 2>err.vv &&
 	grep -v "^libbpf" err.vv >err &&
 	check_identity err &&
 	check_fresh err 1 &&
@@ -159,11 +170,28 @@ test_expect_success ROOT_BPF 'the fresh ring at its size: the same checks, nothi
 	bg "$WORKLOADS/manystacks" -D 6 -t 1 -d 8 >/dev/null &&
 	bg "$WORKLOADS/burn" -t 1 -d 8 >/dev/null &&
 	sleep 0.5 &&
-	"$PROFILE" -F 999 -f -vv 6 >ring.folded 2>err.vv &&
+	PROFILE_TEST_FRESH_CHECK=1 "$PROFILE" -F 999 -f -vv 6 >ring.folded 2>err.vv &&
 	grep -v "^libbpf" err.vv >err &&
 	check_identity err &&
 	check_fresh err 0 &&
 	check_own_paths ring.folded
+'
+show_numbers
+
+# With -i the ring brings stacks only, of both map sets in turn, read at
+# each report; a set emptied after its report drops what it held.
+test_expect_success ROOT_BPF '-i 1: stacks of both map sets from the ring, each the map'"'"'s' '
+	trap reap EXIT &&
+	bg "$WORKLOADS/manystacks" -D 4 -t 1 -d 7 >/dev/null &&
+	bg "$WORKLOADS/burn" -t 1 -d 7 >/dev/null &&
+	sleep 0.5 &&
+	PROFILE_TEST_FRESH_CHECK=1 "$PROFILE" -F 999 -f -v -i 1 5 >i.folded 2>err &&
+	check_identity err &&
+	check_ring_content err &&
+	keys=$(sed -n "s/^profile: fresh ring:.*; keys [0-9]* lost to a full ring, \([0-9]*\) taken.*/\1/p" err) &&
+	echo "keys taken from the ring with -i: $keys" &&
+	{ [ "$keys" = 0 ] || fail "keys came in the ring with -i"; } &&
+	check_own_paths i.folded
 '
 show_numbers
 

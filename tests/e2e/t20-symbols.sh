@@ -46,6 +46,20 @@ test_expect_success ROOT_BPF 'jitburn: JIT code is named by /tmp/perf-PID.map' '
 	{ [ "$j" -ge $((all * 8 / 10)) ] || fail "jit_spin_loop missing"; }
 '
 
+# A runtime may announce code after it first ran it.  Stacks are named
+# while the run goes on: those through the code before its line was in the
+# map must not keep it unnamed, the report reads the map again.
+test_expect_success ROOT_BPF 'jitburn: JIT code its perf map names 1.5 s after it ran is named in every sample' '
+	bg "$WORKLOADS/jitburn" -l 1.5 6 &&
+	pid=$! &&
+	"$PROFILE" -F 499 -f -U -p $pid 4 >late.folded 2>err &&
+	reap && rm -f /tmp/perf-$pid.map &&
+	j=$(fsum late.folded ";jit_spin_loop( |;)") && all=$(fsum late.folded "") &&
+	echo "jit_spin_loop=$j all=$all" &&
+	{ [ "$all" -gt 1000 ] && [ "$j" -ge $((all * 95 / 100)) ] ||
+		fail "samples from before the map had the code left unnamed"; }
+'
+
 test_expect_success ROOT_BPF 'JIT code in a container: its own /tmp and pid namespace' '
 	# Outside /tmp, which the container covers: the build may be under it.
 	dir=$(outside_dir /var/tmp) && cp "$WORKLOADS/jitburn" "$dir/" &&

@@ -1020,7 +1020,7 @@ static void inherit_waiting(struct python *py, __u32 pid)
 	__u64 seq = 0;
 
 	pthread_mutex_lock(&py->lock);
-	r = htab__get(&py->forks, pid, 0);
+	r = htab__get(&py->procs, pid, 0) ? NULL : htab__get(&py->forks, pid, 0);
 	if (r) {
 		waits = true;
 		ppid = r->pid;
@@ -1391,8 +1391,10 @@ void python__resolve(struct python *py, __u32 pid, struct frame *f)
 
 /* ---- the thread and its queue ---- */
 
-/* Called locked: u's oldest note leaves its list (u has one); the caller gives its unit back. */
-/* Called locked: u's oldest note, out of its list and of py->forks. */
+/*
+ * Called locked: u's oldest note leaves its list (u has one), and
+ * py->forks; the caller gives its unit back.
+ */
 static struct request *note_pop(struct python *py, struct pyuser *u)
 {
 	struct request *r = u->notes;

@@ -65,6 +65,7 @@ struct fake_names {
 	int resolves;
 	int prepares, prepared_pcs;
 	__u64 last_pcs[8];
+	bool jit_unnamed;	/* JIT code not in its perf map yet */
 };
 
 static const char *keep(struct fake_names *fn, const char *s)
@@ -109,6 +110,11 @@ static void fake_native(void *ctx, __u32 pid, __u32 start, struct frame *f,
 		return;		/* mapped, but no symbol */
 	if ((f->addr & ~0xffull) == 0xe00) {
 		f->name = "_PyEval_EvalFrameDefault";
+		return;
+	}
+	if (f->addr >= 0x7000 && fn->jit_unnamed) {
+		f->module = "[anon]";
+		f->kind = FRAME_JIT;
 		return;
 	}
 	snprintf(buf, sizeof(buf), "u%u_%llx", pid, (unsigned long long)frame__pc(f));
@@ -407,6 +413,43 @@ TEST(prefetch_then_build)
 	CHECK_INT(stored[0].reads + stored[1].reads, 2);
 	CHECK_INT(fx.names.resolves, resolves);
 	CHECK(!rs.own_cache);
+	records__free(&rs);
+	sym_cache__free(cache);
+}
+
+/*
+ * A prefetch names stacks while the process runs on: one through JIT code
+ * its perf map does not name yet is not kept, nor is that frame, and the
+ * report names it once the map does.  Other stacks stay cached.
+ */
+TEST(prefetch_leaves_unnamed_jit)
+{
+	struct sample s[] = {
+		sample(1, "a", 3, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+	};
+	struct sym_cache *cache = sym_cache__new();
+	struct records rs;
+	struct fixture fx;
+	char buf[256];
+
+	CHECK(cache != NULL);
+	fixture_init(&fx, cache);
+	fx.names.jit_unnamed = true;
+	CHECK_INT(symbolizer__prefetch(&fx.sym, s, 1), 0);
+	CHECK_INT(stored[0].reads, 1);
+	CHECK_INT(stored[1].reads, 1);
+	fx.names.jit_unnamed = false;
+	CHECK_INT(records__build(&rs, &fx.sym, s, 1), 0);
+	CHECK_INT(stored[0].reads, 1);		/* the kernel stack: cached */
+	CHECK_INT(stored[1].reads, 2);		/* read and named again */
+	path(&rs.recs[0], &both, buf, sizeof(buf));
+	CHECK_STR(buf, "u1_102f;u1_701f;u1_1010;kffff002f;kffff001f;kffff0010");
+	records__free(&rs);
+	/* Named in the report for good: a stack without names is kept there. */
+	fx.names.jit_unnamed = true;
+	CHECK_INT(records__build(&rs, &fx.sym, s, 1), 0);
+	CHECK_INT(stored[1].reads, 2);
 	records__free(&rs);
 	sym_cache__free(cache);
 }
@@ -799,6 +842,7 @@ int main(void)
 	RUN(missed_and_absent_parts);
 	RUN(iterator_views);
 	RUN(prefetch_then_build);
+	RUN(prefetch_leaves_unnamed_jit);
 	RUN(no_resolvers);
 	RUN(unsafe_comm);
 	RUN(python_frames_in_place_of_the_loop);
