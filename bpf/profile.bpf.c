@@ -571,70 +571,14 @@ static __always_inline void refer_stored(const struct hashed_stack *stored,
 	ref->id = h;
 }
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, FRESH_RING_SIZE);
-} fresh_ring SEC(".maps");
-
-/* Tell user space about new stacks, and (no -i) new keys. */
-const volatile bool fresh_keys = false;
-
 /*
- * Send st, stored under id in set's spill map just now, to user space.
- * A global function, verified once for every store it follows: 0, or -1
- * when the ring had no room.
- */
-__noinline int send_fresh_stack(const struct hashed_stack *st, __u64 id, __u32 set)
-{
-	struct fresh_stack head = { .hdr = { .type = FRESH_STACK, .set = set }, .id = id };
-	struct bpf_dynptr rec;
-	__u32 size;
-
-	if (!st)
-		return -1;
-	head.nr = st->nr;
-	head.end = st->end;
-	if (head.nr > MAX_STACK_DEPTH)
-		head.nr = MAX_STACK_DEPTH;
-	size = head.nr * sizeof(__u64);
-	if (bpf_ringbuf_reserve_dynptr(&fresh_ring, sizeof(head) + size, 0, &rec)) {
-		bpf_ringbuf_discard_dynptr(&rec, 0);
-		return -1;
-	}
-	bpf_dynptr_write(&rec, 0, &head, sizeof(head), 0);
-	if (size)
-		bpf_dynptr_write(&rec, sizeof(head), (void *)st->ips, size, 0);
-	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
-	return 0;
-}
-
-/* The same for a count key inserted just now. */
-__noinline int send_fresh_key(const struct count_key *key, __u32 set)
-{
-	struct fresh_key *rec;
-
-	if (!key)
-		return -1;
-	rec = bpf_ringbuf_reserve(&fresh_ring, sizeof(*rec), 0);
-	if (!rec)
-		return -1;
-	rec->hdr.type = FRESH_KEY;
-	rec->hdr.set = set;
-	__builtin_memcpy(&rec->key, key, sizeof(*key));
-	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
-	return 0;
-}
-
-/*
- * Store st (in a per-CPU scratch value) by content and refer to it; send:
- * in the fresh ring too, when stored now.  Interpreter stacks are not:
- * user space names them at the end only.  Returns true when it was stored
- * just now, for the first time: then no count key can refer to it yet.
+ * Store st (in a per-CPU scratch value) by content and refer to it.
+ * Returns true when it was stored just now, for the first time: then no
+ * count key can refer to it yet.
  */
 static __always_inline bool store_hashed(const struct map_set *ms,
 					 const struct hashed_stack *st, __u64 hframes,
-					 struct stack_ref *ref, __u64 flags, bool send,
-					 __u64 *cnt)
+					 struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
 	__u64 h = spill_hash_final(hframes, st->nr, SPILL_FLAGS_END(flags, st->end));
 	struct hashed_stack *stored;
@@ -658,10 +602,6 @@ static __always_inline bool store_hashed(const struct map_set *ms,
 	if (!err) {
 		share_add(ms, u, SHARE_STACKS);
 		cnt[CNT_SPILLED]++;
-		if (send && send_fresh_stack(st, h, set_index(ms)))
-			cnt[CNT_FRESH_LOST]++;
-		else if (send)
-			cnt[CNT_FRESH_SENT]++;
 		ref->src = STACK_HASHED;
 		ref->id = h;
 		return true;
@@ -683,10 +623,9 @@ full:
 /* The same for a stack whose frames are not hashed yet. */
 static __always_inline bool store_stack(const struct map_set *ms,
 					const struct hashed_stack *st,
-					struct stack_ref *ref, __u64 flags, bool send,
-					__u64 *cnt)
+					struct stack_ref *ref, __u64 flags, __u64 *cnt)
 {
-	return store_hashed(ms, st, hash_frames(st), ref, flags, send, cnt);
+	return store_hashed(ms, st, hash_frames(st), ref, flags, cnt);
 }
 
 /*
@@ -725,7 +664,7 @@ static __always_inline bool spill(void *ctx, const struct map_set *ms,
 		cnt[CNT_SPILL_ERR]++;
 		return false;
 	}
-	return store_stack(ms, st, ref, flags, true, cnt);
+	return store_stack(ms, st, ref, flags, cnt);
 }
 
 /*
@@ -978,7 +917,7 @@ static __always_inline bool get_user_stack(void *ctx, bool regs_in_ctx,
 			hframes = hash_frames(st);
 	}
 	if (st)
-		return store_hashed(ms, st, hframes, ref, BPF_F_USER_STACK, true, cnt);
+		return store_hashed(ms, st, hframes, ref, BPF_F_USER_STACK, cnt);
 	if (ref->err == -EFAULT) {
 		/* No user stack at all: a kernel thread. */
 		cnt[CNT_STACK_ERR(PART_USER, STACK_ERR_EFAULT)]++;
@@ -1000,8 +939,6 @@ static __always_inline void count_sample(void *ctx, const struct map_set *ms,
 {
 	if (count(ms, key, fresh, weight, full_cnt, cnt)) {
 		cnt[CNT_NEW_KEYS]++;
-		if (fresh_keys && send_fresh_key(key, set_index(ms)))
-			cnt[CNT_FRESH_KEYS_LOST]++;
 		note_process(ctx, key->pid, start, cnt);
 	}
 }

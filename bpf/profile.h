@@ -161,42 +161,6 @@ struct hashed_stack {
 };
 
 /*
- * The fresh ring: what is new in a map set, sent to user space as it is
- * stored, without a wake-up.  A stack stored in a spill map for the first
- * time (struct fresh_stack): naming reads it from there, not with a
- * lookup of the map, a system call a stack.  A count key inserted (struct
- * fresh_key), when the loader names keys while the profile runs (no -i):
- * it reads them from there, not by reading the whole count map again.
- * What the full ring lost is counted and read from the maps, as before.
- * FRESH_RING_SIZE: bytes, a power of two; a busy host's second, 2,000 new
- * stacks of 10 frames and their keys, takes 430 KiB.
- */
-#define FRESH_RING_SIZE (256 * 1024)
-
-enum fresh_type {
-	FRESH_STACK = 1,
-	FRESH_KEY = 2,
-};
-
-struct fresh_hdr {
-	__u32 type;			/* enum fresh_type */
-	__u32 set;			/* the map set it went into */
-};
-
-struct fresh_stack {
-	struct fresh_hdr hdr;
-	__u64 id;			/* its key in the spill map */
-	__u32 nr;			/* as in struct hashed_stack */
-	__u32 end;
-	/* __u64 ips[nr] */
-};
-
-struct fresh_key {
-	struct fresh_hdr hdr;
-	struct count_key key;
-};
-
-/*
  * Interpreters.  Each runtime whose frames are walked in the kernel has a
  * kind, 1 to MAX_INTERP_KINDS, given in its own contract header
  * (bpf/interp/<runtime>/) and dispatched on in bpf/interp/interp.bpf.h.
@@ -465,10 +429,6 @@ enum counter {
 	CNT_UW_KLIST_SUPERSEDED,	/* loader's lists dropped: the kernel's,
 					 * made when ld.so mapped objects, had
 					 * a mapping they lacked */
-	CNT_FRESH_SENT,		/* of CNT_SPILLED: sent in the fresh ring (not
-				 * interpreter stacks) */
-	CNT_FRESH_LOST,		/* ... not: the ring was full (looked up) */
-	CNT_FRESH_KEYS_LOST,	/* of CNT_NEW_KEYS: not sent, the ring full */
 	NR_COUNTERS,
 };
 

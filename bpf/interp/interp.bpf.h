@@ -68,7 +68,7 @@ static __always_inline bool store_interp_stack(const struct map_set *ms,
 {
 	note->hdr = (struct note_hdr){ .type = NOTE_INTERP_STACK, .kind = kind, .pid = pid };
 	note->st.end = INTERP_END(kind, note->st.end);
-	return store_stack(ms, &note->st, ref, INTERP_SPILL_FLAGS(kind, pid), false, cnt);
+	return store_stack(ms, &note->st, ref, INTERP_SPILL_FLAGS(kind, pid), cnt);
 }
 
 /* The note up to its last word: it shares the ring with mmap records. */

@@ -21,7 +21,6 @@
 #include <linux/perf_event.h>
 
 #include "loader/session.h"
-#include "loader/fresh.h"
 #include "unwind/unwind.h"
 #include "trace/symbolize.h"
 #include "loader/kbtf.h"
@@ -84,10 +83,6 @@ struct session {
 	double load_ms;		/* the skeleton's load (verifier included) */
 	struct map_set sets[2];
 	int read_set;		/* the set drained and read from */
-	struct fresh *fresh;	/* what the sampler stored anew, or NULL */
-	__u64 fresh_keys_lost;	/* CNT_FRESH_KEYS_LOST at the last new keys */
-	bool fresh_check;	/* PROFILE_TEST_FRESH_CHECK: check_fresh() */
-	__u64 fresh_checked, fresh_differed;
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
 	__u64 *batch_vals;
 	struct sample *batch;		/* DRAIN_CHUNK: the keys handed on */
@@ -387,21 +382,6 @@ static int configure_spill_key(struct profile_bpf *skel)
 }
 
 /*
- * Without -i, the run names keys as they come (session__new_keys()).
- * PROFILE_TEST_FRESH_RING: the ring's bytes (a power of two, a page at
- * least), so small that a test sees what it loses read from the maps.
- */
-static int configure_fresh(struct profile_bpf *skel, const struct session_config *c)
-{
-	const char *test = getenv("PROFILE_TEST_FRESH_RING");
-
-	skel->rodata->fresh_keys = !c->two_sets;
-	if (!test)
-		return 0;
-	return bpf_map__set_max_entries(skel->maps.fresh_ring, strtoul(test, NULL, 0));
-}
-
-/*
  * The unwinder's maps are created small when it is off (uw_execs, which
  * the Python reader reads too, only when interpreters are off as well),
  * and its exec and exit programs are not loaded then.
@@ -660,9 +640,6 @@ static int configure(struct session *s, const struct kbtf *kb)
 	if (err)
 		return err;
 	skel->rodata->notify_new = true;
-	err = configure_fresh(skel, c);
-	if (err)
-		return err;
 	configure_start(skel, kb);
 	err = configure_pidns(skel);
 	if (!err)
@@ -777,12 +754,6 @@ int session__load(struct session *s)
 	}
 	s->load_ms = mono_ms() - t0;
 	cputime__section("BPF load", cpu0);
-	/* Without it, every stack is looked up. */
-	s->fresh = fresh__new(bpf_map__fd(skel->maps.fresh_ring), !c->two_sets);
-	if (!s->fresh)
-		pr_debug("new stacks are looked up one by one: cannot read their ring: %s",
-			 strerror(errno));
-	s->fresh_check = getenv("PROFILE_TEST_FRESH_CHECK") != NULL;
 	err = fill_set(skel->maps.pid_set, c->pids, c->nr_pids);
 	if (!err)
 		err = fill_set(skel->maps.tid_set, c->tids, c->nr_tids);
@@ -1122,8 +1093,6 @@ static void report_walkers(const struct session *s, const __u64 *c)
 void session__report(const struct session *s, const __u64 *c,
 		     const struct sample_tally *t, enum report_pass pass)
 {
-	struct fresh_stats fs;
-
 	if (pass == REPORT_WARN) {
 		warn_lost(c, t);
 		warn_shares(s, c);
@@ -1151,16 +1120,6 @@ void session__report(const struct session *s, const __u64 *c,
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
-	fresh__stats(s->fresh, &fs);
-	pr_info("fresh ring: stacks %llu sent, %llu lost to a full ring, %llu taken from it, %llu over the loader's %u KiB, %llu unused dropped; keys %llu lost to a full ring, %llu taken from it, %llu over the loader's %u; %llu malformed; the rest read from the maps",
-		(unsigned long long)c[CNT_FRESH_SENT], (unsigned long long)c[CNT_FRESH_LOST],
-		(unsigned long long)fs.taken, (unsigned long long)fs.over, FRESH_HELD_MAX / 1024,
-		(unsigned long long)fs.aged,
-		(unsigned long long)c[CNT_FRESH_KEYS_LOST], (unsigned long long)fs.keys,
-		(unsigned long long)fs.keys_over, FRESH_KEYS_MAX, (unsigned long long)fs.bad);
-	if (s->fresh_check)
-		pr_info("fresh ring check (PROFILE_TEST_FRESH_CHECK): %llu stacks taken from the ring compared with the map, %llu differed",
-			(unsigned long long)s->fresh_checked, (unsigned long long)s->fresh_differed);
 	report_walkers(s, c);
 }
 
@@ -1584,7 +1543,6 @@ void session__destroy(struct session *s)
 	klist_bpf__destroy(s->klist_skel);
 	pthread_mutex_destroy(&s->walker.lock);
 	pthread_mutex_destroy(&s->klist.lock);
-	fresh__free(s->fresh);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);
@@ -1768,67 +1726,6 @@ int session__drain(struct session *s, struct sample **samples, size_t *nr)
 	return 0;
 }
 
-int session__new_keys(struct session *s, struct sample **samples, size_t *nr)
-{
-	__u64 c[NR_COUNTERS];
-	bool whole;
-	int err;
-
-	err = fresh__keys(s->fresh, samples, nr, &whole);
-	if (err)
-		return err;
-	/* Lost in the kernel, or here: the count map has them. */
-	if (session__counters(s, c))
-		whole = false;
-	else if (c[CNT_FRESH_KEYS_LOST] != s->fresh_keys_lost)
-		whole = false;
-	s->fresh_keys_lost = c[CNT_FRESH_KEYS_LOST];
-	return whole ? 0 : -EAGAIN;
-}
-
-/* Frames of the stack stored under key in the read set's spill map, looked up. */
-static int lookup_spilled(struct session *s, __u64 key, __u64 *ips, __u32 *end)
-{
-	const struct map_set *ms = &s->sets[s->read_set];
-	struct hashed_stack hs;
-	int n;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &key, &hs))
-		return -errno;
-	n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
-	memcpy(ips, hs.ips, n * sizeof(*ips));
-	*end = hs.end;
-	return n;
-}
-
-/* Tests (PROFILE_TEST_FRESH_CHECK): a stack from the ring is the map's. */
-static void check_fresh(struct session *s, __u64 key, const __u64 *ips, int n, __u32 end)
-{
-	__u64 mine[MAX_STACK_DEPTH];
-	__u32 mine_end;
-	int m = lookup_spilled(s, key, mine, &mine_end);
-
-	s->fresh_checked++;
-	if (m != n || mine_end != end || memcmp(mine, ips, n * sizeof(*ips)))
-		s->fresh_differed++;
-}
-
-/*
- * Frames of the stack stored under key in the read set's spill map, leaf
- * first: from the ring if it came there, else looked up.  Their number or
- * a negative errno; *end as struct hashed_stack's.
- */
-static int read_spilled(struct session *s, __u64 key, __u64 *ips, __u32 *end)
-{
-	int n = fresh__take(s->fresh, key, s->read_set, ips, end);
-
-	if (n == -ENOENT)
-		return lookup_spilled(s, key, ips, end);
-	if (s->fresh_check)
-		check_fresh(s, key, ips, n, *end);
-	return n;
-}
-
 /*
  * Frames of a stored stack, leaf first; their number or a negative errno.
  * *end: how an unwinder's walk ended (struct hashed_stack), else 0.
@@ -1837,6 +1734,7 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
 {
 	const struct map_set *ms = &s->sets[s->read_set];
 	__u32 depth = s->cfg.max_stack_depth, id = ref->id;
+	struct hashed_stack hs;
 	int n = 0;
 
 	*end = 0;
@@ -1849,7 +1747,12 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
 			n++;
 		return n;
 	case STACK_HASHED:
-		return read_spilled(s, ref->id, ips, end);
+		if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &ref->id, &hs))
+			return -errno;
+		n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
+		memcpy(ips, hs.ips, n * sizeof(*ips));
+		*end = hs.end;
+		return n;
 	default:
 		return -ENOENT;
 	}
@@ -1863,19 +1766,22 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
  */
 static int read_more(struct session *s, __u64 *ips, int n, __u32 *end)
 {
-	__u32 outer_end;
-	int outer;
+	const struct map_set *ms = &s->sets[s->read_set];
+	struct hashed_stack hs;
+	__u64 key;
 
 	if (!(*end & INTERP_END_MORE) || n < 1)
 		return n;
-	n--;
-	outer = read_spilled(s, ips[n], ips + n, &outer_end);
-	if (outer < 0 || INTERP_END_KIND(outer_end) != INTERP_END_KIND(*end)) {
+	key = ips[--n];
+	if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &key, &hs) ||
+	    INTERP_END_KIND(hs.end) != INTERP_END_KIND(*end)) {
 		*end = (*end & ~INTERP_END_MORE) | INTERP_END_CUT;
 		return n;
 	}
-	*end = outer_end;
-	return n + outer;
+	hs.nr = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
+	memcpy(ips + n, hs.ips, hs.nr * sizeof(*ips));
+	*end = hs.end;
+	return n + hs.nr;
 }
 
 /*
@@ -2045,7 +1951,6 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr)
 	err = clear_map(ms->stacks, sizeof(__u32));
 	if (!err)
 		err = clear_map(ms->spilled, sizeof(__u64));
-	fresh__drop_set(s->fresh, s->read_set);
 	/* The set is empty: so are its users' shares (no program runs on it). */
 	if (!err)
 		err = clear_map(ms->users, sizeof(__u32));

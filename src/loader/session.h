@@ -121,15 +121,6 @@ int session__counters(struct session *s, __u64 out[NR_COUNTERS]);
 int session__drain(struct session *s, struct sample **samples, size_t *nr);
 
 /*
- * Without -i: the keys inserted since the last call, as they came in the
- * sampler's ring (counts 0; *samples is malloc'ed, caller frees).  0;
- * -EAGAIN when some were lost on the way (those are in the count map, for
- * session__drain()), with the keys that came; -ENOENT when keys do not
- * come this way (-i, or the ring could not be read).
- */
-int session__new_keys(struct session *s, struct sample **samples, size_t *nr);
-
-/*
  * Read every counted key, a batch of at most a thousand at a time, each
  * handed to fn (valid during the call only): the memory of one batch,
  * however many keys there are.  A non-zero return of fn ends the read and

@@ -56,16 +56,6 @@ struct run {
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
 	size_t prefetch_keys;	/* keys the last prefetch read */
 	unsigned int prefetches;
-	/*
-	 * New keys come in the sampler's ring (session__new_keys()), named
-	 * at each tick, and every NEW_KEYS_BUSY_MS while they come fast; a
-	 * prefetch reads the count map only when some were missed that way.
-	 */
-	bool keys_missed;
-	bool new_keys_busy;
-	struct timespec new_keys_next;	/* monotonic: the next look while busy */
-	double new_keys_ms;		/* now_ms() at the last look */
-	__u64 new_keys_named;
 	struct timespec interval_start;	/* wall clock */
 	__u64 events_mark, taken_mark;	/* at the last report: tuned_period() */
 };
@@ -314,8 +304,8 @@ static int report_set(struct run *r, bool clear)
 	clock_gettime(CLOCK_REALTIME, &now);
 	err = writers__write(&r->out, &n.recs, r->interval_no, &r->interval_start, &now);
 	cputime__section("output", cpu);
-	pr_debug("report: %zu keys (%u prefetches before, %llu named as they came); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
-			n.keys, r->prefetches, (unsigned long long)r->new_keys_named, n.drain_ms, n.naming_ms, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
+	pr_debug("report: %zu keys (%u prefetches before); drain %.1f ms, symbolize %.1f ms, write %.1f ms; peak RSS %ld, %ld, %ld, %ld KiB",
+			n.keys, r->prefetches, n.drain_ms, n.naming_ms, now_ms() - t2, rss0, rss1, rss2, peak_rss_kb());
 	r->interval_start = now;
 	r->interval_no++;
 	if (clear && !err)
@@ -349,13 +339,6 @@ static void ts_add(struct timespec *t, __u64 sec)
 	t->tv_sec += sec;
 }
 
-static void ts_add_ms(struct timespec *t, long ms)
-{
-	t->tv_nsec += ms * 1000000;
-	t->tv_sec += t->tv_nsec / 1000000000;
-	t->tv_nsec %= 1000000000;
-}
-
 static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
@@ -386,60 +369,16 @@ static bool prefetch_due(struct run *r)
 	return true;
 }
 
-/* Keys a second that make the next look at new keys come sooner than the tick. */
-#define NEW_KEYS_BUSY 512
-#define NEW_KEYS_BUSY_MS 100
-
-/*
- * Name the keys inserted since the last look, from the sampler's ring;
- * keys_missed when some were not there (the count map has them), or when
- * they do not come that way.
- */
-static void prefetch_new(struct run *r)
-{
-	struct sample *samples = NULL;
-	struct symbolizer sym;
-	__u64 cpu = cputime__now();
-	double t = now_ms(), rate;
-	size_t nr = 0;
-	int err;
-
-	err = session__new_keys(r->m.s, &samples, &nr);
-	if (err)
-		r->keys_missed = true;
-	if (err == -ENOENT) {
-		r->new_keys_busy = false;
-		return;
-	}
-	if (nr) {
-		init_symbolizer(r, &sym);
-		symbolizer__prefetch(&sym, samples, nr);
-	}
-	free(samples);
-	r->new_keys_named += nr;
-	rate = nr * 1000.0 / (t - r->new_keys_ms > 1 ? t - r->new_keys_ms : 1);
-	r->new_keys_busy = rate >= NEW_KEYS_BUSY;
-	r->new_keys_ms = t;
-	clock_gettime(CLOCK_MONOTONIC, &r->new_keys_next);
-	ts_add_ms(&r->new_keys_next, NEW_KEYS_BUSY_MS);
-	cputime__section("naming", cpu);
-}
-
 static void prefetch(struct run *r)
 {
 	struct sample *samples = NULL;
 	struct symbolizer sym;
-	__u64 cpu;
+	__u64 cpu = cputime__now();
 	size_t nr = 0;
 	int err;
 
-	if (!r->cache)
+	if (!r->cache || !prefetch_due(r))
 		return;
-	prefetch_new(r);
-	if (!r->keys_missed || !prefetch_due(r))
-		return;
-	r->keys_missed = false;
-	cpu = cputime__now();
 	err = session__drain(r->m.s, &samples, &nr);
 	cputime__section("drain", cpu);
 	if (err)
@@ -459,10 +398,7 @@ static void poll_tracker(struct run *r, const struct timespec *now,
 	long ms = (until->tv_sec - now->tv_sec) * 1000 +
 		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
 	__u64 cpu = cputime__now();
-	int err;
-
-	/* A moment already past: look, do not wait (-1 would block). */
-	err = tracker__poll(r->m.tracker, ms < 0 ? 0 : ms);
+	int err = tracker__poll(r->m.tracker, ms);
 
 	cputime__section("following processes", cpu);
 	if (err && err != -EINTR) {
@@ -533,12 +469,8 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 			stall__check(&r->stall, r->m.s);
 			r->tick = now;
 			r->tick.tv_sec += 1;
-		} else if (r->new_keys_busy && !ts_before(&now, &r->new_keys_next)) {
-			prefetch_new(r);
 		}
 		step = ts_before(deadline, &r->tick) ? *deadline : r->tick;
-		if (r->new_keys_busy && ts_before(&r->new_keys_next, &step))
-			step = r->new_keys_next;
 		poll_top(r, &now, &step);
 		if (*r->stop)
 			return;
@@ -714,14 +646,8 @@ int run__exec(const struct options *o, const struct limits *lim,
 	clock_gettime(CLOCK_REALTIME, &r.interval_start);
 	/* Ready the kernel symbols while the samples come in, not after. */
 	setup__knames(&r.m, o);
-	if (!o->interval) {
+	if (!o->interval)
 		r.cache = sym_cache__new();
-		/* A start is busy: every process's stacks are new. */
-		r.new_keys_busy = r.cache != NULL;
-		r.new_keys_ms = now_ms();
-		r.new_keys_next = start_time;
-		ts_add_ms(&r.new_keys_next, NEW_KEYS_BUSY_MS);
-	}
 	err = sample_loop(&r, &start_time);
 	if (!err)
 		err = finish(&r);

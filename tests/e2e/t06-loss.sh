@@ -28,75 +28,6 @@ check_identity() {
 		fail "the profiler does not say == taken" || return 1
 }
 
-# check_fresh FILE LOSSY: new stacks and keys came in the sampler's ring
-# and were taken from it.  LOSSY 0: nothing lost, every stack stored taken
-# from it, and the count map never read whole while sampling (each such
-# prefetch reads every key again).  LOSSY 1 (a ring of a page): stacks and
-# keys lost, and read from the maps instead: lookups, and prefetches.
-check_fresh() {
-	local line stored sent slost taken klost ktaken pre named
-	line=$(grep "^profile: fresh ring:" "$1") || fail "no fresh ring line" || return 1
-	stored=$(sed -n "s/^profile: spilled stacks: stored \([0-9]*\),.*/\1/p" "$1")
-	sent=$(echo "$line" | sed -n "s/.*stacks \([0-9]*\) sent.*/\1/p")
-	slost=$(echo "$line" | sed -n "s/.*sent, \([0-9]*\) lost.*/\1/p")
-	taken=$(echo "$line" | sed -n "s/.*stacks [0-9]* sent, [0-9]* lost to a full ring, \([0-9]*\) taken.*/\1/p")
-	klost=$(echo "$line" | sed -n "s/.*; keys \([0-9]*\) lost.*/\1/p")
-	ktaken=$(echo "$line" | sed -n "s/.*; keys [0-9]* lost to a full ring, \([0-9]*\) taken.*/\1/p")
-	pre=$(sed -n "s/^profile: report: [0-9]* keys (\([0-9]*\) prefetches before.*/\1/p" "$1")
-	named=$(sed -n "s/^profile: report: [0-9]* keys ([0-9]* prefetches before, \([0-9]*\) named as they came).*/\1/p" "$1")
-	echo "stacks stored $stored: sent $sent, lost $slost, taken $taken; keys lost $klost, taken $ktaken, named as they came $named; prefetches $pre" |
-		tee -a numbers
-	[ -n "$stored" ] && [ -n "$sent" ] && [ -n "$slost" ] && [ -n "$taken" ] && [ -n "$klost" ] &&
-		[ -n "$ktaken" ] && [ -n "$pre" ] && [ -n "$named" ] || fail "a number is missing" || return 1
-	# Interpreters' stacks are not sent: a Python process on the host.
-	[ $((sent + slost)) -le "$stored" ] && [ $((sent + slost)) -ge $((stored * 9 / 10)) ] ||
-		fail "sent + lost is not the stacks stored (but interpreters')" || return 1
-	[ "$taken" -ge 1 ] && [ "$ktaken" -ge 1 ] && [ "$named" -ge 1 ] ||
-		fail "nothing taken from the ring" || return 1
-	check_ring_content "$1" || return 1
-	if [ "$2" = 0 ]; then
-		[ "$slost" -eq 0 ] && [ "$klost" -eq 0 ] || fail "records lost" || return 1
-		[ "$taken" -eq "$sent" ] || fail "stacks not taken from the ring" || return 1
-		[ "$pre" -eq 0 ] || fail "the count map was read whole while sampling" || return 1
-	else
-		[ "$slost" -ge 100 ] && [ "$klost" -ge 100 ] || fail "a page of ring lost too little" || return 1
-		[ "$pre" -ge 1 ] || fail "lost keys were not read from the count map" || return 1
-	fi
-}
-
-# check_ring_content FILE: with PROFILE_TEST_FRESH_CHECK, every stack taken
-# from the ring was compared with the map's copy: the same frames and end.
-check_ring_content() {
-	local checked differed
-	checked=$(sed -n "s/^profile: fresh ring check .*: \([0-9]*\) stacks taken from the ring compared.*/\1/p" "$1")
-	differed=$(sed -n "s/^profile: fresh ring check .*, \([0-9]*\) differed\$/\1/p" "$1")
-	echo "stacks from the ring compared with the map: ${checked:-?}, differed ${differed:-?}" |
-		tee -a numbers
-	[ -n "$checked" ] && [ "$checked" -ge 100 ] || fail "too few stacks compared" || return 1
-	[ "$differed" = 0 ] || fail "stacks from the ring differ from the map's"
-}
-
-# check_own_paths FILE: every manystacks stack is a path of its calls, no
-# burn frame in it and no manystacks frame in burn's; burn's known ratio.
-check_own_paths() {
-	local ms bad a b r
-	ms=$(fsum "$1" "^manystacks;")
-	bad=$(grep "^manystacks;" "$1" |
-		grep -v -c -E "^manystacks;(clone3;)?start_thread;(run(;f[0-7])*(;leaf)?|f[0-7])(;[^;]*)* [0-9]+\$" || :)
-	grep "^manystacks;" "$1" | grep -E ";func_[ab](;| )" >mixed || :
-	grep "^burn;" "$1" | grep -E ";(f[0-7]|leaf|run)(;| )" >>mixed || :
-	a=$(fsum "$1" "^burn;.*;func_a( |;)") b=$(fsum "$1" "^burn;.*;func_b( |;)")
-	r=$(ratio "$b" "$a")
-	echo "manystacks: $ms samples, $bad stacks not a path of its calls; burn: func_a $a, func_b $b (ratio $r)" |
-		tee -a numbers
-	[ "$ms" -ge 3000 ] || fail "too few manystacks samples" || return 1
-	[ "$bad" -le 5 ] || { grep "^manystacks;" "$1" | head; fail "manystacks stacks not its own"; } ||
-		return 1
-	[ ! -s mixed ] || { head mixed; fail "a stack shown under another process"; } || return 1
-	[ $((a + b)) -ge 3000 ] || fail "too few burn samples" || return 1
-	within "$r" 2.7 3.3 "burn's func_b/func_a"
-}
-
 # Show a test's numbers as TAP comments, pass or fail.
 show_numbers() {
 	[ -f "$TRASH/numbers" ] && sed "s/^/# /" "$TRASH/numbers" && rm -f "$TRASH/numbers"
@@ -124,11 +55,14 @@ test_expect_success ROOT_BPF 'no loss: 19k stacks at 999 Hz, >= 99.5% of samples
 	trap reap EXIT &&
 	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 12 >/dev/null &&
 	sleep 0.5 &&
-	PROFILE_TEST_FRESH_CHECK=1 "$PROFILE" -F 999 -f -vv 10 >ms.folded 2>err.vv &&
+	"$PROFILE" -F 999 -f -vv 10 >ms.folded 2>err.vv &&
 	grep -v "^libbpf" err.vv >err &&
 	cat err &&
 	check_identity err &&
-	check_fresh err 0 &&
+	prefetches=$(sed -n "s/^profile: report: [0-9]* keys (\([0-9]*\) prefetches before).*/\1/p" err) &&
+	echo "prefetches while sampling: $prefetches" &&
+	{ [ -n "$prefetches" ] && [ "$prefetches" -ge 1 ] && [ "$prefetches" -le 8 ] ||
+		fail "expected 1-8 prefetches while 19k keys grow (each reads the whole map), saw ${prefetches:-none}"; } &&
 	t=$(counter taken err) && f=$(counter filtered err) &&
 	real=$(awk "!/\\[Missed/ { n += \$NF } END { print n + 0 }" ms.folded) &&
 	missed=$(awk "/\\[Missed/ { n += \$NF } END { print n + 0 }" ms.folded) &&
@@ -137,7 +71,7 @@ test_expect_success ROOT_BPF 'no loss: 19k stacks at 999 Hz, >= 99.5% of samples
 	pct=$(awk -v r=$real -v w=$((t - f)) "BEGIN { printf \"%.3f\", w ? 100 * r / w : 0 }") &&
 	echo "manystacks: $mss samples, $stacks distinct stacks, $stored stacks stored by content" &&
 	echo "samples with real stacks: $real of $((t - f)) wanted ($pct%), with [Missed: $missed" &&
-	{ grep "^profile: samples:" err; echo "manystacks: $mss samples, $stacks distinct stacks, $stored stored by content; real stacks: $real of $((t - f)) ($pct%)"; } >>numbers &&
+	{ grep "^profile: samples:" err; echo "manystacks: $mss samples, $stacks distinct stacks, $stored stored by content; real stacks: $real of $((t - f)) ($pct%)"; } >numbers &&
 	{ [ "$stacks" -ge 5000 ] && [ "${stored:-0}" -ge 5000 ] ||
 		fail "too few distinct stacks stored: the test did not stress the maps"; } &&
 	{ [ $((t - f)) -ge 15000 ] || fail "too few samples taken"; } &&
@@ -146,61 +80,12 @@ test_expect_success ROOT_BPF 'no loss: 19k stacks at 999 Hz, >= 99.5% of samples
 '
 show_numbers
 
-# The same with a fresh ring of one page: most new stacks and keys are lost
-# on the way and read from the maps instead (lookups, and prefetches that
-# read the whole count map).  Each process's stacks must still be its own:
-# burn beside manystacks, every manystacks stack a path of its calls, and
-# burn's known ratio.
-test_expect_success ROOT_BPF 'a fresh ring that loses most records: the same stacks, read from the maps' '
-	trap reap EXIT &&
-	bg "$WORKLOADS/manystacks" -D 6 -t 1 -d 8 >/dev/null &&
-	bg "$WORKLOADS/burn" -t 1 -d 8 >/dev/null &&
-	sleep 0.5 &&
-	PROFILE_TEST_FRESH_RING=4096 PROFILE_TEST_FRESH_CHECK=1 \
-		"$PROFILE" -F 999 -f -vv 6 >ring.folded 2>err.vv &&
-	grep -v "^libbpf" err.vv >err &&
-	check_identity err &&
-	check_fresh err 1 &&
-	check_own_paths ring.folded
-'
-show_numbers
-
-test_expect_success ROOT_BPF 'the fresh ring at its size: the same checks, nothing lost' '
-	trap reap EXIT &&
-	bg "$WORKLOADS/manystacks" -D 6 -t 1 -d 8 >/dev/null &&
-	bg "$WORKLOADS/burn" -t 1 -d 8 >/dev/null &&
-	sleep 0.5 &&
-	PROFILE_TEST_FRESH_CHECK=1 "$PROFILE" -F 999 -f -vv 6 >ring.folded 2>err.vv &&
-	grep -v "^libbpf" err.vv >err &&
-	check_identity err &&
-	check_fresh err 0 &&
-	check_own_paths ring.folded
-'
-show_numbers
-
-# With -i the ring brings stacks only, of both map sets in turn, read at
-# each report; a set emptied after its report drops what it held.
-test_expect_success ROOT_BPF '-i 1: stacks of both map sets from the ring, each the map'"'"'s' '
-	trap reap EXIT &&
-	bg "$WORKLOADS/manystacks" -D 4 -t 1 -d 7 >/dev/null &&
-	bg "$WORKLOADS/burn" -t 1 -d 7 >/dev/null &&
-	sleep 0.5 &&
-	PROFILE_TEST_FRESH_CHECK=1 "$PROFILE" -F 999 -f -v -i 1 5 >i.folded 2>err &&
-	check_identity err &&
-	check_ring_content err &&
-	keys=$(sed -n "s/^profile: fresh ring:.*; keys [0-9]* lost to a full ring, \([0-9]*\) taken.*/\1/p" err) &&
-	echo "keys taken from the ring with -i: $keys" &&
-	{ [ "$keys" = 0 ] || fail "keys came in the ring with -i"; } &&
-	check_own_paths i.folded
-'
-show_numbers
-
 test_expect_success ROOT_BPF 'a stable count map is not read again while sampling' '
 	trap reap EXIT &&
 	bg "$WORKLOADS/burn" -t 1 -d 6 >/dev/null &&
 	"$PROFILE" -F 999 -f -vv -p "$(tail -1 "$TRASH/bg.pids")" 4 >burn.folded 2>err.vv &&
 	grep "^profile: report:" err.vv &&
-	grep -q "^profile: report: [0-9]* keys (0 prefetches before," err.vv ||
+	grep -q "^profile: report: [0-9]* keys (0 prefetches before)" err.vv ||
 		fail "a few dozen keys should never be prefetched"
 '
 
