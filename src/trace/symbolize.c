@@ -395,36 +395,38 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 }
 
 /*
- * Named early (a prefetch, while the process runs on), a stack through JIT
- * code nothing named yet is not kept, nor are those frames: the runtime's
- * perf map may name them by the report (it is read again at most once a
- * second).  True when it was left out.
+ * A frame in JIT code that a prefetch left unnamed, named again by the
+ * report: the runtime's perf map may name it since (it is read again at
+ * most once a second).  Once per frame and cache.  The frames are the
+ * cache's own, shared by its stacks: each is named in place.
  */
-static bool leave_unnamed_jit(struct sym_cache *c, const struct owner *o,
-			      const struct trace_frame *tfs, int n, const struct stack *st)
+static int rename_jit(struct sym_cache *c, const struct symbolizer *sym,
+		      const struct owner *o, const struct stack *st)
 {
-	bool unnamed = false;
+	for (__u32 i = 0; i < st->nr; i++) {
+		struct frame *f = (struct frame *)st->frames[i];
+		const struct resolver *res = resolver_for(sym, f->kind);
+		struct frame_mapping map = {};
 
-	for (__u32 i = 0; i < st->nr && !unnamed; i++)
-		unnamed = frame__is_unnamed_jit(st->frames[i]);
-	if (!unnamed)
-		return false;
-	for (int i = 0; i < n; i++) {
-		struct htab *h;
-		struct hent *s;
-		__u64 k2;
-
-		s = frame_slot(c, o, &tfs[i], &h, &k2);
-		if (s && s->val && frame__is_unnamed_jit(s->val))
-			htab__del(h, s);
+		if (f->renamed || !frame__is_unnamed_jit(f) || !res || !res->resolve)
+			continue;
+		f->renamed = true;
+		f->module = NULL;
+		f->offset = 0;
+		res->resolve(res->ctx, o->pid, o->start, f, &map);
+		if (map.file && !f->mapping) {
+			f->mapping = keep_mapping(c, &map);
+			if (!f->mapping)
+				return -ENOMEM;
+		}
 	}
-	return true;
+	return 0;
 }
 
 /*
  * Look a stack up in the cache, reading and symbolizing it on a miss;
- * early: see leave_unnamed_jit().  Kernel stacks are the same in every
- * process.
+ * early: for a prefetch, whose JIT frames the report names again
+ * (rename_jit()).  Kernel stacks are the same in every process.
  */
 static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
 		     const struct count_key *k, const struct stack_ref *ref, bool early,
@@ -456,11 +458,14 @@ static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
 		st = symbolize_stack(c, sym, &o, tfs, n);
 		if (!st)
 			return -ENOMEM;
-		if (early && leave_unnamed_jit(c, &o, tfs, n, st)) {
-			*out = st;
-			return 0;
-		}
 		htab__fill(&c->stacks, s, ref->id, k2, st);
+	}
+	/* Its frames may come from a prefetch's stacks, cached or not. */
+	if (!early && ref->kind != FRAME_KERNEL) {
+		int err = rename_jit(c, sym, &o, s->val);
+
+		if (err)
+			return err;
 	}
 	*out = s->val;
 	return 0;

@@ -78,6 +78,7 @@ struct frame {
 	const struct frame *const *inl;
 	__u8 nr_inl;
 	bool inlined;
+	bool renamed;		/* unnamed JIT code looked up again (symbolize.c) */
 	__u8 kind;		/* enum frame_kind; FRAME_NONE for a delimiter */
 	__u8 flags;		/* enum frame_flags, FRAME_DELIMITER */
 	__u8 interp;		/* FRAME_INTERP, FRAME_INTERP_MARK: the
