@@ -305,8 +305,10 @@ static struct hent *frame_slot(struct sym_cache *c, const struct owner *o,
 	return htab__slot(*table, tf->addr, *k2, eq, tf);
 }
 
+/* early: for a prefetch; a frame the report makes is looked up once only. */
 static const struct frame *get_frame(struct sym_cache *c, const struct symbolizer *sym,
-				     const struct owner *o, const struct trace_frame *tf)
+				     const struct owner *o, const struct trace_frame *tf,
+				     bool early)
 {
 	__u32 pid = o->pid;
 	struct frame_mapping map = {};
@@ -325,7 +327,7 @@ static const struct frame *get_frame(struct sym_cache *c, const struct symbolize
 	if (!f)
 		return NULL;
 	*f = (struct frame){ .addr = tf->addr, .aux = tf->aux, .kind = tf->kind,
-			     .flags = tf->flags, .interp = tf->interp };
+			     .flags = tf->flags, .interp = tf->interp, .renamed = !early };
 	res = resolver_for(sym, tf->kind);
 	if (tf->flags & FRAME_UNWIND_END)
 		f->name = unwind_end_label(c, tf->addr);
@@ -364,7 +366,8 @@ static void prepare_stack(const struct symbolizer *sym, const struct trace_frame
 }
 
 static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolizer *sym,
-				     const struct owner *o, const struct trace_frame *tfs, int n)
+				     const struct owner *o, const struct trace_frame *tfs, int n,
+				     bool early)
 {
 	const struct frame *fs[MAX_STACK_DEPTH];
 	struct stack *st;
@@ -372,7 +375,7 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 
 	prepare_stack(sym, tfs, n);
 	for (int i = 0; i < n; i++) {
-		fs[i] = get_frame(c, sym, o, &tfs[i]);
+		fs[i] = get_frame(c, sym, o, &tfs[i], early);
 		if (!fs[i])
 			return NULL;
 		nr += 1 + fs[i]->nr_inl;
@@ -397,8 +400,11 @@ static struct stack *symbolize_stack(struct sym_cache *c, const struct symbolize
 /*
  * A frame in JIT code that a prefetch left unnamed, named again by the
  * report: the runtime's perf map may name it since (it is read again at
- * most once a second).  Once per frame and cache.  The frames are the
- * cache's own, shared by its stacks: each is named in place.
+ * most once a second).  Once per frame and cache, and only to a name in
+ * anonymous memory still: a lookup that finds nothing, or finds the
+ * address mapped otherwise (the process has exec'd), leaves the frame as
+ * it was.  The frames are the cache's own, shared by its stacks: each is
+ * named in place.
  */
 static int rename_jit(struct sym_cache *c, const struct symbolizer *sym,
 		      const struct owner *o, const struct stack *st)
@@ -407,18 +413,23 @@ static int rename_jit(struct sym_cache *c, const struct symbolizer *sym,
 		struct frame *f = (struct frame *)st->frames[i];
 		const struct resolver *res = resolver_for(sym, f->kind);
 		struct frame_mapping map = {};
+		struct frame t;
 
 		if (f->renamed || !frame__is_unnamed_jit(f) || !res || !res->resolve)
 			continue;
 		f->renamed = true;
-		f->module = NULL;
-		f->offset = 0;
-		res->resolve(res->ctx, o->pid, o->start, f, &map);
-		if (map.file && !f->mapping) {
-			f->mapping = keep_mapping(c, &map);
-			if (!f->mapping)
+		t = *f;
+		t.module = NULL;
+		t.offset = 0;
+		res->resolve(res->ctx, o->pid, o->start, &t, &map);
+		if (!t.name || !t.module || strcmp(t.module, f->module))
+			continue;
+		if (map.file && !t.mapping) {
+			t.mapping = keep_mapping(c, &map);
+			if (!t.mapping)
 				return -ENOMEM;
 		}
+		*f = t;
 	}
 	return 0;
 }
@@ -455,7 +466,7 @@ static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
 			return n;
 		if (n > MAX_STACK_DEPTH)
 			n = MAX_STACK_DEPTH;
-		st = symbolize_stack(c, sym, &o, tfs, n);
+		st = symbolize_stack(c, sym, &o, tfs, n, early);
 		if (!st)
 			return -ENOMEM;
 		htab__fill(&c->stacks, s, ref->id, k2, st);

@@ -48,13 +48,17 @@ test_expect_success ROOT_BPF 'jitburn: JIT code is named by /tmp/perf-PID.map' '
 
 # A runtime may announce code after it first ran it.  Stacks are named
 # while the run goes on once the count map has grown (manystacks beside,
-# whole host: its first thousand keys take a second or two): those through the code before its line was in the map must
-# not keep it unnamed, the report reads the map again.
-test_expect_success ROOT_BPF 'jitburn: JIT code its perf map names 3 s after it ran is named in every sample' '
-	bg "$WORKLOADS/manystacks" -D 6 -t 1 -d 9 >/dev/null &&
-	bg "$WORKLOADS/jitburn" -l 3 8 &&
+# whole host: its first thousand keys take a second or two, and jitburn
+# starts once the profiler is attached): those through the code before
+# its line was in the map must not keep it unnamed, the report looks again.
+test_expect_success ROOT_BPF 'jitburn: JIT code its perf map names 4 s after it ran is named in every sample' '
+	bg "$WORKLOADS/manystacks" -D 6 -t 1 -d 10 >/dev/null
+	"$PROFILE" -F 999 -f -U -vv 7 >late.folded 2>err &
+	prof=$! &&
+	wait_attached $prof &&
+	bg "$WORKLOADS/jitburn" -l 4 8 &&
 	pid=$! &&
-	"$PROFILE" -F 999 -f -U -vv 6 >late.folded 2>err &&
+	wait $prof &&
 	reap && rm -f /tmp/perf-$pid.map &&
 	grep "^profile: report:" err &&
 	pre=$(sed -n "s/^profile: report: [0-9]* keys (\([0-9]*\) prefetches before).*/\1/p" err) &&

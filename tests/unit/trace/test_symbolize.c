@@ -66,6 +66,7 @@ struct fake_names {
 	int prepares, prepared_pcs;
 	__u64 last_pcs[8];
 	bool jit_unnamed;	/* JIT code not in its perf map yet */
+	bool jit_gone;		/* ... nor mapped any more: nothing found */
 };
 
 static const char *keep(struct fake_names *fn, const char *s)
@@ -112,6 +113,8 @@ static void fake_native(void *ctx, __u32 pid, __u32 start, struct frame *f,
 		f->name = "_PyEval_EvalFrameDefault";
 		return;
 	}
+	if (f->addr >= 0x7000 && fn->jit_gone)
+		return;
 	if (f->addr >= 0x7000 && fn->jit_unnamed) {
 		f->module = "[anon]";
 		f->kind = FRAME_JIT;
@@ -420,7 +423,8 @@ TEST(prefetch_then_build)
 /*
  * A prefetch names stacks while the process runs on: a frame in JIT code
  * its perf map does not name yet is named again by the report, once the
- * map does, without reading the stack again; once named it stays.
+ * map does, without reading the stack again; once, and then it stays.  A
+ * lookup that still finds no name leaves the frame as it was.
  */
 TEST(report_renames_unnamed_jit)
 {
@@ -429,9 +433,11 @@ TEST(report_renames_unnamed_jit)
 		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
 	};
 	struct sym_cache *cache = sym_cache__new();
+	struct trace_iter it;
 	struct records rs;
 	struct fixture fx;
 	char buf[256];
+	int resolves;
 
 	CHECK(cache != NULL);
 	fixture_init(&fx, cache);
@@ -443,10 +449,24 @@ TEST(report_renames_unnamed_jit)
 	path(&rs.recs[0], &both, buf, sizeof(buf));
 	CHECK_STR(buf, "u1_102f;u1_701f;u1_1010;kffff002f;kffff001f;kffff0010");
 	records__free(&rs);
+	resolves = fx.names.resolves;
+	CHECK_INT(records__build(&rs, &fx.sym, s, 1), 0);
+	CHECK_INT(fx.names.resolves, resolves);
+	records__free(&rs);
+	sym_cache__free(cache);
+
+	/* Gone by the report (the lookup finds nothing): as the prefetch left it. */
+	cache = sym_cache__new();
+	CHECK(cache != NULL);
+	fixture_init(&fx, cache);
 	fx.names.jit_unnamed = true;
+	CHECK_INT(symbolizer__prefetch(&fx.sym, s, 1), 0);
+	fx.names.jit_gone = true;
 	CHECK_INT(records__build(&rs, &fx.sym, s, 1), 0);
 	path(&rs.recs[0], &both, buf, sizeof(buf));
-	CHECK_STR(buf, "u1_102f;u1_701f;u1_1010;kffff002f;kffff001f;kffff0010");
+	CHECK_STR(buf, "u1_102f;[unknown];u1_1010;kffff002f;kffff001f;kffff0010");
+	trace_iter__init(&it, &rs.recs[0], &both);
+	CHECK_STR(trace_iter__frame(&it, 1)->module, "[anon]");
 	records__free(&rs);
 	sym_cache__free(cache);
 }
