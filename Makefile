@@ -60,9 +60,9 @@ WL_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 # the unwinding tests read the .eh_frame it makes.
 WL_NOFP := -fomit-frame-pointer -fasynchronous-unwind-tables
 WL_DIR := $(OUTPUT)/workloads
-# The workloads of the unwinding tests (t70): no frame pointers, and no
+# The workloads of the unwinding tests (t70, t102): no frame pointers, and no
 # sibling calls, so that every frame a test checks is a real one.
-WL_UNWIND := deeprec sigburn allocaburn vdsoburn offcpu-min
+WL_UNWIND := deeprec sigburn allocaburn vdsoburn offcpu-min forkspin
 # The workloads of the off-CPU tests (t87, t89): blocked in known functions,
 # no frame pointers, no sibling calls.
 WL_OFFCPU := offcpu wallmix

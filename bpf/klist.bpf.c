@@ -4,7 +4,8 @@
  * kernel (the sampler's uw_klist_take(), bpf/profile.bpf.c): the thread's
  * executable mappings whose files have a table loaded (uw_files), as the
  * loader's sync would list them, at its exec and again each time ld.so
- * has mapped objects, for UW_KLIST_YOUNG_NS.  Made in the thread's own
+ * has mapped objects, for UW_KLIST_YOUNG_NS; or, for a child forked by a
+ * process the loader has listed, its parent's list.  Made in the thread's own
  * context, where its mappings may be locked: a sample's program may not
  * (the open-coded iterator over a task's mappings, 6.7 and later,
  * refuses a context with interrupts off).  An object of its own, loaded
@@ -14,6 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
 #include "profile.h"
 #include "unwind/uwtable.h"
 #include "shared_maps.bpf.h"
@@ -211,7 +213,7 @@ static __always_inline void uw_klist_supersede(const struct uw_klist_store *st, 
 	struct uw_stale c = { .st = st };
 
 	if (!st->n_maps || st->n_maps >= UW_KLIST_MAPS || st->seen > UW_KLIST_VMAS ||
-	    bpf_ktime_get_ns() - st->exec_ns > UW_KLIST_YOUNG_NS - UW_KLIST_MARGIN_NS)
+	    bpf_ktime_get_ns() - st->made_ns > UW_KLIST_YOUNG_NS - UW_KLIST_MARGIN_NS)
 		return;
 	c.proc = bpf_map_lookup_elem(&uw_procs, &pid);
 	if (!c.proc)
@@ -236,7 +238,7 @@ int uw_klist_exec(struct bpf_raw_tracepoint_args *ctx)
 	st = bpf_task_storage_get(&uw_klist_store, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!stat || !st)
 		return 0;
-	st->exec_ns = bpf_ktime_get_ns();
+	st->made_ns = bpf_ktime_get_ns();
 	uw_klist_make(task, st, stat->c);
 	return 0;
 }
@@ -263,7 +265,7 @@ int uw_klist_rtld(struct pt_regs *ctx)
 	if (!st)
 		return 0;
 	/* Past its use: the memory goes now, not at the thread's exit. */
-	if (bpf_ktime_get_ns() - st->exec_ns > UW_KLIST_YOUNG_NS) {
+	if (bpf_ktime_get_ns() - st->made_ns > UW_KLIST_YOUNG_NS) {
 		bpf_task_storage_delete(&uw_klist_store, task);
 		return 0;
 	}
@@ -272,5 +274,81 @@ int uw_klist_rtld(struct pt_regs *ctx)
 		return 0;
 	uw_klist_make(task, st, stat->c);
 	uw_klist_supersede(st, stat->c);
+	return 0;
+}
+
+/* A child's list, copied from its parent's (uw_klist_fork()). */
+struct uw_fork_copy {
+	const struct uw_proc *from;
+	struct uw_klist_store *to;
+};
+
+/*
+ * Entry i of the parent's list: kept when it is walked from a table or
+ * by frame pointer (a mapping left out is walked by frame pointer too,
+ * the list being marked cut when taken).  A bpf_loop() step.
+ */
+static long uw_fork_step(__u64 i, void *data)
+{
+	struct uw_fork_copy *c = data;
+	const struct uw_map *m;
+	__u32 n;
+
+	if (!c->from || !c->to)
+		return 1;
+	n = c->to->n_maps;
+	if (n >= UW_KLIST_MAPS)
+		return 1;
+	m = &c->from->maps[i & (UW_MAX_MAPS - 1)];
+	if (!(m->flags & (UWM_TABLE | UWM_FP)))
+		return 0;
+	c->to->maps[n & (UW_KLIST_MAPS - 1)] = *m;
+	c->to->n_maps = n + 1;
+	return 0;
+}
+
+/*
+ * A new process forked (not a thread): its memory is its parent's copy,
+ * and so are its mappings.  When the loader has listed the parent, the
+ * child's first samples, before the loader's sync of the child, are
+ * walked from that list, copied into the child's storage before it first
+ * runs (the tracepoint comes before the child is woken).  A list being
+ * replaced as it is copied (gen changed) is dropped: the child is walked
+ * by frame pointer until its sync, as before.  A list held in the task's
+ * storage: no user's forks take room from another's.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(uw_klist_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, zero = 0, gen, n;
+	struct uw_fork_copy c = {};
+	struct uw_klist_store *st;
+	struct counters *stat;
+
+	if (child->tgid == parent->tgid || !child->mm)
+		return 0;
+	if (follow_only && !bpf_map_lookup_elem(&follow_set, &ppid))
+		return 0;
+	c.from = bpf_map_lookup_elem(&uw_procs, &ppid);
+	if (!c.from)
+		return 0;
+	gen = c.from->gen;
+	n = c.from->n_maps;
+	if (n > UW_MAX_MAPS)
+		return 0;
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	st = bpf_task_storage_get(&uw_klist_store, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!stat || !st)
+		return 0;
+	st->made_ns = bpf_ktime_get_ns();
+	st->n_maps = 0;
+	st->seen = 0;
+	c.to = st;
+	bpf_loop(n, uw_fork_step, &c, 0);
+	if (*(volatile __u32 *)&c.from->gen != gen) {
+		st->n_maps = 0;
+		return 0;
+	}
+	stat->c[CNT_UW_KLIST_FORKS]++;
 	return 0;
 }

@@ -873,7 +873,7 @@ static __always_inline struct uw_proc *uw_klist_take(__u64 *cnt)
 	if (!uw_klist_on)
 		return k;
 	st = bpf_task_storage_get(&uw_klist_store, bpf_get_current_task_btf(), NULL, 0);
-	if (!st || !st->n_maps || bpf_ktime_get_ns() - st->exec_ns > UW_KLIST_YOUNG_NS)
+	if (!st || !st->n_maps || bpf_ktime_get_ns() - st->made_ns > UW_KLIST_YOUNG_NS)
 		return k;
 	if (bpf_probe_read_kernel(k->maps, sizeof(st->maps), st->maps))
 		return k;

@@ -429,6 +429,8 @@ enum counter {
 	CNT_UW_KLIST_SUPERSEDED,	/* loader's lists dropped: the kernel's,
 					 * made when ld.so mapped objects, had
 					 * a mapping they lacked */
+	CNT_UW_KLIST_FORKS,	/* lists copied from the loader's list of the
+				 * parent at a fork (bpf/klist.bpf.c) */
 	NR_COUNTERS,
 };
 

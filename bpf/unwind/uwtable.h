@@ -186,8 +186,9 @@ struct uw_file {
 /*
  * A thread's list made in the kernel (bpf/klist.bpf.c): its executable
  * mappings with a table, at most UW_KLIST_MAPS, in order, made at its
- * exec and again each time ld.so has mapped objects, for UW_KLIST_YOUNG_NS,
- * and used as long, while the loader's sync comes.  A table may have
+ * exec and again each time ld.so has mapped objects, or copied from its
+ * parent's list at a fork; used for UW_KLIST_YOUNG_NS from then, while
+ * the loader's sync comes.  A table may have
  * gone since, and its slot hold another's: the sampler checks each
  * entry's serial against uw_slot_serials (bpf/shared_maps.bpf.h) when it
  * takes the list.
@@ -198,7 +199,7 @@ struct uw_file {
 #define UW_KLIST_MARGIN_NS (50 * 1000000ULL)
 
 struct uw_klist_store {
-	__u64 exec_ns;
+	__u64 made_ns;		/* the exec or fork it was made at */
 	__u32 n_maps;
 	__u32 seen;		/* mappings looked at in the making */
 	struct uw_map maps[UW_KLIST_MAPS];

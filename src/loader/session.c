@@ -1083,10 +1083,11 @@ static void report_walkers(const struct session *s, const __u64 *c)
 	}
 	if (!s->skel->rodata->uw_klist_on)
 		return;
-	report_lazy(&m->klist, "kernel lists", "uw_klist_exec and uw_klist_rtld", NULL,
-		    "no new process seen");
-	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy); %llu of the loader's lists replaced, older than ld.so's objects",
+	report_lazy(&m->klist, "kernel lists", "uw_klist_exec, uw_klist_rtld and uw_klist_fork",
+		    NULL, "no new process seen");
+	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy), %llu copied from the parent's at forks; %llu of the loader's lists replaced, older than ld.so's objects",
 		(unsigned long long)c[CNT_UW_KLIST_BUILDS], (unsigned long long)c[CNT_UW_KLIST_BUSY],
+		(unsigned long long)c[CNT_UW_KLIST_FORKS],
 		(unsigned long long)c[CNT_UW_KLIST_SUPERSEDED]);
 }
 
@@ -1304,7 +1305,7 @@ static int klist__load(struct session *s, __u32 *insns)
 		{ NULL, s->skel->maps.stats }, { NULL, s->skel->maps.uw_slot_serials },
 		{ NULL, s->skel->maps.follow_set }, { NULL, s->skel->maps.uw_procs },
 	};
-	struct bpf_program *progs[2];
+	struct bpf_program *progs[3];
 	struct klist_bpf *k;
 	int err = 0;
 
@@ -1332,7 +1333,8 @@ static int klist__load(struct session *s, __u32 *insns)
 	}
 	progs[0] = k->progs.uw_klist_exec;
 	progs[1] = k->progs.uw_klist_rtld;
-	for (int i = 0; i < 2; i++) {
+	progs[2] = k->progs.uw_klist_fork;
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 

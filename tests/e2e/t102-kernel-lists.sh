@@ -41,7 +41,7 @@ test_expect_success ROOT_BPF,KLIST 'syncs late: fresh no-FP processes walked who
 	PROFILE_TEST_SYNC_DELAY_MS=$DELAY "$PROFILE" -v -F $HZ -f -- sh runs.sh >kl.folded 2>kl.err ||
 		{ cat kl.err; fail "profile exited with status $?"; return 1; } &&
 	grep "^profile: kernel lists\|^profile: unwind:" kl.err &&
-	grep -q "^profile: kernel lists: uw_klist_exec and uw_klist_rtld loaded" kl.err ||
+	grep -q "^profile: kernel lists: uw_klist_exec, uw_klist_rtld and uw_klist_fork loaded" kl.err ||
 		fail "the kernel lists were not loaded" &&
 	stats -c klshort kl.folded &&
 	walks=$(klist_walks kl.err) &&
@@ -106,6 +106,42 @@ test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the sa
 	within $samples 150 1e9 "samples of dl2" &&
 	# 60 of its 250 ms after the dlopen cut (measured: 74-76% whole).
 	within $lib 0 92 "samples of dl2 from main down to dl_spin (%)"
+'
+
+# A process that forks without exec (prefork servers, multiprocessing):
+# forkspin spins 0.8 s (its own sync, held DELAY ms, lists it), then
+# forks 8 children at once that spin 0.15 s each as "forkchild".  Their
+# syncs, each held DELAY ms in turn, come after they have exited: every
+# sample of a child is walked from the list copied from its parent's at
+# the fork (bpf/klist.bpf.c, uw_klist_fork).  Before, and in the control,
+# the same samples stopped after the leaf.
+#
+#   measured here (6.18): 100% whole (317-319 samples); without, 0%
+fork_run() {
+	local out=$1
+	shift
+	env "$@" PROFILE_TEST_SYNC_DELAY_MS=$DELAY "$PROFILE" -v -F $HZ -f -- \
+		"$WORKLOADS/forkspin" 0.8 8 0.15 >$out.folded 2>$out.err ||
+		{ cat $out.err; fail "profile exited with status $?"; return 1; }
+	grep "^profile: kernel lists\|^profile: unwind:" $out.err
+	stats -c forkchild --share work="(^|;)main;child_work;spin_for(;|\$)" $out.folded
+}
+
+# forked ERR: the lists copied from a parent's at a fork (-v).
+forked() { sed -n "s/^profile: kernel lists: .*, \([0-9]*\) copied from the parent's at forks;.*/\1/p" "$1"; }
+
+test_expect_success ROOT_BPF,KLIST 'forked children walked whole from their parent'"'"'s list until their own' '
+	fork_run fk &&
+	within $samples 200 1e9 "samples of the children" &&
+	within $complete 97 100 "whole samples of the children (%)" &&
+	within $work 97 100 "samples of the children in main;child_work;spin_for (%)" &&
+	within "$(forked fk.err)" 8 8 "lists copied at forks"
+'
+
+test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the children'"'"'s samples stop after the leaf' '
+	fork_run nofk PROFILE_TEST_NO_KLIST=1 &&
+	within $samples 200 1e9 "samples of the children" &&
+	within $complete 0 20 "whole samples of the children (%)"
 '
 
 # nobody rewrites its own program in place with the same bytes and sets its
