@@ -62,7 +62,7 @@ WL_NOFP := -fomit-frame-pointer -fasynchronous-unwind-tables
 WL_DIR := $(OUTPUT)/workloads
 # The workloads of the unwinding tests (t70, t102): no frame pointers, and no
 # sibling calls, so that every frame a test checks is a real one.
-WL_UNWIND := deeprec sigburn allocaburn vdsoburn offcpu-min forkspin
+WL_UNWIND := deeprec sigburn allocaburn vdsoburn offcpu-min forkspin exitbig
 # The workloads of the off-CPU tests (t87, t89): blocked in known functions,
 # no frame pointers, no sibling calls.
 WL_OFFCPU := offcpu wallmix

@@ -209,10 +209,10 @@ static long uw_stale_step(__u64 i, void *data)
  */
 static __always_inline void uw_klist_supersede(const struct uw_klist_store *st, __u64 *cnt)
 {
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	struct uw_stale c = { .st = st };
+	__u32 pid, tid;
 
-	if (!st->n_maps || st->n_maps >= UW_KLIST_MAPS || st->seen > UW_KLIST_VMAS ||
+	if (!current_ids(&pid, &tid) || !st->n_maps || st->n_maps >= UW_KLIST_MAPS || st->seen > UW_KLIST_VMAS ||
 	    bpf_ktime_get_ns() - st->made_ns > UW_KLIST_YOUNG_NS - UW_KLIST_MARGIN_NS)
 		return;
 	c.proc = bpf_map_lookup_elem(&uw_procs, &pid);
@@ -277,36 +277,6 @@ int uw_klist_rtld(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A child's list, copied from its parent's (uw_klist_fork()). */
-struct uw_fork_copy {
-	const struct uw_proc *from;
-	struct uw_klist_store *to;
-};
-
-/*
- * Entry i of the parent's list: kept when it is walked from a table or
- * by frame pointer (a mapping left out is walked by frame pointer too,
- * the list being marked cut when taken).  A bpf_loop() step.
- */
-static long uw_fork_step(__u64 i, void *data)
-{
-	struct uw_fork_copy *c = data;
-	const struct uw_map *m;
-	__u32 n;
-
-	if (!c->from || !c->to)
-		return 1;
-	n = c->to->n_maps;
-	if (n >= UW_KLIST_MAPS)
-		return 1;
-	m = &c->from->maps[i & (UW_MAX_MAPS - 1)];
-	if (!(m->flags & (UWM_TABLE | UWM_FP)))
-		return 0;
-	c->to->maps[n & (UW_KLIST_MAPS - 1)] = *m;
-	c->to->n_maps = n + 1;
-	return 0;
-}
-
 /*
  * A new process forked (not a thread): its memory is its parent's copy,
  * and so are its mappings.  When the loader has listed the parent, the
@@ -320,35 +290,24 @@ static long uw_fork_step(__u64 i, void *data)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(uw_klist_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ppid = parent->tgid, zero = 0, gen, n;
-	struct uw_fork_copy c = {};
+	__u32 ptgid = parent->tgid, zero = 0, pid, tid;
+	const struct uw_proc *proc;
 	struct uw_klist_store *st;
 	struct counters *stat;
 
 	if (child->tgid == parent->tgid || !child->mm)
 		return 0;
-	if (follow_only && !bpf_map_lookup_elem(&follow_set, &ppid))
+	if (follow_only && !bpf_map_lookup_elem(&follow_set, &ptgid))
 		return 0;
-	c.from = bpf_map_lookup_elem(&uw_procs, &ppid);
-	if (!c.from)
+	/* The tracepoint runs in the parent: its pid as uw_procs is keyed. */
+	if (!current_ids(&pid, &tid))
 		return 0;
-	gen = c.from->gen;
-	n = c.from->n_maps;
-	if (n > UW_MAX_MAPS)
+	proc = bpf_map_lookup_elem(&uw_procs, &pid);
+	if (!proc)
 		return 0;
 	stat = bpf_map_lookup_elem(&stats, &zero);
 	st = bpf_task_storage_get(&uw_klist_store, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!stat || !st)
-		return 0;
-	st->made_ns = bpf_ktime_get_ns();
-	st->n_maps = 0;
-	st->seen = 0;
-	c.to = st;
-	bpf_loop(n, uw_fork_step, &c, 0);
-	if (*(volatile __u32 *)&c.from->gen != gen) {
-		st->n_maps = 0;
-		return 0;
-	}
-	stat->c[CNT_UW_KLIST_FORKS]++;
+	if (stat && st && uw_list_copy(proc, st))
+		stat->c[CNT_UW_KLIST_FORKS]++;
 	return 0;
 }

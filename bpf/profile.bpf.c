@@ -26,12 +26,9 @@ const volatile bool want_user = true;
 const volatile bool want_kernel = true;
 const volatile bool per_thread = false;
 const volatile bool per_cpu = false;
-const volatile bool use_pidns = false;
 const volatile bool notify_new = false;
 /* Interpreters are looked for: the exec program sends NOTE_EXEC. */
 const volatile bool exec_notes = false;
-const volatile __u64 pidns_dev = 0;
-const volatile __u64 pidns_ino = 0;
 const volatile __u32 self_tgid = 0;
 /* profile -- CMD: follow the command, whose pid (in profile's namespace) is cmd_pid. */
 const volatile bool follow = false;
@@ -340,39 +337,6 @@ static __always_inline bool in_mntns_set(void)
 		return false;
 	key = inum;
 	return bpf_map_lookup_elem(&mntnsmap, &key) != NULL;
-}
-
-/*
- * UAPI's struct bpf_pidns_info, declared here rather than taken from
- * vmlinux.h, whose types carry preserve_access_index: any access to them is
- * a CO-RE relocation, and one relocation makes libbpf parse all of vmlinux
- * BTF at load time.
- */
-struct pidns_ids {
-	__u32 pid;
-	__u32 tgid;
-};
-
-/* Is the current task one we profile?  Fills in its pid and tid as seen from
- * the profiler's PID namespace. */
-/*
- * The current task's pid and tid as seen from the profiler's PID
- * namespace; false for a task outside it, which has no pid we could print.
- */
-static __always_inline bool current_ids(__u32 *pid, __u32 *tid)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	struct pidns_ids ns;
-
-	*pid = id >> 32;
-	*tid = (__u32)id;
-	if (!use_pidns)
-		return true;
-	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, (void *)&ns, sizeof(ns)))
-		return false;
-	*pid = ns.tgid;
-	*tid = ns.pid;
-	return true;
 }
 
 static __always_inline bool wanted(__u32 *pid, __u32 *tid)
@@ -834,8 +798,6 @@ struct {
 	__uint(max_entries, 1);
 } uw_klists SEC(".maps");
 
-/* Set by the loader on kernels that can make the lists (bpf/klist.bpf.c). */
-const volatile bool uw_klist_on = false;
 
 /*
  * Entry i of a list taken: a table gone since the list was made (its
@@ -1545,6 +1507,53 @@ int uw_exec(void *ctx)
 }
 
 /*
+ * A thread of pid exits: what its samples in the rest of its exit are
+ * walked from, kept while it is there.  The exit unmaps the process's
+ * memory next, and its last thread's deletes the loader's list (below):
+ * those samples (most of a short process's last ones) were cut at the
+ * leaf.  Its stack's slice (uw_exit_slices), and a list of its own, the
+ * loader's copied (or its kernel list, made young again).  On kernels
+ * where this tracepoint comes after the memory has gone (6.1), the slice
+ * cannot be read and nothing is kept.
+ */
+static __always_inline void uw_exit_keep(__u32 pid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct uw_proc *proc;
+	struct uw_klist_store *st;
+	struct uw_exit_slice *x;
+	struct counters *stat;
+	__u64 sp = 0, cs = 0;
+	__u32 zero = 0;
+	void *regs;
+
+	proc = bpf_map_lookup_elem(&uw_procs, &pid);
+	st = proc ? NULL : bpf_task_storage_get(&uw_klist_store, task, NULL, 0);
+	if (!proc && !st)
+		return;
+	regs = (void *)bpf_task_pt_regs(task);
+	if (!regs || bpf_probe_read_kernel(&cs, sizeof(cs), regs + REG_CS * 8) || (cs & 3) != 3 ||
+	    bpf_probe_read_kernel(&sp, sizeof(sp), regs + REG_SP * 8))
+		return;
+	x = bpf_task_storage_get(&uw_exit_slices, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!x)
+		return;
+	x->sp = sp;
+	x->len = uw_read_slice(x->words, sp);
+	if (!x->len)
+		return;
+	if (proc)
+		st = bpf_task_storage_get(&uw_klist_store, task, NULL,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st || (proc && !uw_list_copy(proc, st)))
+		return;
+	st->made_ns = bpf_ktime_get_ns();
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (stat)
+		stat->c[CNT_UW_EXIT_KEPT]++;
+}
+
+/*
  * Also forget that the process was noted: a new process that gets its pid
  * must be noted, and synced, in its turn.  The process ends with its last
  * thread (with off_live known; else with its leader, as before).
@@ -1557,8 +1566,12 @@ int uw_exit(void *ctx)
 
 	/* Every thread: what interpreters' walkers keep of it goes too. */
 	interp_thread_exit(gtid);
+	if (!current_ids(&pid, &tid))
+		return 0;
+	if (unwind_tables && uw_klist_on)
+		uw_exit_keep(pid);
 	/* An unreadable count ends the process: its entries must not outlive it. */
-	if (!current_ids(&pid, &tid) || (off_live ? group_live() > 0 : pid != tid))
+	if (off_live ? group_live() > 0 : pid != tid)
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);
 	interp_forget(pid);

@@ -194,10 +194,9 @@ struct uw_read {
  * So a sample's walk first reads the innermost UW_SLICE_WORDS words of
  * the stack in one go (250 ns) and takes each frame's words from there
  * while they lie inside it.  The task is stopped in the sample, so the
- * copy is what the reads would have found.
+ * copy is what the reads would have found (UW_SLICE_WORDS and
+ * uw_read_slice() are in bpf/shared_maps.bpf.h).
  */
-#define UW_SLICE_WORDS 128
-#define UW_SLICE_BYTES (UW_SLICE_WORDS * 8)
 
 /*
  * A table step's row search costs about 230 ns here (a dozen map lookups
@@ -248,6 +247,8 @@ struct {
 
 /* Set by the loader: walk from tables (false: frame pointers only). */
 const volatile bool unwind_tables = false;
+/* Set by the loader on kernels that can make the lists (bpf/klist.bpf.c). */
+const volatile bool uw_klist_on = false;
 const volatile __u32 max_depth = MAX_STACK_DEPTH;
 
 #define UW_MAX_FRAME (1ULL << 20)	/* no frame is bigger than 1 MiB */
@@ -318,20 +319,24 @@ static __always_inline long uw_read_sliced(struct uw_state *s, void *dst, __u32 
 }
 
 /*
- * The slice of the stack at sp.  Near the stack's top the words past the
- * end of sp's page may not be mapped: then the slice ends with the page.
+ * The slice of the stack at sp; its length, 0 for none.  A thread in the
+ * rest of its exit has no memory left to read: its slice is the one kept
+ * at its exit from the same sp (uw_exit_slices), where the kernel keeps
+ * them (bpf/klist.bpf.c).
  */
 static __always_inline __u32 uw_slice_fill(struct uw_state *s)
 {
-	__u32 len = 4096 - (s->sp & 4095);
+	const struct uw_exit_slice *x;
+	__u32 len;
 
 	s->slice_base = s->sp;
-	if (!bpf_probe_read_user(s->slice, UW_SLICE_BYTES, (void *)s->sp))
-		return UW_SLICE_BYTES;
-	if (len >= UW_SLICE_BYTES ||
-	    bpf_probe_read_user(s->slice, len & (UW_SLICE_BYTES - 1), (void *)s->sp))
+	len = uw_read_slice(s->slice, s->sp);
+	if (len || !uw_klist_on)
+		return len;
+	x = bpf_task_storage_get(&uw_exit_slices, bpf_get_current_task_btf(), NULL, 0);
+	if (!x || x->sp != s->sp || bpf_probe_read_kernel(s->slice, UW_SLICE_BYTES, x->words))
 		return 0;
-	return len;
+	return x->len < UW_SLICE_BYTES ? x->len : UW_SLICE_BYTES;
 }
 
 /*

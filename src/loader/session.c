@@ -1085,10 +1085,11 @@ static void report_walkers(const struct session *s, const __u64 *c)
 		return;
 	report_lazy(&m->klist, "kernel lists", "uw_klist_exec, uw_klist_rtld and uw_klist_fork",
 		    NULL, "no new process seen");
-	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy), %llu copied from the parent's at forks; %llu of the loader's lists replaced, older than ld.so's objects",
+	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy), %llu copied from the parent's at forks; %llu of the loader's lists replaced, older than ld.so's objects; %llu exiting threads' stacks kept",
 		(unsigned long long)c[CNT_UW_KLIST_BUILDS], (unsigned long long)c[CNT_UW_KLIST_BUSY],
 		(unsigned long long)c[CNT_UW_KLIST_FORKS],
-		(unsigned long long)c[CNT_UW_KLIST_SUPERSEDED]);
+		(unsigned long long)c[CNT_UW_KLIST_SUPERSEDED],
+		(unsigned long long)c[CNT_UW_EXIT_KEPT]);
 }
 
 void session__report(const struct session *s, const __u64 *c,
@@ -1304,6 +1305,7 @@ static int klist__load(struct session *s, __u32 *insns)
 		{ NULL, s->skel->maps.uw_files }, { NULL, s->skel->maps.uw_klist_store },
 		{ NULL, s->skel->maps.stats }, { NULL, s->skel->maps.uw_slot_serials },
 		{ NULL, s->skel->maps.follow_set }, { NULL, s->skel->maps.uw_procs },
+		{ NULL, s->skel->maps.uw_exit_slices },
 	};
 	struct bpf_program *progs[3];
 	struct klist_bpf *k;
@@ -1318,7 +1320,11 @@ static int klist__load(struct session *s, __u32 *insns)
 	shared[3][0] = k->maps.uw_slot_serials;
 	shared[4][0] = k->maps.follow_set;
 	shared[5][0] = k->maps.uw_procs;
+	shared[6][0] = k->maps.uw_exit_slices;
 	k->rodata->follow_only = s->cfg.follow;
+	k->rodata->use_pidns = s->skel->rodata->use_pidns;
+	k->rodata->pidns_dev = s->skel->rodata->pidns_dev;
+	k->rodata->pidns_ino = s->skel->rodata->pidns_ino;
 	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]) && !err; i++)
 		err = bpf_map__reuse_fd(shared[i][0], bpf_map__fd(shared[i][1]));
 	if (!err)
