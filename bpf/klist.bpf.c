@@ -284,8 +284,10 @@ int uw_klist_rtld(struct pt_regs *ctx)
  * walked from that list, copied into the child's storage before it first
  * runs (the tracepoint comes before the child is woken).  A list being
  * replaced as it is copied (gen changed) is dropped: the child is walked
- * by frame pointer until its sync, as before.  A list held in the task's
- * storage: no user's forks take room from another's.
+ * by frame pointer until its sync, as before.  The list is the child's
+ * storage (about 1.3 KB, kept while it lives, as an exec's list is):
+ * no table of fixed size that one user's forks could fill for another,
+ * the memory bounded by the users' task limits.
  */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(uw_klist_fork, struct task_struct *parent, struct task_struct *child)
@@ -305,9 +307,15 @@ int BPF_PROG(uw_klist_fork, struct task_struct *parent, struct task_struct *chil
 	proc = bpf_map_lookup_elem(&uw_procs, &pid);
 	if (!proc)
 		return 0;
-	stat = bpf_map_lookup_elem(&stats, &zero);
 	st = bpf_task_storage_get(&uw_klist_store, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (stat && st && uw_list_copy(proc, st))
+	if (!st)
+		return 0;
+	if (!uw_list_copy(proc, st)) {
+		bpf_task_storage_delete(&uw_klist_store, child);
+		return 0;
+	}
+	stat = bpf_map_lookup_elem(&stats, &zero);
+	if (stat)
 		stat->c[CNT_UW_KLIST_FORKS]++;
 	return 0;
 }

@@ -832,7 +832,7 @@ static __always_inline struct uw_proc *uw_klist_take(__u64 *cnt)
 	k->gen++;
 	k->n_maps = 0;
 	k->flags = UWP_MAPS_CUT;
-	if (!uw_klist_on)
+	if (!uw_klist_on && !uw_exit_on)
 		return k;
 	st = bpf_task_storage_get(&uw_klist_store, bpf_get_current_task_btf(), NULL, 0);
 	if (!st || !st->n_maps || bpf_ktime_get_ns() - st->made_ns > UW_KLIST_YOUNG_NS)
@@ -1507,14 +1507,16 @@ int uw_exec(void *ctx)
 }
 
 /*
- * A thread of pid exits: what its samples in the rest of its exit are
- * walked from, kept while it is there.  The exit unmaps the process's
- * memory next, and its last thread's deletes the loader's list (below):
+ * The last thread of pid exits: what its samples in the rest of its exit
+ * are walked from, kept while it is there.  The exit unmaps the process's
+ * memory next, and this program deletes the loader's list (uw_exit()):
  * those samples (most of a short process's last ones) were cut at the
- * leaf.  Its stack's slice (uw_exit_slices), and a list of its own, the
- * loader's copied (or its kernel list, made young again).  On kernels
- * where this tracepoint comes after the memory has gone (6.1), the slice
- * cannot be read and nothing is kept.
+ * leaf.  Its stack's slice (uw_exit_slices) and a list of its own: the
+ * loader's copied, or its kernel list while young, made young again for
+ * the exit.  Both in the thread's storage, freed with it.  The process's
+ * memory goes with its last user: most often this thread, though another
+ * thread still in its exit may be the one (its samples are cut, as
+ * before).
  */
 static __always_inline void uw_exit_keep(__u32 pid)
 {
@@ -1523,29 +1525,28 @@ static __always_inline void uw_exit_keep(__u32 pid)
 	struct uw_klist_store *st;
 	struct uw_exit_slice *x;
 	struct counters *stat;
-	__u64 sp = 0, cs = 0;
+	__u64 sp = 0, cs = 0, word;
 	__u32 zero = 0;
 	void *regs;
 
 	proc = bpf_map_lookup_elem(&uw_procs, &pid);
 	st = proc ? NULL : bpf_task_storage_get(&uw_klist_store, task, NULL, 0);
-	if (!proc && !st)
+	if (!proc && (!st || bpf_ktime_get_ns() - st->made_ns > UW_KLIST_YOUNG_NS))
 		return;
 	regs = (void *)bpf_task_pt_regs(task);
 	if (!regs || bpf_probe_read_kernel(&cs, sizeof(cs), regs + REG_CS * 8) || (cs & 3) != 3 ||
-	    bpf_probe_read_kernel(&sp, sizeof(sp), regs + REG_SP * 8))
+	    bpf_probe_read_kernel(&sp, sizeof(sp), regs + REG_SP * 8) ||
+	    bpf_probe_read_user(&word, sizeof(word), (void *)sp))
 		return;
 	x = bpf_task_storage_get(&uw_exit_slices, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!x)
 		return;
 	x->sp = sp;
 	x->len = uw_read_slice(x->words, sp);
-	if (!x->len)
-		return;
 	if (proc)
 		st = bpf_task_storage_get(&uw_klist_store, task, NULL,
 					  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!st || (proc && !uw_list_copy(proc, st)))
+	if (!x->len || !st || (proc && !uw_list_copy(proc, st)))
 		return;
 	st->made_ns = bpf_ktime_get_ns();
 	stat = bpf_map_lookup_elem(&stats, &zero);
@@ -1566,13 +1567,11 @@ int uw_exit(void *ctx)
 
 	/* Every thread: what interpreters' walkers keep of it goes too. */
 	interp_thread_exit(gtid);
-	if (!current_ids(&pid, &tid))
-		return 0;
-	if (unwind_tables && uw_klist_on)
-		uw_exit_keep(pid);
 	/* An unreadable count ends the process: its entries must not outlive it. */
-	if (off_live ? group_live() > 0 : pid != tid)
+	if (!current_ids(&pid, &tid) || (off_live ? group_live() > 0 : pid != tid))
 		return 0;
+	if (uw_exit_on)
+		uw_exit_keep(pid);
 	bpf_map_delete_elem(&uw_procs, &pid);
 	interp_forget(pid);
 	bpf_map_delete_elem(&uw_execs, &pid);

@@ -431,8 +431,8 @@ enum counter {
 					 * a mapping they lacked */
 	CNT_UW_KLIST_FORKS,	/* lists copied from the loader's list of the
 				 * parent at a fork (bpf/klist.bpf.c) */
-	CNT_UW_EXIT_KEPT,	/* exiting threads' stack slices kept
-				 * (bpf/klist.bpf.c, uw_exit_keep()) */
+	CNT_UW_EXIT_KEPT,	/* exiting processes' stack slices and lists
+				 * kept (bpf/profile.bpf.c, uw_exit_keep()) */
 	NR_COUNTERS,
 };
 

@@ -148,7 +148,7 @@ static __always_inline __u32 uw_read_slice(__u64 *dst, __u64 sp)
 
 /*
  * The slice of an exiting thread's user stack, kept at the start of its
- * exit while its memory is there (bpf/klist.bpf.c, uw_exit_keep()): the
+ * exit while its memory is there (bpf/profile.bpf.c, uw_exit_keep()): the
  * exit unmaps it next, and the thread's samples in the rest of the exit
  * (a short process's last ones) were cut at the leaf, the stack
  * unreadable.  The walk of such a sample takes its slice from here when
@@ -175,9 +175,9 @@ struct uw_list_copy {
 };
 
 /*
- * Entry i of the list copied: kept when it is walked from a table or by
- * frame pointer (a mapping left out is walked by frame pointer too, the
- * list being marked cut when taken).  A bpf_loop() step.
+ * Entry i of the list copied: kept when it is walked from a table (one
+ * left out is walked by frame pointer, as one walked so in the loader's
+ * list is: the list is marked cut when taken).  A bpf_loop() step.
  */
 static long uw_list_copy_step(__u64 i, void *data)
 {
@@ -191,7 +191,7 @@ static long uw_list_copy_step(__u64 i, void *data)
 	if (n >= UW_KLIST_MAPS)
 		return 1;
 	m = &c->from->maps[i & (UW_MAX_MAPS - 1)];
-	if (!(m->flags & (UWM_TABLE | UWM_FP)))
+	if (!(m->flags & UWM_TABLE))
 		return 0;
 	c->to->maps[n & (UW_KLIST_MAPS - 1)] = *m;
 	c->to->n_maps = n + 1;
@@ -200,9 +200,9 @@ static long uw_list_copy_step(__u64 i, void *data)
 
 /*
  * The loader's list of a process (uw_procs), copied into a thread's list
- * (task storage, made now): its first UW_KLIST_MAPS mappings with a table
- * or frame pointers.  False when the list was being replaced meanwhile
- * (its gen changed): then the thread's list is left empty.
+ * (task storage, made now): its first UW_KLIST_MAPS mappings with a
+ * table.  False when none was copied, or the list was being replaced
+ * meanwhile (its gen changed): then the thread's list is left empty.
  */
 static __always_inline bool uw_list_copy(const struct uw_proc *from, struct uw_klist_store *to)
 {
@@ -215,7 +215,7 @@ static __always_inline bool uw_list_copy(const struct uw_proc *from, struct uw_k
 	if (n > UW_MAX_MAPS)
 		return false;
 	bpf_loop(n, uw_list_copy_step, &c, 0);
-	if (*(volatile __u32 *)&from->gen == gen)
+	if (to->n_maps && *(volatile __u32 *)&from->gen == gen)
 		return true;
 	to->n_maps = 0;
 	return false;

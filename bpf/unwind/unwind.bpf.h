@@ -249,6 +249,12 @@ struct {
 const volatile bool unwind_tables = false;
 /* Set by the loader on kernels that can make the lists (bpf/klist.bpf.c). */
 const volatile bool uw_klist_on = false;
+/*
+ * Set by the loader on kernels whose exit tracepoint comes before the
+ * exit unmaps the memory: a process's last thread keeps what its samples
+ * in the rest of its exit are walked from (bpf/profile.bpf.c, uw_exit_keep()).
+ */
+const volatile bool uw_exit_on = false;
 const volatile __u32 max_depth = MAX_STACK_DEPTH;
 
 #define UW_MAX_FRAME (1ULL << 20)	/* no frame is bigger than 1 MiB */
@@ -321,8 +327,8 @@ static __always_inline long uw_read_sliced(struct uw_state *s, void *dst, __u32 
 /*
  * The slice of the stack at sp; its length, 0 for none.  A thread in the
  * rest of its exit has no memory left to read: its slice is the one kept
- * at its exit from the same sp (uw_exit_slices), where the kernel keeps
- * them (bpf/klist.bpf.c).
+ * at the start of its exit from the same sp (uw_exit_slices, kept by
+ * uw_exit_keep() in bpf/profile.bpf.c).
  */
 static __always_inline __u32 uw_slice_fill(struct uw_state *s)
 {
@@ -331,7 +337,7 @@ static __always_inline __u32 uw_slice_fill(struct uw_state *s)
 
 	s->slice_base = s->sp;
 	len = uw_read_slice(s->slice, s->sp);
-	if (len || !uw_klist_on)
+	if (len || !uw_exit_on)
 		return len;
 	x = bpf_task_storage_get(&uw_exit_slices, bpf_get_current_task_btf(), NULL, 0);
 	if (!x || x->sp != s->sp || bpf_probe_read_kernel(s->slice, UW_SLICE_BYTES, x->words))

@@ -193,7 +193,7 @@ struct uw_file {
  * entry's serial against uw_slot_serials (bpf/shared_maps.bpf.h) when it
  * takes the list.
  */
-#define UW_KLIST_MAPS 16
+#define UW_KLIST_MAPS 32
 #define UW_KLIST_YOUNG_NS (250 * 1000000ULL)
 /* ... replaces the loader's list only with this long of it left. */
 #define UW_KLIST_MARGIN_NS (50 * 1000000ULL)

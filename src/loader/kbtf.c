@@ -202,3 +202,25 @@ bool kbtf__has_func(const struct kbtf *k, const char *name)
 {
 	return !k->err && btf__find_by_name_kind(k->btf, name, BTF_KIND_FUNC) > 0;
 }
+
+int kbtf__tp_args(const struct kbtf *k, const char *tp)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	if (k->err)
+		return k->err;
+	if (snprintf(name, sizeof(name), "btf_trace_%s", tp) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
+	id = btf__find_by_name_kind(k->btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(k->btf, btf__type_by_id(k->btf, id)->type);
+	if (!t || !btf_is_ptr(t))
+		return -EINVAL;
+	t = btf__type_by_id(k->btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -EINVAL;
+	return btf_vlen(t);
+}

@@ -76,6 +76,12 @@ struct offcpu_btf {
 /* 0, or a negative errno (no BTF, or no task state). */
 int kbtf__offcpu(const struct kbtf *k, struct offcpu_btf *out);
 
+/*
+ * The arguments of tracepoint tp's probes (btf_trace_<tp>'s prototype,
+ * the probe's data pointer first), or -errno: no BTF, no such tracepoint.
+ */
+int kbtf__tp_args(const struct kbtf *k, const char *tp);
+
 /* Does the kernel have the function name (a kfunc, say)?  False without BTF. */
 bool kbtf__has_func(const struct kbtf *k, const char *name);
 

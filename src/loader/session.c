@@ -630,6 +630,15 @@ static int configure(struct session *s, const struct kbtf *kb)
 				    !c->nr_pids && !c->nr_tids &&
 				    kbtf__has_func(kb, "bpf_iter_task_vma_new") &&
 				    !getenv("PROFILE_TEST_NO_KLIST");
+	/*
+	 * The exit tracepoint got its group_dead argument when it moved
+	 * before the exit unmaps the memory (6.18 has both, 6.1 neither):
+	 * then a process's last thread keeps its stack's slice for the rest
+	 * of its exit.
+	 */
+	skel->rodata->uw_exit_on = c->unwind && c->sample_events && !is_tracepoint(c) &&
+				   kbtf__tp_args(kb, "sched_process_exit") >= 3 &&
+				   !getenv("PROFILE_TEST_NO_EXIT_KEEP");
 	if (!err && !c->interps)
 		err = bpf_map__set_max_entries(skel->maps.interp_procs, 1);
 	/* Loaded on first need, from a second open (walker__load()). */
@@ -1081,15 +1090,17 @@ static void report_walkers(const struct session *s, const __u64 *c)
 		report_lazy(&m->walker, "interpreter walker", "do_sample_interp", without,
 			    "no interpreter's process seen");
 	}
+	if (s->skel->rodata->uw_exit_on)
+		pr_info("exits: %llu processes' last stacks and lists kept for the rest of their exit",
+			(unsigned long long)c[CNT_UW_EXIT_KEPT]);
 	if (!s->skel->rodata->uw_klist_on)
 		return;
 	report_lazy(&m->klist, "kernel lists", "uw_klist_exec, uw_klist_rtld and uw_klist_fork",
 		    NULL, "no new process seen");
-	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy), %llu copied from the parent's at forks; %llu of the loader's lists replaced, older than ld.so's objects; %llu exiting threads' stacks kept",
+	pr_info("kernel lists: %llu made at execs and when ld.so mapped objects, %llu not (the mappings were busy), %llu copied from the parent's at forks; %llu of the loader's lists replaced, older than ld.so's objects",
 		(unsigned long long)c[CNT_UW_KLIST_BUILDS], (unsigned long long)c[CNT_UW_KLIST_BUSY],
 		(unsigned long long)c[CNT_UW_KLIST_FORKS],
-		(unsigned long long)c[CNT_UW_KLIST_SUPERSEDED],
-		(unsigned long long)c[CNT_UW_EXIT_KEPT]);
+		(unsigned long long)c[CNT_UW_KLIST_SUPERSEDED]);
 }
 
 void session__report(const struct session *s, const __u64 *c,

@@ -135,7 +135,8 @@ test_expect_success ROOT_BPF,KLIST 'forked children walked whole from their pare
 	within $samples 200 1e9 "samples of the children" &&
 	within $complete 97 100 "whole samples of the children (%)" &&
 	within $work 97 100 "samples of the children in main;child_work;spin_for (%)" &&
-	within "$(forked fk.err)" 8 8 "lists copied at forks"
+	# A list being rewritten as it is copied is dropped (rare).
+	within "$(forked fk.err)" 7 8 "lists copied at forks"
 '
 
 test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the children'"'"'s samples stop after the leaf' '
@@ -149,8 +150,9 @@ test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the ch
 # process's user stack already gone.  Its stack's slice and a list, kept
 # at the start of the exit (bpf/profile.bpf.c, uw_exit_keep()), walk
 # those samples from main's caller down to _exit.  Before, and in the
-# control, each stopped at _exit, the stack unreadable.  Whole host: under
-# -- COMMAND the command's exit is not followed.
+# control (PROFILE_TEST_NO_EXIT_KEEP), each stopped at _exit, the stack
+# unreadable.  Whole host: under -- COMMAND the command's exit is not
+# followed.  Not a kernel list: no KLIST.
 #
 #   measured here (6.18): 100% whole (59-61 samples); without, 0%
 exit_run() {
@@ -162,23 +164,23 @@ exit_run() {
 	sleep 0.5 &&
 	"$WORKLOADS/exitbig" 1024 &&
 	{ wait $pid || { cat $out.err; fail "profile exited with status $?"; return 1; }; } &&
-	grep "^profile: kernel lists" $out.err
+	grep "^profile: exits" $out.err
 	stats -c exitbig-x --share exit="(^|;)__libc_start_call_main;exit;.*_exit\$" $out.folded
 }
 
-# kept ERR: exiting threads' stacks kept (-v).
-kept() { sed -n "s/^profile: kernel lists: .*; \([0-9]*\) exiting threads' stacks kept.*/\1/p" "$1"; }
+# kept ERR: exiting processes' stacks kept (-v).
+kept() { sed -n "s/^profile: exits: \([0-9]*\) processes' last stacks and lists kept.*/\1/p" "$1"; }
 
-test_expect_success ROOT_BPF,KLIST,EXIT_MM 'the rest of an exit, memory unmapped: walked whole from the stack kept at its start' '
+test_expect_success ROOT_BPF,EXIT_MM 'the rest of an exit, memory unmapped: walked whole from the stack kept at its start' '
 	exit_run ex &&
 	within $samples 20 1e9 "samples of exitbig-x" &&
 	within $complete 97 100 "whole samples in the exit (%)" &&
 	within $exit 97 100 "samples from __libc_start_call_main down to _exit (%)" &&
-	within "$(kept ex.err)" 1 1e9 "exiting threads'"'"' stacks kept"
+	within "$(kept ex.err)" 1 1e9 "exiting processes'"'"' stacks kept"
 '
 
-test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the same samples stop at _exit' '
-	exit_run noex PROFILE_TEST_NO_KLIST=1 &&
+test_expect_success ROOT_BPF,EXIT_MM 'the control: without the kept stacks the same samples stop at _exit' '
+	exit_run noex PROFILE_TEST_NO_EXIT_KEEP=1 &&
 	within $samples 20 1e9 "samples of exitbig-x" &&
 	within $complete 0 10 "whole samples in the exit (%)"
 '

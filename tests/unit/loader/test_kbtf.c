@@ -41,6 +41,12 @@ static struct btf *sample_btf(void)
 	btf__add_enum_value(b, "ON", 1);
 	btf__add_enum_value(b, "OFF", 2);
 	btf__add_typedef(b, "btf_trace_sched_exit_tp", ptr);
+	/* A tracepoint's probe: (void *, task, bool), as 6.18's sched_process_exit. */
+	proto = btf__add_func_proto(b, 0);
+	btf__add_func_param(b, NULL, ptr);
+	btf__add_func_param(b, NULL, ptr);
+	btf__add_func_param(b, NULL, i32);
+	btf__add_typedef(b, "btf_trace_sched_process_exit", btf__add_ptr(b, proto));
 	btf__add_const(b, e);
 	btf__add_volatile(b, i32);
 	btf__add_fwd(b, "later", BTF_FWD_STRUCT);
@@ -95,6 +101,10 @@ TEST(offsets)
 	CHECK_INT(oc.task_state, 24);
 	CHECK(oc.sched_exit_tp);
 	CHECK(oc.finish_task_switch);
+	CHECK_INT(kbtf__tp_args(&k, "sched_process_exit"), 3);
+	/* Not a pointer to a prototype; no such tracepoint. */
+	CHECK_INT(kbtf__tp_args(&k, "sched_exit_tp"), -EINVAL);
+	CHECK_INT(kbtf__tp_args(&k, "sched_nothing"), -ENOENT);
 	/* Absent: no group_leader in this task_struct. */
 	CHECK_INT(kbtf__start_offsets(&k, &so), -ENOENT);
 	kbtf__free(&k);
