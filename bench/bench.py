@@ -918,6 +918,7 @@ class Bench:
                               else "perf script | awk -f bench/stackcollapse.awk "
                                    f"({self.collapse_why})"),
             "host_at_start": host_load(),
+            "profile_at_start": file_stamp(self.profile),
         }
 
 
@@ -1048,6 +1049,16 @@ def host_load():
     return {"loadavg": " ".join(load), "top": [" ".join(x.split()) for x in ps]}
 
 
+def file_stamp(path):
+    """The file's inode and modification time: the binary measured must
+    be the same one from the first case to the last."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{st.st_ino}:{st.st_mtime_ns}"
+
+
 def rotate(xs, n):
     n %= len(xs)
     return tuple(xs[n:]) + tuple(xs[:n])
@@ -1059,6 +1070,9 @@ def slim(r):
 
 def parse_ours_stderr(text):
     out = {}
+    m = re.search(r"records: \d+ mmap, (\d+) exec, (\d+) fork", text)
+    if m:
+        out.update(host_execs=int(m[1]), host_forks=int(m[2]))
     m = re.search(r"samples: taken (\d+), counted (\d+), filtered (\d+), dropped (\d+)", text)
     if m:
         out.update(self_taken=int(m[1]), counted=int(m[2]), filtered=int(m[3]),
@@ -1133,6 +1147,8 @@ def report(res):
         w("NOTE: " + m["perf_collapse"])
     w(f"host load average at start {hs.get('loadavg')}, at end {he.get('loadavg')}; "
       f"busiest at start: {'; '.join(hs.get('top', [])[:3])}")
+    if m.get("profile_at_start") != m.get("profile_at_end"):
+        w("WARNING: the profile binary was rebuilt during the bench: its results mix two builds")
     hdr = f"{'':44} {'ours':>10} {'perf':>10} {'bpftrace':>10} {'ours/perf':>10} {'ours/bpft':>10}"
 
     def row(label, vals, nd=1, pct=False, ratios=True):
@@ -1167,6 +1183,10 @@ def report(res):
         w(f"floor (2x bpf_get_stackid, same workload): {fmt(fl, 0)} ns/sample; "
           f"ours = {fmt(ratio(o.get('bpf_ns_per_sample'), fl), 2)}x floor, "
           f"bpftrace = {fmt(ratio(sc['bpftrace'].get('bpf_ns_per_sample'), fl), 2)}x floor")
+        if o.get("host_execs") or o.get("host_forks"):
+            w(f"WARNING: {o.get('host_execs')} execs and {o.get('host_forks')} forks on the host "
+              "during ours' run: its CPU and RSS include following and naming them (a quiet "
+              "run has none); run again on a quiet host")
         if o.get("self_taken") is not None:
             w(f"ours -v: taken {o['self_taken']}, counted {o['counted']}, filtered "
               f"{o['filtered']}, dropped {o['dropped']}; user stacks {o.get('user_stack_errors')}; "
@@ -1532,6 +1552,7 @@ def main():
                 f.write(old)
     b.res["meta"]["bench_secs"] = round(time.monotonic() - t0, 1)
     b.res["meta"]["host_at_end"] = host_load()
+    b.res["meta"]["profile_at_end"] = file_stamp(b.profile)
     text = report(b.res)
     print(text)
     path = a.json or os.path.join(b.out, "results.json")
