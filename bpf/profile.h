@@ -425,7 +425,7 @@ enum counter {
 	CNT_UW_KLIST_BUSY,	/* ... not made: the iterator refused (the
 				 * mappings locked, or no memory) */
 	CNT_UW_KLIST_WALKS,	/* walks of a process not listed yet from such
-				 * a list */
+				 * a list, or one copied at a fork or an exit */
 	CNT_UW_KLIST_SUPERSEDED,	/* loader's lists dropped: the kernel's,
 					 * made when ld.so mapped objects, had
 					 * a mapping they lacked */

@@ -168,22 +168,41 @@ struct {
 	__type(value, struct uw_exit_slice);
 } uw_exit_slices SEC(".maps");
 
-/* A list copied into a thread's (uw_list_copy()). */
+/*
+ * A list copied into a thread's (uw_list_copy()).  The counts live in the
+ * thread's list, a map value (to->seen: the entries with a table seen so
+ * far), not here: the verifier checks a loop's step until its states
+ * converge, and unknown map contents converge at once.
+ */
 struct uw_list_copy {
 	const struct uw_proc *from;
 	struct uw_klist_store *to;
+	__u32 skip;		/* tables left out after the first */
 };
+
+/* Entry i of the list: count it if it has a table.  A bpf_loop() step. */
+static long uw_list_count_step(__u64 i, void *data)
+{
+	struct uw_list_copy *c = data;
+
+	if (!c->from || !c->to)
+		return 1;
+	if (c->from->maps[i & (UW_MAX_MAPS - 1)].flags & UWM_TABLE)
+		c->to->seen++;
+	return 0;
+}
 
 /*
  * Entry i of the list copied: kept when it is walked from a table (one
  * left out is walked by frame pointer, as one walked so in the loader's
- * list is: the list is marked cut when taken).  A bpf_loop() step.
+ * list is: the list is marked cut when taken), but for the skip tables
+ * after the first.  A bpf_loop() step.
  */
 static long uw_list_copy_step(__u64 i, void *data)
 {
 	struct uw_list_copy *c = data;
 	const struct uw_map *m;
-	__u32 n;
+	__u32 n, t;
 
 	if (!c->from || !c->to)
 		return 1;
@@ -193,6 +212,9 @@ static long uw_list_copy_step(__u64 i, void *data)
 	m = &c->from->maps[i & (UW_MAX_MAPS - 1)];
 	if (!(m->flags & UWM_TABLE))
 		return 0;
+	t = c->to->seen++;
+	if (t >= 1 && t <= c->skip)
+		return 0;
 	c->to->maps[n & (UW_KLIST_MAPS - 1)] = *m;
 	c->to->n_maps = n + 1;
 	return 0;
@@ -200,9 +222,12 @@ static long uw_list_copy_step(__u64 i, void *data)
 
 /*
  * The loader's list of a process (uw_procs), copied into a thread's list
- * (task storage, made now): its first UW_KLIST_MAPS mappings with a
- * table.  False when none was copied, or the list was being replaced
- * meanwhile (its gen changed): then the thread's list is left empty.
+ * (task storage, made now): its mappings with a table, in order; of more
+ * than UW_KLIST_MAPS, the lowest (the program, most often) and the
+ * highest (libc, ld.so and the vdso lie at the top of the address space,
+ * extension modules and other libraries below them).  False when none
+ * was copied, or the list was being replaced meanwhile (its gen changed):
+ * then the thread's list is left empty.
  */
 static __always_inline bool uw_list_copy(const struct uw_proc *from, struct uw_klist_store *to)
 {
@@ -214,6 +239,9 @@ static __always_inline bool uw_list_copy(const struct uw_proc *from, struct uw_k
 	to->seen = 0;
 	if (n > UW_MAX_MAPS)
 		return false;
+	bpf_loop(n, uw_list_count_step, &c, 0);
+	c.skip = to->seen > UW_KLIST_MAPS ? to->seen - UW_KLIST_MAPS : 0;
+	to->seen = 0;
 	bpf_loop(n, uw_list_copy_step, &c, 0);
 	if (to->n_maps && *(volatile __u32 *)&from->gen == gen)
 		return true;

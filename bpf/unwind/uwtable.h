@@ -201,7 +201,8 @@ struct uw_file {
 struct uw_klist_store {
 	__u64 made_ns;		/* the exec or fork it was made at */
 	__u32 n_maps;
-	__u32 seen;		/* mappings looked at in the making */
+	__u32 seen;		/* mappings looked at in the making (a copy's:
+				 * its tables) */
 	struct uw_map maps[UW_KLIST_MAPS];
 };
 

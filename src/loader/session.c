@@ -51,8 +51,8 @@ struct map_set {
  *   runtime first finds an interpreter (walker__need()), from a second
  *   open of the object that creates no map: it shares every map of the
  *   first, read-only data included, so that it runs as configured;
- * - the lists made in the kernel for new processes, uw_klist_exec and
- *   uw_klist_rtld (bpf/klist.bpf.c), when the first new process is seen
+ * - the lists made in the kernel for new processes, uw_klist_exec,
+ *   uw_klist_rtld and uw_klist_fork (bpf/klist.bpf.c), when the first new process is seen
  *   (session__need_klist()): an object of its own, on the sampler's maps.
  * Every field but thread is under lock.
  */
@@ -1216,9 +1216,12 @@ int session__unwind_maps(const struct session *s, struct unwind_maps *maps)
 	maps->procs_fd = bpf_map__fd(s->skel->maps.uw_procs);
 	maps->execs_fd = bpf_map__fd(s->skel->maps.uw_execs);
 	maps->asks_fd = bpf_map__fd(s->skel->maps.uw_asks);
-	/* Kept only for the kernel's lists, where this kernel can make them. */
+	/*
+	 * Kept only for the kernel's lists, where this kernel can make them;
+	 * the slots' serials also for the lists an exit keeps (-p, -L).
+	 */
 	maps->files_fd = s->skel->rodata->uw_klist_on ? bpf_map__fd(s->skel->maps.uw_files) : -1;
-	maps->serials_fd = s->skel->rodata->uw_klist_on ?
+	maps->serials_fd = s->skel->rodata->uw_klist_on || s->skel->rodata->uw_exit_on ?
 			   bpf_map__fd(s->skel->maps.uw_slot_serials) : -1;
 	return 0;
 }

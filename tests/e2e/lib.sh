@@ -104,11 +104,13 @@ prereq_missing() {
 			grep -q "FUNC 'bpf_iter_task_vma_new'" ||
 			echo "a kernel with bpf_iter_task_vma_new (6.7 or later)" ;;
 	# A thread's exit tracepoint comes while its memory is still mapped
-	# (6.18 here, not 6.1): the sampler keeps its stack there.
+	# (6.18 here, not 6.1): the sampler keeps its stack there.  Known as
+	# profile knows it, by the tracepoint's group_dead argument, which
+	# came with the move.
 	EXIT_MM)
-		[ "$(timeout 20 bpftrace -q -e 'tracepoint:sched:sched_process_exit /pid == cpid/ {
-			printf("%d\n", curtask->mm != 0); exit(); }' -c /bin/true 2>/dev/null | head -1)" = 1 ] ||
-			echo "a kernel whose sched_process_exit comes before the exit's unmapping (bpftrace)" ;;
+		bpftool btf dump file /sys/kernel/btf/vmlinux format c 2>/dev/null |
+			grep -q "(\*btf_trace_sched_process_exit)(void \*, struct task_struct \*, bool)" ||
+			echo "a kernel whose sched_process_exit comes before the exit's unmapping (6.18, not 6.1)" ;;
 	CAPS)
 		command -v capsh >/dev/null && command -v setpriv >/dev/null &&
 			id nobody >/dev/null 2>&1 ||

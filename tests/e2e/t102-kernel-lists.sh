@@ -154,7 +154,7 @@ test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the ch
 # unreadable.  Whole host: under -- COMMAND the command's exit is not
 # followed.  Not a kernel list: no KLIST.
 #
-#   measured here (6.18): 100% whole (59-61 samples); without, 0%
+#   measured here (6.18): 100% whole (62-74 samples; -p: 68); without, 0%
 exit_run() {
 	local out=$1
 	shift
@@ -183,6 +183,22 @@ test_expect_success ROOT_BPF,EXIT_MM 'the control: without the kept stacks the s
 	exit_run noex PROFILE_TEST_NO_EXIT_KEEP=1 &&
 	within $samples 20 1e9 "samples of exitbig-x" &&
 	within $complete 0 10 "whole samples in the exit (%)"
+'
+
+# The same exit under -p, which makes no kernel list: the kept list is
+# checked against the tables' serials all the same (the loader writes
+# them for -p too).  exitbig waits 3 s once filled, for -p to attach.
+test_expect_success ROOT_BPF,EXIT_MM 'the same exit under -p: walked whole' '
+	"$WORKLOADS/exitbig" 1024 3 &
+	wl=$! &&
+	"$PROFILE" -v -F $HZ -f -d -p $wl >exp.folded 2>exp.err ||
+		{ cat exp.err; fail "profile exited with status $?"; return 1; } &&
+	grep "^profile: exits" exp.err &&
+	stats -c exitbig-x --share exit="(^|;)__libc_start_call_main;exit;.*_exit\$" exp.folded &&
+	within $samples 20 1e9 "samples of exitbig-x" &&
+	within $complete 97 100 "whole samples in the exit (%)" &&
+	within $exit 97 100 "samples from __libc_start_call_main down to _exit (%)" &&
+	within "$(kept exp.err)" 1 1 "exiting processes'"'"' stacks kept"
 '
 
 # nobody rewrites its own program in place with the same bytes and sets its

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * exitbig: a process whose exit takes long.  It touches MIB mebibytes of
- * fresh anonymous memory in fill(), renames itself "exitbig-x" (its comm)
- * and returns from main: exit() then unmaps that memory, tens of
+ * fresh anonymous memory in fill(), sleeps WAIT seconds (for a profiler
+ * to attach with -p), renames itself "exitbig-x" (its comm) and returns
+ * from main: exit() then unmaps that memory, tens of
  * milliseconds during which the samples of the process are in the
  * kernel's exit with its user stack already unmapped.  Known answer:
  * each sample of exitbig-x has the user stack main returned to (exit()'s
  * under __libc_start_call_main), whole.  Built without frame pointers.
  *
- *   exitbig [MIB]
+ *   exitbig [MIB] [WAIT]
  */
 #include <stdlib.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
@@ -28,6 +30,13 @@ int main(int argc, char **argv)
 	if (p == MAP_FAILED)
 		return 1;
 	fill(p, n);
+	if (argc > 2) {
+		double wait = atof(argv[2]);
+		struct timespec ts = { .tv_sec = (time_t)wait,
+				       .tv_nsec = (long)((wait - (time_t)wait) * 1e9) };
+
+		nanosleep(&ts, NULL);
+	}
 	prctl(PR_SET_NAME, "exitbig-x");
 	return 0;
 }
