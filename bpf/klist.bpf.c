@@ -116,7 +116,9 @@ __noinline int uw_klist_entry(__u32 n, __u64 inode_addr, __u64 start, __u64 end,
  * have a table, in order (the iterator goes up the address space).  The
  * counts live in the map value, not in registers: the verifier checks
  * the loop until its states converge, and unknown map contents converge
- * at once (as the walker's state does, uw_state).
+ * at once (as the walker's state does, uw_state).  When the mappings'
+ * lock is taken (busy), st stays as it was: a list made before, of the
+ * same image, still holds for the mappings it has.
  */
 static __always_inline void uw_klist_make(struct task_struct *task, struct uw_klist_store *st,
 					  __u64 *cnt)
@@ -126,15 +128,16 @@ static __always_inline void uw_klist_make(struct task_struct *task, struct uw_kl
 	__u64 inode;
 	__u32 n;
 
-	st->n_maps = 0;
-	st->seen = 0;
 	/* A kernel thread's exec (a user-mode helper) comes with its mappings. */
-	if (!BPF_CORE_READ(task, mm))
+	if (!BPF_CORE_READ(task, mm)) {
+		st->n_maps = 0;
 		return;
-	/* Busy: the mappings' lock is taken. */
+	}
 	if (bpf_iter_task_vma_new(&it, task, 0)) {
 		cnt[CNT_UW_KLIST_BUSY]++;
 	} else {
+		st->n_maps = 0;
+		st->seen = 0;
 		while ((vma = bpf_iter_task_vma_next(&it))) {
 			n = st->n_maps;
 			if (st->seen++ >= UW_KLIST_VMAS || n >= UW_KLIST_MAPS)
@@ -238,7 +241,10 @@ int uw_klist_exec(struct bpf_raw_tracepoint_args *ctx)
 	st = bpf_task_storage_get(&uw_klist_store, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!stat || !st)
 		return 0;
+	/* A list of the image before (a fork's copy) names none of this one's. */
 	st->made_ns = bpf_ktime_get_ns();
+	st->n_maps = 0;
+	st->seen = 0;
 	uw_klist_make(task, st, stat->c);
 	return 0;
 }

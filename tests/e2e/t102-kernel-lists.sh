@@ -19,6 +19,9 @@ DELAY=300	# ms before each sync: longer than a short run lives
 H=$(outside_dir /var/tmp)
 chmod 755 "$H"
 
+# busy ERR: the kernel lists not made, the mappings' lock taken (-v).
+busy() { sed -n "s/^profile: kernel lists: [0-9]* made .*, \([0-9]*\) not (the mappings were busy).*/\1/p" "$1"; }
+
 # klist_walks ERR: the walks of processes not listed yet from a kernel list (-v).
 klist_walks() {
 	sed -n 's/.* (\([0-9]*\) of those from a list made in the kernel.*/\1/p' "$1"
@@ -45,9 +48,13 @@ test_expect_success ROOT_BPF,KLIST 'syncs late: fresh no-FP processes walked who
 		fail "the kernel lists were not loaded" &&
 	stats -c klshort kl.folded &&
 	walks=$(klist_walks kl.err) &&
+	# A list not made, its mappings'"'"' lock taken by another (-v says so;
+	# 1 of 25 in one CI run), leaves that run of 8 cut: an eighth each.
+	busy=$(busy kl.err) &&
+	within $busy 0 1 "lists not made, the mappings busy" &&
 	within $samples 600 1e9 "samples of klshort" &&
-	within $complete 95 100 "whole samples (%)" &&
-	within $walks $((samples * 9 / 10)) 1e9 "walks from a kernel list"
+	within $complete $((95 - 13 * busy)) 100 "whole samples (%)" &&
+	within $walks $((samples * (90 - 13 * busy) / 100)) 1e9 "walks from a kernel list"
 '
 
 test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the same samples stop after the leaf' '

@@ -419,7 +419,13 @@ TEST(fair_between_users)
 	debuginfod__wait(d, NULL);
 	debuginfod__free(d);
 	server_stop(&s);
-	CHECK_INT(s.requests, 201);
+	/*
+	 * One request per build-id.  The server counts connections, and a
+	 * loaded CI run once counted 202 (not seen here since; a client
+	 * library reconnecting, most likely): a second lookup of each id
+	 * would be 401.
+	 */
+	CHECK(s.requests >= 201 && s.requests <= 203);
 	if (s.watch_at > 12)
 		fprintf(stderr, "  the victim's lookup was request %d\n", s.watch_at);
 	CHECK(s.watch_at >= 1 && s.watch_at <= 12);
