@@ -215,7 +215,8 @@ static __always_inline void uw_klist_supersede(const struct uw_klist_store *st, 
 	struct uw_stale c = { .st = st };
 	__u32 pid, tid;
 
-	if (!current_ids(&pid, &tid) || !st->n_maps || st->n_maps >= UW_KLIST_MAPS || st->seen > UW_KLIST_VMAS ||
+	if (!current_ids(&pid, &tid) || !st->n_maps || st->n_maps >= UW_KLIST_MAPS ||
+	    st->seen > UW_KLIST_VMAS ||
 	    bpf_ktime_get_ns() - st->made_ns > UW_KLIST_YOUNG_NS - UW_KLIST_MARGIN_NS)
 		return;
 	c.proc = bpf_map_lookup_elem(&uw_procs, &pid);

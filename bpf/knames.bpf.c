@@ -5,8 +5,9 @@
  * each is what printk's %pB gives, "name+0xoff/0xsize", with " [module]"
  * only for loadable modules (BPF programs and trampolines come without one,
  * unlike in /proc/kallsyms: src/symbols/knames.c tells them apart by name), or
- * "0x..." when no symbol covers the address.  It costs a lookup per address instead of reading all 120,000
- * lines of /proc/kallsyms (30 ms of kernel formatting) on every start.
+ * "0x..." when no symbol covers the address.  It costs a lookup per
+ * address instead of reading all 120,000 lines of /proc/kallsyms (30 ms of
+ * kernel formatting) on every start.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

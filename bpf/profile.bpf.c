@@ -798,7 +798,6 @@ struct {
 	__uint(max_entries, 1);
 } uw_klists SEC(".maps");
 
-
 /*
  * Entry i of a list taken: a table gone since the list was made (its
  * slot empty, or another table's) leaves its mapping to frame pointers.
@@ -1518,11 +1517,19 @@ int uw_exec(void *ctx)
  * thread still in its exit may be the one (its samples are cut, as
  * before).
  */
+/* The copy of uw_exit_keep(), made aside: a program in a task's context. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct uw_klist_store);
+	__uint(max_entries, 1);
+} uw_exit_lists SEC(".maps");
+
 static __always_inline void uw_exit_keep(__u32 pid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct uw_klist_store *st, *tmp = NULL;
 	const struct uw_proc *proc;
-	struct uw_klist_store *st;
 	struct uw_exit_slice *x;
 	struct counters *stat;
 	__u64 sp = 0, cs = 0, word;
@@ -1543,10 +1550,23 @@ static __always_inline void uw_exit_keep(__u32 pid)
 		return;
 	x->sp = sp;
 	x->len = uw_read_slice(x->words, sp);
-	if (proc)
+	if (!x->len)
+		return;
+	/* Copied aside first: a failed copy leaves a young list as it was. */
+	if (proc) {
+		tmp = bpf_map_lookup_elem(&uw_exit_lists, &zero);
+		if (!tmp || !uw_list_copy(proc, tmp))
+			return;
 		st = bpf_task_storage_get(&uw_klist_store, task, NULL,
 					  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!x->len || !st || (proc && !uw_list_copy(proc, st)))
+		if (!st)
+			return;
+		for (__u32 i = 0; i < UW_KLIST_MAPS; i++)
+			st->maps[i] = tmp->maps[i];
+		st->n_maps = tmp->n_maps;
+		st->seen = tmp->seen;
+	}
+	if (!st)
 		return;
 	st->made_ns = bpf_ktime_get_ns();
 	stat = bpf_map_lookup_elem(&stats, &zero);
