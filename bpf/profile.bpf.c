@@ -315,6 +315,27 @@ static __always_inline bool in_set(void *map, __u32 id)
 }
 
 /*
+ * profile -- CMD: the threads of followed processes that have begun their
+ * exit (follow_exit()).  The last one's exit takes the process out of
+ * follow_set, so that a process that gets its pid later is not profiled;
+ * the rest of each exit (unmapping the memory, closing the files) is still
+ * the command's time, and is profiled through this mark, gone with the
+ * thread.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u8);
+} follow_exits SEC(".maps");
+
+static __always_inline bool followed(void)
+{
+	return in_set(&follow_set, bpf_get_current_pid_tgid() >> 32) ||
+	       bpf_task_storage_get(&follow_exits, bpf_get_current_task_btf(), NULL, 0);
+}
+
+/*
  * The mount namespace's inode number: task->nsproxy->mnt_ns->ns.inum.  The
  * loader finds the offsets in the kernel's BTF only when --mntnsmap asks
  * for them, so that no other run pays for parsing vmlinux BTF (11 MiB of
@@ -351,7 +372,7 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 		return false;
 	if (filter_tids && !in_set(&tid_set, *tid))
 		return false;
-	if (follow && !in_set(&follow_set, bpf_get_current_pid_tgid() >> 32))
+	if (follow && !followed())
 		return false;
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_set, 0) != 1)
 		return false;
@@ -1656,17 +1677,28 @@ int follow_fork(__u64 *ctx)
 }
 
 /*
- * The last thread of a followed process exits (signal_struct.live has
- * dropped to 0 before this tracepoint): forget it, so that a process that
- * gets its pid later is not profiled.
+ * A thread of a followed process begins its exit: marked, so that the rest
+ * of its exit is profiled (follow_exits).  The last one (signal_struct.live
+ * has dropped to 0 before this tracepoint) forgets the process, so that a
+ * process that gets its pid later is not profiled.
  */
 SEC("raw_tp/sched_process_exit")
 int follow_exit(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct counters *stat;
+	__u32 zero = 0;
 
+	if (!in_set(&follow_set, tgid))
+		return 0;
+	if (!bpf_task_storage_get(&follow_exits, bpf_get_current_task_btf(), NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+		stat = bpf_map_lookup_elem(&stats, &zero);
+		if (stat)
+			__sync_fetch_and_add(&stat->c[CNT_FOLLOW_EXIT_LOST], 1);
+	}
 	/* An unreadable count keeps it: a command is never dropped early. */
-	if (!in_set(&follow_set, tgid) || group_live() != 0)
+	if (group_live() != 0)
 		return 0;
 	bpf_map_delete_elem(&follow_set, &tgid);
 	return 0;
