@@ -57,9 +57,11 @@ test_expect_success ROOT_BPF,KLIST 'syncs late: fresh no-FP processes walked who
 	within $walks $((samples * (90 - 13 * busy) / 100)) 1e9 "walks from a kernel list"
 '
 
+# Without the exit keep too: its lists, kept for the processes' exits
+# (profiled under -- COMMAND), are walked from as the kernel's are.
 test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the same samples stop after the leaf' '
 	write_runs &&
-	PROFILE_TEST_NO_KLIST=1 PROFILE_TEST_SYNC_DELAY_MS=$DELAY \
+	PROFILE_TEST_NO_KLIST=1 PROFILE_TEST_NO_EXIT_KEEP=1 PROFILE_TEST_SYNC_DELAY_MS=$DELAY \
 		"$PROFILE" -v -F $HZ -f -- sh runs.sh >nokl.folded 2>nokl.err ||
 		{ cat nokl.err; fail "profile exited with status $?"; return 1; } &&
 	! grep -q "^profile: kernel lists" nokl.err &&
@@ -150,6 +152,29 @@ test_expect_success ROOT_BPF,KLIST 'the control: without the kernel lists the ch
 	fork_run nofk PROFILE_TEST_NO_KLIST=1 &&
 	within $samples 200 1e9 "samples of the children" &&
 	within $complete 0 20 "whole samples of the children (%)"
+'
+
+# More objects with a table than a copied list holds (UW_KLIST_MAPS, 32):
+# forkspin dlopen()s 40 copies of libdlburn.so, then its children spin
+# inside libc's qsort(), whose walk needs libc's table.  The copy keeps
+# the lowest table (the program) and the 31 highest, libc's and ld.so's
+# among them, the dlopen()ed copies lying below libc.  A copy of the
+# first 32 (measured here: a build that skipped none) drops libc, and
+# every such walk stops in msort_with_tmp: 0% whole.
+test_expect_success ROOT_BPF,KLIST 'over 32 tables: the children'"'"'s copies keep the program'"'"'s and libc'"'"'s' '
+	mkdir -p libs &&
+	for i in $(seq 40); do cp "$WORKLOADS/libdlburn.so" libs/l$i.so || return 1; done &&
+	PROFILE_TEST_SYNC_DELAY_MS=$DELAY "$PROFILE" -v -F $HZ -f -- \
+		"$WORKLOADS/forkspin" 0.8 8 0.15 libs/l*.so >many.folded 2>many.err ||
+		{ cat many.err; fail "profile exited with status $?"; return 1; } &&
+	grep "^profile: kernel lists\|^profile: unwind tables:" many.err &&
+	loaded=$(sed -n "s/^profile: unwind tables: \([0-9]*\) loaded.*/\1/p" many.err) &&
+	within "$loaded" 43 1e9 "tables loaded (40 libraries, the program, libc, ld.so)" &&
+	stats -c forkchild --share work="(^|;)main;child_work;.*;spin_cmp;spin_for(;|\$)" many.folded &&
+	within $samples 200 1e9 "samples of the children" &&
+	within $complete 97 100 "whole samples of the children (%)" &&
+	within $work 97 100 "samples of the children in main;child_work;...;spin_cmp;spin_for (%)" &&
+	within "$(forked many.err)" 7 8 "lists copied at forks"
 '
 
 # The rest of an exit: exitbig touches 1 GiB, renames itself exitbig-x and
