@@ -194,7 +194,7 @@ $(WL_DIR)/cxxburn-nofp: tests/workloads/cxxburn.cpp | $(WL_DIR)
 
 $(addprefix $(WL_DIR)/,$(WL_UNWIND)): $(WL_DIR)/%: tests/workloads/%.c tests/workloads/spin.h | $(WL_DIR)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $<
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_NOFP) -fno-optimize-sibling-calls -o $@ $< -ldl
 
 # System calls from known functions, for tracepoint events (t86).
 $(WL_DIR)/tpcall-nofp: tests/workloads/tpcall.c | $(WL_DIR)

@@ -315,12 +315,14 @@ static __always_inline bool in_set(void *map, __u32 id)
 }
 
 /*
- * profile -- CMD: the threads of followed processes that have begun their
- * exit (follow_exit()).  The last one's exit takes the process out of
- * follow_set, so that a process that gets its pid later is not profiled;
- * the rest of each exit (unmapping the memory, closing the files) is still
- * the command's time, and is profiled through this mark, gone with the
- * thread.
+ * profile -- CMD: followed processes whose threads have begun to exit
+ * (follow_exit()), marked on their group leader.  The last thread's exit
+ * takes the process out of follow_set, so that a process that gets its
+ * pid later is not profiled; the rest of every thread's exit (unmapping
+ * the memory, closing the files) is still the command's time, and is
+ * profiled through this mark.  The leader's task outlives every thread of
+ * its group (a thread whose exit passed the tracepoint late is covered
+ * too), and a process that reuses the pid has a leader of its own.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -332,7 +334,8 @@ struct {
 static __always_inline bool followed(void)
 {
 	return in_set(&follow_set, bpf_get_current_pid_tgid() >> 32) ||
-	       bpf_task_storage_get(&follow_exits, bpf_get_current_task_btf(), NULL, 0);
+	       bpf_task_storage_get(&follow_exits, bpf_get_current_task_btf()->group_leader,
+				    NULL, 0);
 }
 
 /*
@@ -1527,6 +1530,18 @@ int uw_exec(void *ctx)
 }
 
 /*
+ * uw_exit_keep()'s copy of the loader's list, made here first so that a
+ * copy that fails leaves the thread's list as it was.  Per CPU: the exit
+ * program runs in the task's context, never nested on its CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct uw_klist_store);
+	__uint(max_entries, 1);
+} uw_exit_lists SEC(".maps");
+
+/*
  * The last thread of pid exits: what its samples in the rest of its exit
  * are walked from, kept while it is there.  The exit unmaps the process's
  * memory next, and this program deletes the loader's list (uw_exit()):
@@ -1538,14 +1553,6 @@ int uw_exec(void *ctx)
  * thread still in its exit may be the one (its samples are cut, as
  * before).
  */
-/* The copy of uw_exit_keep(), made aside: a program in a task's context. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct uw_klist_store);
-	__uint(max_entries, 1);
-} uw_exit_lists SEC(".maps");
-
 static __always_inline void uw_exit_keep(__u32 pid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -1677,10 +1684,10 @@ int follow_fork(__u64 *ctx)
 }
 
 /*
- * A thread of a followed process begins its exit: marked, so that the rest
- * of its exit is profiled (follow_exits).  The last one (signal_struct.live
- * has dropped to 0 before this tracepoint) forgets the process, so that a
- * process that gets its pid later is not profiled.
+ * A thread of a followed process begins its exit: its process is marked,
+ * so that the rest of every exit is profiled (follow_exits).  The last one
+ * (signal_struct.live has dropped to 0 before this tracepoint) forgets the
+ * process, so that a process that gets its pid later is not profiled.
  */
 SEC("raw_tp/sched_process_exit")
 int follow_exit(void *ctx)
@@ -1691,7 +1698,7 @@ int follow_exit(void *ctx)
 
 	if (!in_set(&follow_set, tgid))
 		return 0;
-	if (!bpf_task_storage_get(&follow_exits, bpf_get_current_task_btf(), NULL,
+	if (!bpf_task_storage_get(&follow_exits, bpf_get_current_task_btf()->group_leader, NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE)) {
 		stat = bpf_map_lookup_elem(&stats, &zero);
 		if (stat)

@@ -221,13 +221,13 @@ static long uw_list_copy_step(__u64 i, void *data)
 }
 
 /*
- * The loader's list of a process (uw_procs), copied into a thread's list
- * (task storage, made now): its mappings with a table, in order; of more
- * than UW_KLIST_MAPS, the lowest (the program, most often) and the
- * highest (libc, ld.so and the vdso lie at the top of the address space,
- * extension modules and other libraries below them).  False when none
- * was copied, or the list was being replaced meanwhile (its gen changed):
- * then the thread's list is left empty.
+ * The loader's list of a process (uw_procs), copied into a list made now
+ * (a thread's task storage, or a scratch value to be copied there): its
+ * mappings with a table, in order; of more than UW_KLIST_MAPS, the lowest
+ * (the program, most often) and the highest (libc, ld.so and the vdso lie
+ * at the top of the address space, extension modules and other libraries
+ * below them).  False when none was copied, or the list was being
+ * replaced meanwhile (its gen changed): then to is left empty.
  */
 static __always_inline bool uw_list_copy(const struct uw_proc *from, struct uw_klist_store *to)
 {

@@ -183,8 +183,8 @@ test_expect_success ROOT_BPF,KLIST 'over 32 tables: the children'"'"'s copies ke
 # at the start of the exit (bpf/profile.bpf.c, uw_exit_keep()), walk
 # those samples from main's caller down to _exit.  Before, and in the
 # control (PROFILE_TEST_NO_EXIT_KEEP), each stopped at _exit, the stack
-# unreadable.  Whole host: under -- COMMAND the command's exit is not
-# followed.  Not a kernel list: no KLIST.
+# unreadable.  Whole host, with exitbig started by the test (t36 has it
+# under -- COMMAND).  Not a kernel list: no KLIST.
 #
 #   measured here (6.18): 100% whole (62-74 samples; -p: 68); without, 0%
 exit_run() {

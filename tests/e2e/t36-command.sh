@@ -78,17 +78,19 @@ test_expect_success ROOT_BPF 'sampled from the exec: a 0.3 s command keeps its s
 
 # exitbig touches 1 GiB, renames itself exitbig-x and exits: its exit
 # unmaps the memory for tens of ms, after the exit tracepoint that takes
-# it out of the followed set.  That time is the command's (perf record --
-# CMD counts it) and was dropped before.
-test_expect_success ROOT_BPF 'the command exit unmapping its memory: profiled to its end' '
-	"$PROFILE" -v -F 999 -f -d -o exit.folded -- "$WORKLOADS/exitbig" 1024 2>err &&
+# it out of the followed set (EXIT_MM: on 6.1 the unmapping comes before
+# the tracepoint).  That time is the command's (perf record -- CMD counts
+# it) and was dropped before: 0 samples, against 66 after, here.
+test_expect_success ROOT_BPF,EXIT_MM 'the command exit unmapping its memory: profiled to its end' '
+	{ "$PROFILE" -v -F 999 -f -d -o exit.folded -- "$WORKLOADS/exitbig" 1024 2>err; rc=$?; true; } &&
 	cat err &&
+	{ [ $rc -eq 0 ] || fail "exit status $rc"; } &&
 	n=$(fsum exit.folded "^exitbig-x;") &&
 	m=$(fsum exit.folded "^exitbig-x;.*;do_exit;.*exit_mmap") &&
 	echo "exitbig-x: $n samples, $m in exit_mmap under do_exit" &&
 	within "$n" 20 1e9 "samples after the rename, nearly all in the exit" &&
 	within "$(ratio "$m" "$n")" 0.8 1 "share of them unmapping in the exit" &&
-	! grep "exits of .* threads were not profiled" err
+	! grep "found no kernel memory to mark their process" err
 '
 
 test_expect_success ROOT_BPF 'a command that cannot be run: 127 or 126, one line, nothing on stdout' '
