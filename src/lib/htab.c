@@ -16,15 +16,23 @@ __u64 htab__hash(__u64 a, __u64 b)
 	return h;
 }
 
+/*
+ * Eight bytes a step through htab__hash(), the length first: folded lines
+ * are hashed whole (a report's 20,000 lines of 200 bytes), and a byte a
+ * step (FNV-1a, before) was a fifth of the output's time.
+ */
 __u64 htab__hash_bytes(const void *s, size_t len)
 {
 	const unsigned char *p = s;
-	__u64 h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-	size_t i;
+	__u64 h = htab__hash(len, 0), w;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
+	for (; len >= sizeof(w); p += sizeof(w), len -= sizeof(w)) {
+		memcpy(&w, p, sizeof(w));
+		h = htab__hash(h, w);
+	}
+	w = 0;
+	memcpy(&w, p, len);
+	return htab__hash(h, w);
 }
 
 /* What a deleted entry leaves: lookups go past it, walks skip it. */

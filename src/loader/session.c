@@ -440,6 +440,7 @@ static int configure_follow(struct profile_bpf *skel, const struct session_confi
 	};
 	const char *test = getenv("PROFILE_TEST_FOLLOW_SET");
 	__u32 size = FOLLOW_SET_SIZE;
+	struct start_offsets leader;
 	struct follow_offsets off;
 	int err;
 
@@ -449,12 +450,16 @@ static int configure_follow(struct profile_bpf *skel, const struct session_confi
 		return 0;
 	}
 	err = kbtf__follow_offsets(kb, &off);
+	/* Exits are marked on the group leader (bpf/profile.bpf.c, follow_exits). */
+	if (!err)
+		err = kbtf__start_offsets(kb, &leader);
 	if (err) {
 		pr_err("profiling a command needs the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
 			strerror(-err));
 		return err;
 	}
 	skel->rodata->follow = true;
+	skel->rodata->off_group_leader = leader.group_leader;
 	skel->rodata->cmd_pid = c->cmd_pid;
 	skel->rodata->off_tgid = off.tgid;
 	skel->rodata->off_signal = off.signal;

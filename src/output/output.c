@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "lib/htab.h"
 #include "lib/strbuf.h"
 #include "lib/text.h"
+#include "lib/util.h"
 #include "trace/trace.h"
 
 struct rendered {
@@ -198,6 +200,63 @@ static void put_name(struct strbuf *sb, const struct frame *f,
 		strbuf__puts(sb, "_[k]");
 }
 
+/*
+ * The report's frame names as put_name() makes them, each made once: a
+ * frame is in many lines (manystacks: 20,000 lines over a few hundred
+ * frames), and making a name safe and one frame is most of a line's cost.
+ * Frames are the symbolizer's, one per process and address, and neither
+ * they nor the options change while a report is rendered; the markers are
+ * constants.
+ */
+struct names_made {
+	struct frame_names fn;
+	struct htab at;		/* frame pointer -> its span's index + 1 */
+	struct name_span {
+		size_t off, len;	/* in text */
+	} *spans;
+	size_t nr, cap;
+	struct strbuf text;
+};
+
+static void names_made__init(struct names_made *nm, const struct output_opts *o)
+{
+	memset(nm, 0, sizeof(*nm));
+	frame_names__init(&nm->fn, o->short_names);
+	nm->fn.lines = o->lines;
+}
+
+static void names_made__free(struct names_made *nm)
+{
+	frame_names__free(&nm->fn);
+	htab__free(&nm->at);
+	free(nm->spans);
+	strbuf__free(&nm->text);
+}
+
+/* put_name(), from the name made before when there is one. */
+static void put_frame(struct strbuf *sb, const struct frame *f,
+		      const struct output_opts *o, struct names_made *nm)
+{
+	struct hent *e = htab__slot(&nm->at, (uintptr_t)f, 0, NULL, NULL);
+	size_t at = sb->len;
+
+	if (e && e->val) {
+		const struct name_span *sp = &nm->spans[(uintptr_t)e->val - 1];
+
+		strbuf__add(sb, nm->text.buf + sp->off, sp->len);
+		return;
+	}
+	put_name(sb, f, o, &nm->fn);
+	/* Out of memory, the name is only not kept. */
+	if (!e || sb->err || util__grow_array((void **)&nm->spans, &nm->cap, nm->nr + 1,
+					      sizeof(*nm->spans)))
+		return;
+	nm->spans[nm->nr] = (struct name_span){ nm->text.len, sb->len - at };
+	strbuf__add(&nm->text, sb->buf + at, sb->len - at);
+	if (!nm->text.err)
+		htab__fill(&nm->at, e, (uintptr_t)f, 0, (void *)(uintptr_t)++nm->nr);
+}
+
 /* " [module]"; one already in brackets ("[vdso]") as it is. */
 static void put_module(struct strbuf *sb, const char *module)
 {
@@ -214,15 +273,15 @@ static void put_module(struct strbuf *sb, const char *module)
  * module's file: "    55d0c0a01a2b [gzip]+0x1a2b [/usr/bin/gzip]".
  */
 static void put_verbose(struct strbuf *sb, const struct frame *f,
-			const struct output_opts *o, struct frame_names *fn)
+			const struct output_opts *o, struct names_made *nm)
 {
 	if (frame__is_marker(f)) {
-		put_name(sb, f, o, fn);
+		put_frame(sb, f, o, nm);
 		return;
 	}
 	/* An interpreter's frame: its name, then where it is in its source. */
 	if (f->kind == FRAME_INTERP) {
-		put_name(sb, f, o, fn);
+		put_frame(sb, f, o, nm);
 		if (f->module) {
 			strbuf__puts(sb, " [");
 			put_text(sb, f->module, NULL, 0);
@@ -234,7 +293,7 @@ static void put_verbose(struct strbuf *sb, const struct frame *f,
 	}
 	strbuf__hex(sb, f->addr);
 	strbuf__putc(sb, ' ');
-	put_name(sb, f, o, fn);
+	put_frame(sb, f, o, nm);
 	if (f->name || frame__has_file_offset(f)) {
 		strbuf__puts(sb, "+0x");
 		strbuf__hex(sb, f->offset);
@@ -261,7 +320,7 @@ static void put_comm(struct strbuf *sb, const char *comm)
  * cpu_N root and comm-PID/TID (stackcollapse-perf.pl --tid) when broken down.
  */
 static void render_folded(struct strbuf *sb, const struct record *r,
-			  const struct output_opts *o, struct frame_names *fn)
+			  const struct output_opts *o, struct names_made *nm)
 {
 	struct trace_iter it;
 
@@ -280,13 +339,13 @@ static void render_folded(struct strbuf *sb, const struct record *r,
 	trace_iter__init(&it, r, &o->view);
 	for (__u32 i = 0; i < it.len; i++) {
 		strbuf__putc(sb, ';');
-		put_name(sb, trace_iter__frame(&it, i), o, fn);
+		put_frame(sb, trace_iter__frame(&it, i), o, nm);
 	}
 }
 
 /* Kernel frames leaf first, "--", user frames leaf first, "- comm (pid)". */
 static void render_plain(struct strbuf *sb, const struct record *r,
-			 const struct output_opts *o, struct frame_names *fn)
+			 const struct output_opts *o, struct names_made *nm)
 {
 	struct trace_iter it;
 
@@ -296,9 +355,9 @@ static void render_plain(struct strbuf *sb, const struct record *r,
 
 		strbuf__puts(sb, "    ");
 		if (o->verbose)
-			put_verbose(sb, f, o, fn);
+			put_verbose(sb, f, o, nm);
 		else
-			put_name(sb, f, o, fn);
+			put_frame(sb, f, o, nm);
 		strbuf__putc(sb, '\n');
 	}
 	strbuf__puts(sb, "    -                ");
@@ -360,7 +419,7 @@ static int render_all(const struct records *p, const struct output_opts *o,
 {
 	struct rendered *rs = calloc(p->nr ? p->nr : 1, sizeof(*rs));
 	struct line_index li = {};
-	struct frame_names fn;
+	struct names_made nm;
 	size_t n = 0;
 
 	if (!rs || line_index__init(&li, p->nr)) {
@@ -369,20 +428,19 @@ static int render_all(const struct records *p, const struct output_opts *o,
 		return -ENOMEM;
 	}
 	/* The names are copied into text: they need not outlive the loop. */
-	frame_names__init(&fn, o->short_names);
-	fn.lines = o->lines;
+	names_made__init(&nm, o);
 	for (size_t i = 0; i < p->nr && !text->err; i++) {
 		rs[n].off = text->len;
 		if (o->folded)
-			render_folded(text, &p->recs[i], o, &fn);
+			render_folded(text, &p->recs[i], o, &nm);
 		else
-			render_plain(text, &p->recs[i], o, &fn);
+			render_plain(text, &p->recs[i], o, &nm);
 		rs[n].len = text->len - rs[n].off;
 		rs[n].count = output__weight(o, &p->recs[i]);
 		if (!text->err)
 			line_index__fold(&li, text, rs, &n);
 	}
-	frame_names__free(&fn);
+	names_made__free(&nm);
 	free(li.slots);
 	if (text->err) {
 		free(rs);
