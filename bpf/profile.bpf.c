@@ -315,14 +315,14 @@ static __always_inline bool in_set(void *map, __u32 id)
 }
 
 /*
- * profile -- CMD: followed processes whose threads have begun to exit
- * (follow_exit()), marked on their group leader.  The last thread's exit
- * takes the process out of follow_set, so that a process that gets its
- * pid later is not profiled; the rest of every thread's exit (unmapping
- * the memory, closing the files) is still the command's time, and is
- * profiled through this mark.  The leader's task outlives every thread of
- * its group (a thread whose exit passed the tracepoint late is covered
- * too), and a process that reuses the pid has a leader of its own.
+ * profile -- CMD: the threads of followed processes that have begun their
+ * exit, and those processes' group leaders (follow_exit()).  The last
+ * thread's exit takes the process out of follow_set, so that a process
+ * that gets its pid later is not profiled; the rest of every thread's exit
+ * (unmapping the memory, closing the files) is still the command's time,
+ * and is profiled through the thread's mark, gone with it.  The sampler
+ * looks only at the current thread's: a thread near the end of its exit
+ * may have outlived its leader's task.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -331,23 +331,10 @@ struct {
 	__type(value, __u8);
 } follow_exits SEC(".maps");
 
-/*
- * The current thread's group leader, a pointer the verifier knows as a
- * task: loaded at off_group_leader (kernel BTF, parsed by the loader)
- * rather than through a field relocation, which would have libbpf parse
- * the kernel's BTF at every start (7 ms of CPU here).
- */
-static __always_inline struct task_struct *current_leader(void)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	return *(struct task_struct **)((void *)task + off_group_leader);
-}
-
 static __always_inline bool followed(void)
 {
 	return in_set(&follow_set, bpf_get_current_pid_tgid() >> 32) ||
-	       bpf_task_storage_get(&follow_exits, current_leader(), NULL, 0);
+	       bpf_task_storage_get(&follow_exits, bpf_get_current_task_btf(), NULL, 0);
 }
 
 /*
@@ -1696,28 +1683,50 @@ int follow_fork(__u64 *ctx)
 }
 
 /*
- * A thread of a followed process begins its exit: its process is marked,
- * so that the rest of every exit is profiled (follow_exits).  The last one
- * (signal_struct.live has dropped to 0 before this tracepoint) forgets the
- * process, so that a process that gets its pid later is not profiled.
+ * The current thread's group leader, a pointer the verifier knows as a
+ * task: loaded at off_group_leader (kernel BTF, parsed by the loader)
+ * rather than through a field relocation, which would have libbpf parse
+ * the kernel's BTF at every start (7 ms of CPU here).  Only at the exit
+ * tracepoint: the thread is not released yet, so neither is its leader.
+ */
+static __always_inline struct task_struct *current_leader(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return *(struct task_struct **)((void *)task + off_group_leader);
+}
+
+static __always_inline bool follow_mark(struct task_struct *task)
+{
+	return bpf_task_storage_get(&follow_exits, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+/*
+ * A thread of a followed process begins its exit: marked, so that the
+ * rest of its exit is profiled (follow_exits), and its leader too.  The
+ * last one (signal_struct.live has dropped to 0 before this tracepoint)
+ * forgets the process, so that a process that gets its pid later is not
+ * profiled.  A thread that dropped the count earlier may come here after
+ * that: its leader's mark says its process was followed.
  */
 SEC("raw_tp/sched_process_exit")
 int follow_exit(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *leader = current_leader();
+	bool listed = in_set(&follow_set, tgid);
 	struct counters *stat;
 	__u32 zero = 0;
 
-	if (!in_set(&follow_set, tgid))
+	if (!listed && !bpf_task_storage_get(&follow_exits, leader, NULL, 0))
 		return 0;
-	if (!bpf_task_storage_get(&follow_exits, current_leader(), NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+	if (!follow_mark(bpf_get_current_task_btf()) || (listed && !follow_mark(leader))) {
 		stat = bpf_map_lookup_elem(&stats, &zero);
 		if (stat)
 			__sync_fetch_and_add(&stat->c[CNT_FOLLOW_EXIT_LOST], 1);
 	}
 	/* An unreadable count keeps it: a command is never dropped early. */
-	if (group_live() != 0)
+	if (!listed || group_live() != 0)
 		return 0;
 	bpf_map_delete_elem(&follow_set, &tgid);
 	return 0;

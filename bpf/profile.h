@@ -386,8 +386,8 @@ enum counter {
 	CNT_FOLLOWED = CNT_INTERP_AREA + MAX_INTERP_KINDS * NR_INTERP_COUNTERS,
 				/* processes followed (-- CMD) */
 	CNT_FOLLOW_FULL,	/* ... that found no room in follow_set: not profiled */
-	CNT_FOLLOW_EXIT_LOST,	/* followed threads' exits whose process could not
-				 * be marked: their rest not profiled (follow_exits) */
+	CNT_FOLLOW_EXIT_LOST,	/* followed threads' exits that could not be
+				 * marked: their rest not profiled (follow_exits) */
 	CNT_SHARE_KEYS,		/* of CNT_HASH_FULL: the key was over its user's share */
 	CNT_SHARE_STACKS,	/* of CNT_SPILL_FULL: the stack was over its user's share */
 	/*

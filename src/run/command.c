@@ -398,7 +398,7 @@ void command__report(const struct command *c, const __u64 *counters,
 		pr_warn("%llu processes started by '%s' were not profiled: more than %u ran at once",
 			(unsigned long long)counters[CNT_FOLLOW_FULL], c->name, FOLLOW_SET_SIZE);
 	if (counters[CNT_FOLLOW_EXIT_LOST])
-		pr_warn("%llu exits of '%s' threads found no kernel memory to mark their process: the ends of some exits were not profiled",
+		pr_warn("%llu exits of '%s' threads found no kernel memory to mark them: the ends of some exits were not profiled",
 			(unsigned long long)counters[CNT_FOLLOW_EXIT_LOST], c->name);
 	pr_info("followed processes: %llu (the command and those it started), %llu found no room",
 		(unsigned long long)counters[CNT_FOLLOWED], (unsigned long long)counters[CNT_FOLLOW_FULL]);

@@ -90,7 +90,7 @@ test_expect_success ROOT_BPF,EXIT_MM 'the command exit unmapping its memory: pro
 	echo "exitbig-x: $n samples, $m in exit_mmap under do_exit" &&
 	within "$n" 20 1e9 "samples after the rename, nearly all in the exit" &&
 	within "$(ratio "$m" "$n")" 0.8 1 "share of them unmapping in the exit" &&
-	! grep "found no kernel memory to mark their process" err
+	! grep "found no kernel memory to mark them" err
 '
 
 test_expect_success ROOT_BPF 'a command that cannot be run: 127 or 126, one line, nothing on stdout' '
