@@ -90,7 +90,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(OUTPUT)/profile.bpf.o $(OUTPUT)/knames.bpf.o $(OUTPUT)/klist.bpf.o
+.SECONDARY: $(OUTPUT)/profile.bpf.o $(OUTPUT)/knames.bpf.o $(OUTPUT)/klist.bpf.o \
+	$(OUTPUT)/bulk.bpf.o
 .PHONY: all clean install uninstall test unit-bins workloads vmlinux check-asan bench fuzz test-kernels
 
 all: $(OUTPUT)/profile
@@ -120,6 +121,7 @@ $(OUTPUT)/src/loader/session.o: $(OUTPUT)/profile.skel.h $(OUTPUT)/klist.skel.h
 # An interpreter's loader code sizes its own maps in the skeleton.
 $(filter $(OUTPUT)/src/interp/%,$(LIB_OBJS)): $(OUTPUT)/profile.skel.h
 $(OUTPUT)/src/symbols/knames.o: $(OUTPUT)/knames.skel.h
+$(OUTPUT)/src/loader/bulk.o: $(OUTPUT)/bulk.skel.h
 
 # The flame graph's stylesheet and script are files of their own, embedded
 # in svg.o as byte arrays.

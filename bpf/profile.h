@@ -150,6 +150,12 @@ struct count_key {
 };
 
 /*
+ * A count's mark that a prefetch has read its key (bpf/bulk.bpf.c,
+ * new_keys): set once, never reached by a count, masked by every reader.
+ */
+#define COUNT_SEEN (1ULL << 63)
+
+/*
  * A stack stored by content, in the spill map.  end says how the walk
  * ended: 0 for a stack from bpf_get_stack() (the kernel's frame-pointer
  * walk, which does not say), else enum uw_end + 1 (bpf/unwind/uwtable.h).

@@ -30,6 +30,7 @@
 #include "lib/cputime.h"
 #include "profile.skel.h"
 #include "klist.skel.h"
+#include "loader/bulk.h"
 #include "lib/log.h"
 
 /* The inode number of the initial PID namespace (include/linux/proc_ns.h). */
@@ -86,6 +87,16 @@ struct session {
 	struct count_key *batch_keys;	/* DRAIN_CHUNK each, for lookup_batch */
 	__u64 *batch_vals;
 	struct sample *batch;		/* DRAIN_CHUNK: the keys handed on */
+	/*
+	 * The maps read in bulk (src/loader/bulk.c), made on first need
+	 * (get_bulk()); NULL after that if it could not be.
+	 */
+	struct bulk *bulk;
+	bool bulk_tried;
+	bool new_keys_failed;		/* prefetches read every key */
+	__u64 *want_ids;		/* want_trace()'s, kept for the next */
+	size_t want_cap;
+	__u64 read_one;			/* spilled stacks read a call each */
 	struct bpf_link **links;
 	struct bpf_link *uw_links[2];	/* exec and exit: see uw_forget() */
 	struct bpf_link *follow_links[3];	/* exec, fork, exit: profile -- CMD */
@@ -1111,6 +1122,8 @@ static void report_walkers(const struct session *s, const __u64 *c)
 void session__report(const struct session *s, const __u64 *c,
 		     const struct sample_tally *t, enum report_pass pass)
 {
+	__u64 runs, fetched, keys;
+
 	if (pass == REPORT_WARN) {
 		warn_lost(c, t);
 		warn_shares(s, c);
@@ -1138,6 +1151,11 @@ void session__report(const struct session *s, const __u64 *c,
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
+	bulk__stats(s->bulk, &runs, &fetched, &keys);
+	pr_info("spilled stacks read: %llu in batches (%llu runs of the batch reader), %llu one by one",
+		(unsigned long long)fetched, (unsigned long long)runs,
+		(unsigned long long)s->read_one);
+	pr_info("prefetches: %llu new keys read in bulk", (unsigned long long)keys);
 	report_walkers(s, c);
 }
 
@@ -1570,6 +1588,8 @@ void session__destroy(struct session *s)
 	klist_bpf__destroy(s->klist_skel);
 	pthread_mutex_destroy(&s->walker.lock);
 	pthread_mutex_destroy(&s->klist.lock);
+	bulk__free(s->bulk);
+	free(s->want_ids);
 	profile_bpf__destroy(s->skel);
 	free(s->links);
 	free(s->pfds);
@@ -1673,7 +1693,7 @@ static int drain_batch(struct session *s, int fd, session_drain_fn fn, void *ctx
 			return -errno;
 		for (__u32 i = 0; i < count; i++) {
 			s->batch[i].key = s->batch_keys[i];
-			s->batch[i].count = s->batch_vals[i];
+			s->batch[i].count = s->batch_vals[i] & ~COUNT_SEEN;
 		}
 		if (count) {
 			int ret = fn(ctx, s->batch, count);
@@ -1696,8 +1716,10 @@ static int drain_iter(struct session *s, int fd, session_drain_fn fn, void *ctx)
 	int ret;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &s->batch[n].count))
+		if (!bpf_map_lookup_elem(fd, &next, &s->batch[n].count)) {
+			s->batch[n].count &= ~COUNT_SEEN;
 			s->batch[n++].key = next;
+		}
 		if (n == DRAIN_CHUNK) {
 			ret = fn(ctx, s->batch, n);
 			if (ret)
@@ -1762,6 +1784,7 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
 	const struct map_set *ms = &s->sets[s->read_set];
 	__u32 depth = s->cfg.max_stack_depth, id = ref->id;
 	struct hashed_stack hs;
+	const __u64 *fetched;
 	int n = 0;
 
 	*end = 0;
@@ -1774,6 +1797,13 @@ static int read_ips(struct session *s, const struct stack_ref *ref, __u64 *ips, 
 			n++;
 		return n;
 	case STACK_HASHED:
+		fetched = bulk__find_stack(s->bulk, s->read_set, ref->id, &hs.nr, end);
+		if (fetched) {
+			n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
+			memcpy(ips, fetched, n * sizeof(*ips));
+			return n;
+		}
+		s->read_one++;
 		if (bpf_map_lookup_elem(bpf_map__fd(ms->spilled), &ref->id, &hs))
 			return -errno;
 		n = hs.nr < MAX_STACK_DEPTH ? hs.nr : MAX_STACK_DEPTH;
@@ -1840,9 +1870,71 @@ static int read_trace(void *ctx, const struct stack_ref *ref, struct trace_frame
 	return n;
 }
 
+/*
+ * The maps' bulk reader, made on first need; NULL where it cannot load.
+ * PROFILE_TEST_READ_ONE: the tests' way to read as kernels without
+ * syscall programs do.
+ */
+static struct bulk *get_bulk(struct session *s)
+{
+	int spilled[2], counts[2];
+
+	if (s->bulk_tried)
+		return s->bulk;
+	s->bulk_tried = true;
+	if (getenv("PROFILE_TEST_READ_ONE"))
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		spilled[i] = bpf_map__fd(s->sets[i].spilled);
+		counts[i] = bpf_map__fd(s->sets[i].counts);
+	}
+	s->bulk = bulk__new(spilled, counts);
+	if (!s->bulk)
+		pr_debug("bulk reads: cannot load bpf/bulk.bpf.c (%s); stacks are read a call each, and prefetches read every key",
+			 strerror(errno));
+	return s->bulk;
+}
+
+int session__drain_new(struct session *s, struct sample **samples, size_t *nr)
+{
+	struct bulk *b = get_bulk(s);
+	int err;
+
+	if (b && !s->new_keys_failed) {
+		err = bulk__new_keys(b, s->read_set, samples, nr);
+		if (!err)
+			return 0;
+		s->new_keys_failed = true;
+		pr_debug("bulk reads: cannot read new keys (%s); prefetches read every key",
+			 strerror(-err));
+	}
+	return session__drain(s, samples, nr);
+}
+
+/*
+ * The stored stacks a naming pass is about to read: the spill map's are
+ * fetched in batches (src/loader/bulk.c).  Stack-map stacks are read one
+ * by one: a BPF program cannot read a stack map.
+ */
+static void want_trace(void *ctx, const struct stack_ref *refs, size_t n)
+{
+	struct session *s = ctx;
+	size_t nr = 0;
+
+	if (!get_bulk(s) ||
+	    util__grow_array((void **)&s->want_ids, &s->want_cap, n, sizeof(*s->want_ids)))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (refs[i].src == STACK_HASHED)
+			s->want_ids[nr++] = refs[i].id;
+	if (bulk__fetch_stacks(s->bulk, s->read_set, s->want_ids, nr))
+		pr_debug("stored stacks: a batch read failed; the rest are read one by one");
+}
+
 void session__trace_source(struct session *s, struct trace_source *src)
 {
 	src->read = read_trace;
+	src->want = want_trace;
 	src->ctx = s;
 }
 

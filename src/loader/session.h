@@ -121,6 +121,12 @@ int session__counters(struct session *s, __u64 out[NR_COUNTERS]);
 int session__drain(struct session *s, struct sample **samples, size_t *nr);
 
 /*
+ * For a prefetch: the counted keys that no call of this returned before
+ * (their counts 0), or every key (session__drain()) where that cannot be.
+ */
+int session__drain_new(struct session *s, struct sample **samples, size_t *nr);
+
+/*
  * Read every counted key, a batch of at most a thousand at a time, each
  * handed to fn (valid during the call only): the memory of one batch,
  * however many keys there are.  A non-zero return of fn ends the read and

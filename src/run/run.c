@@ -54,7 +54,6 @@ struct run {
 	bool targets_gone;	/* every -p process has exited: the run ends */
 	struct timespec tick;	/* monotonic: next look at the targets and prefetch */
 	__u64 prefetch_mark;	/* CNT_NEW_KEYS at the last prefetch */
-	size_t prefetch_keys;	/* keys the last prefetch read */
 	unsigned int prefetches;
 	struct timespec interval_start;	/* wall clock */
 	__u64 events_mark, taken_mark;	/* at the last report: tuned_period() */
@@ -347,11 +346,12 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 /*
  * Without -i, read and symbolize the stacks counted so far while sampling
  * goes on, so that at the end only the newest are left and the report comes
- * out quickly.  Each prefetch reads the whole count map, so it runs only
- * when the keys inserted since the last one reach half of those seen then
- * (and at least PREFETCH_MIN): a few reads while the map grows, none once
- * it is stable, and at most a third of the keys left for the end.
- * Failures only mean more work at the end.
+ * out quickly.  A prefetch reads the keys no prefetch read before
+ * (session__drain_new()), or the whole count map where that cannot be,
+ * so it runs only when the keys inserted since the last one reach half of
+ * those inserted then (and at least PREFETCH_MIN): a few reads while the
+ * map grows, none once it is stable, and at most a third of the keys left
+ * for the end.  Failures only mean more work at the end.
  */
 #define PREFETCH_MIN 1024
 
@@ -362,7 +362,7 @@ static bool prefetch_due(struct run *r)
 	if (session__counters(r->m.s, c))
 		return true;
 	fresh = c[CNT_NEW_KEYS] - r->prefetch_mark;
-	want = r->prefetch_keys / 2 > PREFETCH_MIN ? r->prefetch_keys / 2 : PREFETCH_MIN;
+	want = r->prefetch_mark / 2 > PREFETCH_MIN ? r->prefetch_mark / 2 : PREFETCH_MIN;
 	if (fresh < want)
 		return false;
 	r->prefetch_mark = c[CNT_NEW_KEYS];
@@ -379,12 +379,11 @@ static void prefetch(struct run *r)
 
 	if (!r->cache || !prefetch_due(r))
 		return;
-	err = session__drain(r->m.s, &samples, &nr);
+	err = session__drain_new(r->m.s, &samples, &nr);
 	cputime__section("drain", cpu);
 	if (err)
 		return;
 	cpu = cputime__now();
-	r->prefetch_keys = nr;
 	r->prefetches++;
 	init_symbolizer(r, &sym);
 	symbolizer__prefetch(&sym, samples, nr);

@@ -439,24 +439,33 @@ static int rename_jit(struct sym_cache *c, const struct symbolizer *sym,
  * early: for a prefetch, whose JIT frames the report names again
  * (rename_jit()).  Kernel stacks are the same in every process.
  */
+static int stack_owner(struct sym_cache *c, const struct count_key *k,
+		       const struct stack_ref *ref, struct owner *o, __u64 *k2)
+{
+	*o = (struct owner){};
+	if (ref->kind != FRAME_KERNEL) {
+		*o = (struct owner){ .pid = k->pid, .start = k->start,
+				     .id = proc_id(c, k->pid, k->start) };
+		if (!o->id)
+			return -ENOMEM;
+	}
+	*k2 = (o->id << 16) | ((__u64)ref->kind << 8) | ref->src;
+	return 0;
+}
+
 static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
 		     const struct count_key *k, const struct stack_ref *ref, bool early,
 		     const struct stack **out)
 {
 	struct trace_frame tfs[MAX_STACK_DEPTH];
-	struct owner o = {};
+	struct owner o;
 	struct stack *st;
 	struct hent *s;
 	__u64 k2;
 	int n;
 
-	if (ref->kind != FRAME_KERNEL) {
-		o = (struct owner){ .pid = k->pid, .start = k->start,
-				    .id = proc_id(c, k->pid, k->start) };
-		if (!o.id)
-			return -ENOMEM;
-	}
-	k2 = (o.id << 16) | ((__u64)ref->kind << 8) | ref->src;
+	if (stack_owner(c, k, ref, &o, &k2))
+		return -ENOMEM;
 	s = htab__slot(&c->stacks, ref->id, k2, NULL, NULL);
 	if (!s)
 		return -ENOMEM;
@@ -485,6 +494,45 @@ static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
 static bool is_stored(const struct stack_ref *ref)
 {
 	return ref->src == STACK_MAP || ref->src == STACK_HASHED;
+}
+
+/* Samples named a chunk at a time, each chunk's unnamed stacks wanted first. */
+#define WANT_CHUNK 1024
+
+/*
+ * Tell the source the stored stacks of samples[0..nr) (at most WANT_CHUNK)
+ * that get_stack() has not named yet; early: not interpreter stacks, as
+ * symbolizer__prefetch() names none.  Failures only cost time.
+ */
+static void want_stacks(struct sym_cache *c, const struct symbolizer *sym,
+			const struct sample *samples, size_t nr, bool early)
+{
+	struct stack_ref *refs;
+	struct owner o;
+	size_t n = 0;
+	__u64 k2;
+
+	if (!sym->source.want)
+		return;
+	refs = malloc(WANT_CHUNK * NR_PARTS * sizeof(*refs));
+	if (!refs)
+		return;
+	for (size_t i = 0; i < nr && i < WANT_CHUNK; i++) {
+		const struct count_key *k = &samples[i].key;
+
+		for (int p = 0; p < NR_PARTS; p++) {
+			const struct stack_ref *ref = &k->parts[p];
+
+			if (!is_stored(ref) || (early && p == PART_INTERP) ||
+			    stack_owner(c, k, ref, &o, &k2))
+				continue;
+			if (!htab__get(&c->stacks, ref->id, k2))
+				refs[n++] = *ref;
+		}
+	}
+	if (n)
+		sym->source.want(sym->source.ctx, refs, n);
+	free(refs);
 }
 
 static bool is_truncated(const struct stack *st)
@@ -698,6 +746,9 @@ int symbolizer__prefetch(const struct symbolizer *sym, const struct sample *samp
 	for (size_t i = 0; i < nr; i++) {
 		const struct count_key *k = &samples[i].key;
 
+		if (i % WANT_CHUNK == 0)
+			want_stacks(sym->cache, sym, samples + i, nr - i, true);
+
 		/*
 		 * Not interpreter stacks: what names them may not be read yet,
 		 * and a frame named now is named for good.
@@ -729,6 +780,9 @@ int records__add(struct records *rs, const struct symbolizer *sym,
 	for (size_t i = 0; i < nr; i++) {
 		const struct count_key *k = &samples[i].key;
 		struct record *r = &rs->recs[rs->nr];
+
+		if (i % WANT_CHUNK == 0)
+			want_stacks(rs->cache, sym, samples + i, nr - i, false);
 
 		*r = (struct record){ .pid = k->pid, .tid = k->tid, .cpu = k->cpu,
 				      .what = k->what, .count = samples[i].count };

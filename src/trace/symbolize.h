@@ -23,10 +23,14 @@ struct interps;
 /*
  * Where stored stacks are read: the BPF session, or a test's synthetic
  * traces.  read() fills frames (room for MAX_STACK_DEPTH), leaf first,
- * and returns their number or a negative errno.
+ * and returns their number or a negative errno.  want(), when set, is
+ * told the stacks about to be read, those not named yet (repeats
+ * allowed), so that a source can fetch them in one go: read() returns
+ * the same whether it did or not.
  */
 struct trace_source {
 	int (*read)(void *ctx, const struct stack_ref *ref, struct trace_frame *frames);
+	void (*want)(void *ctx, const struct stack_ref *refs, size_t n);
 	void *ctx;
 };
 

@@ -14,6 +14,24 @@ KEY0=0x0123456789abcdef KEY1=0xfedcba9876543210
 # spilled VALUE FILE: a number from the -v "spilled stacks:" line.
 spilled() { sed -n "s/^profile: spilled stacks:.*[ ,]$1 \\([0-9]*\\).*/\\1/p" "$2"; }
 
+# reads FILE: "BATCHED RUNS ONE" from the -v "spilled stacks read:" line.
+reads() {
+	sed -n "s/^profile: spilled stacks read: \\([0-9]*\\) in batches (\\([0-9]*\\) runs of the batch reader), \\([0-9]*\\) one by one\$/\\1 \\2 \\3/p" "$1"
+}
+
+# Below run, a manystacks stack is f0..f7 calls, maybe down to leaf, the
+# stored ones too; a garbled one would show other frames there.
+check_manystacks() {
+	local all bad
+	all=$(grep "^manystacks;" "$1" | grep -c ";run;f[0-7]" || :) &&
+	bad=$(grep "^manystacks;" "$1" | grep ";run;f[0-7]" |
+		grep -v -c -E ";run(;f[0-7])+(;leaf)? [0-9]+\$" || :) &&
+	echo "$1: manystacks stacks below run: $all, with other frames: $bad" &&
+	{ [ "$bad" -gt 0 ] && grep ";run;f[0-7]" "$1" | grep -v -E ";run(;f[0-7])+(;leaf)? [0-9]+\$" | head -5; true; } &&
+	{ [ "$all" -ge 300 ] || fail "too few distinct stacks"; } &&
+	{ [ "$bad" -le $((all / 100)) ] || fail "spilled stacks lost their frames"; }
+}
+
 # Each collide thread's lines show its own mark, or the stack as missed.
 check_own_frames() {
 	local t
@@ -62,15 +80,52 @@ test_expect_success ROOT_BPF 'the spill key is new for each run and never printe
 	stored=$(spilled stored a.vv) && n=$(spilled collisions a.vv) &&
 	{ [ "$stored" -ge 50 ] || fail "too few stacks spilled to check"; } &&
 	{ [ "$n" -eq 0 ] || fail "$n hash collisions without a forged key"; } &&
-	# Below run, a manystacks stack is f0..f7 calls, maybe down to leaf,
-	# the stored ones too; a garbled one would show other frames there.
-	all=$(grep "^manystacks;" a.folded | grep -c ";run;f[0-7]" || :) &&
-	bad=$(grep "^manystacks;" a.folded | grep ";run;f[0-7]" |
-		grep -v -c -E ";run(;f[0-7])+(;leaf)? [0-9]+\$" || :) &&
-	echo "manystacks stacks below run: $all, with other frames: $bad" &&
-	{ [ "$bad" -gt 0 ] && grep ";run;f[0-7]" a.folded | grep -v -E ";run(;f[0-7])+(;leaf)? [0-9]+\$" | head -5; true; } &&
-	{ [ "$all" -ge 300 ] || fail "too few distinct stacks"; } &&
-	{ [ "$bad" -le $((all / 100)) ] || fail "spilled stacks lost their frames"; }
+	check_manystacks a.folded
+'
+
+# counted FILE.v FILE.folded: the folded counts add up to the counted
+# samples (no reader took a prefetch's mark for a count), and a prefetch ran.
+counted() {
+	local c f p
+	c=$(sed -n "s/^profile: samples: taken [0-9]*, counted \([0-9]*\),.*/\1/p" "$1") &&
+	f=$(awk '{ s += $NF } END { print s + 0 }' "$2") &&
+	p=$(sed -n "s/^profile: report: [0-9]* keys (\([0-9]*\) prefetches before).*/\1/p" "$1") &&
+	echo "$2: counted $c, in the folded lines $f; $p prefetches" &&
+	{ [ -n "$c" ] && [ "$c" -ge 1000 ] && [ "$f" -eq "$c" ] || fail "counts do not add up"; } &&
+	{ [ -n "$p" ] && [ "$p" -ge 1 ] || fail "no prefetch ran"; }
+}
+
+# Naming reads each new stored stack.  The bulk reader (bpf/bulk.bpf.c)
+# reads 64 a call, and prefetches read only the count map's keys that no
+# prefetch read before.  PROFILE_TEST_READ_ONE turns it off, as on a
+# kernel without syscall programs: each stack is read with a call of its
+# own, and each prefetch reads every key.
+test_expect_success ROOT_BPF 'stored stacks read in batches, prefetches read new keys alone; without the bulk reader, one by one and every key' '
+	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 10 >/dev/null && pid=$! &&
+	sleep 0.3 &&
+	"$PROFILE" -U -F 999 -f -vv -p $pid 3 >batch.folded 2>batch.v &&
+	PROFILE_TEST_READ_ONE=1 "$PROFILE" -U -F 999 -f -vv -p $pid 3 >one.folded 2>one.v &&
+	grep "^profile: \(spilled stacks\|prefetches\|report\)" batch.v one.v &&
+	counted batch.v batch.folded && counted one.v one.folded &&
+	keys=$(sed -n "s/^profile: prefetches: \([0-9]*\) new keys.*/\1/p" batch.v) &&
+	all=$(wc -l <batch.folded) &&
+	{ [ -n "$keys" ] && [ "$keys" -ge 500 ] && [ "$keys" -le "$all" ] ||
+		fail "$keys keys read as new by prefetches, of $all"; } &&
+	{ grep -q "^profile: prefetches: 0 new keys" one.v ||
+		fail "new keys read with PROFILE_TEST_READ_ONE"; } &&
+	stored=$(spilled stored batch.v) &&
+	set -- $(reads batch.v) &&
+	{ [ $# -eq 3 ] || fail "no spilled stacks read line"; } &&
+	{ [ "$stored" -ge 300 ] && [ "$1" -ge "$stored" ] ||
+		fail "$1 stacks read in batches, $stored stored"; } &&
+	{ [ "$3" -eq 0 ] || fail "$3 stacks read one by one beside the bulk reader"; } &&
+	{ [ "$2" -le $(($1 / 16)) ] || fail "$2 runs for $1 stacks: batches of a few"; } &&
+	check_manystacks batch.folded &&
+	stored=$(spilled stored one.v) &&
+	set -- $(reads one.v) &&
+	{ [ "$1" -eq 0 ] && [ "$2" -eq 0 ] || fail "the bulk reader ran with PROFILE_TEST_READ_ONE"; } &&
+	{ [ "$3" -ge "$stored" ] || fail "$3 stacks read one by one, $stored stored"; } &&
+	check_manystacks one.folded
 '
 
 test_done

@@ -420,6 +420,71 @@ TEST(prefetch_then_build)
 	sym_cache__free(cache);
 }
 
+/* What want() was told, call by call: each reference's id. */
+struct wants {
+	struct fake_source src;
+	int calls;
+	__u64 ids[4][8];
+	int n[4];
+};
+
+static int wants_read(void *ctx, const struct stack_ref *ref, struct trace_frame *frames)
+{
+	struct wants *w = ctx;
+
+	return fake_read(&w->src, ref, frames);
+}
+
+static void wants_want(void *ctx, const struct stack_ref *refs, size_t n)
+{
+	struct wants *w = ctx;
+	int c = w->calls++;
+
+	for (size_t i = 0; c < 4 && i < n && i < 8; i++)
+		w->ids[c][w->n[c]++] = refs[i].id;
+}
+
+/*
+ * The source is told the stacks a pass is about to read before it reads
+ * them, so that it can fetch them in one go: every stored stack not named
+ * yet, never one the cache has, nor a part that holds no stack.
+ */
+TEST(want_unnamed_stacks_first)
+{
+	struct sample s[] = {
+		sample(1, "a", 3, ref(STACK_MAP, FRAME_NATIVE, USTACK, 0),
+		       ref(STACK_MAP, FRAME_KERNEL, KSTACK, 0)),
+		sample(1, "a", 1, ref(STACK_HASHED, FRAME_NATIVE, USTACK2, 0),
+		       ref(STACK_NONE, 0, 0, 0)),
+	};
+	struct wants w = { .src = { stored, sizeof(stored) / sizeof(stored[0]) } };
+	struct trace_source ts = { .read = wants_read, .want = wants_want, .ctx = &w };
+	struct sym_cache *cache = sym_cache__new();
+	struct symbolizer sym;
+	struct records rs;
+
+	CHECK(cache != NULL);
+	for (size_t i = 0; i < sizeof(stored) / sizeof(stored[0]); i++)
+		stored[i].reads = 0;
+	symbolizer__init(&sym, &ts, NULL, NULL, cache);
+	CHECK_INT(symbolizer__prefetch(&sym, s, 1), 0);
+	CHECK_INT(w.calls, 1);
+	CHECK_INT(w.n[0], 2);
+	CHECK(w.ids[0][0] + w.ids[0][1] == USTACK + KSTACK && w.ids[0][0] != w.ids[0][1]);
+	/* The report: only the stack the prefetch did not name. */
+	CHECK_INT(records__build(&rs, &sym, s, 2), 0);
+	CHECK_INT(w.calls, 2);
+	CHECK_INT(w.n[1], 1);
+	CHECK(w.ids[1][0] == USTACK2);
+	CHECK_INT(stored[0].reads + stored[1].reads + stored[2].reads, 3);
+	/* All named: nothing to want, no call. */
+	records__free(&rs);
+	CHECK_INT(records__build(&rs, &sym, s, 2), 0);
+	CHECK_INT(w.calls, 2);
+	records__free(&rs);
+	sym_cache__free(cache);
+}
+
 /*
  * A prefetch names stacks while the process runs on: a frame in JIT code
  * its perf map does not name yet is named again by the report, once the
@@ -859,6 +924,7 @@ int main(void)
 	RUN(missed_and_absent_parts);
 	RUN(iterator_views);
 	RUN(prefetch_then_build);
+	RUN(want_unnamed_stacks_first);
 	RUN(report_renames_unnamed_jit);
 	RUN(no_resolvers);
 	RUN(unsafe_comm);
