@@ -12,9 +12,13 @@
  *
  * new_keys: the count map's keys not read before, for the loader's
  * prefetch, which otherwise reads every key again each time: up to
- * BULK_KEYS of set `set`'s into keys[], their number in nr_keys, each
- * key's count marked (COUNT_SEEN, bpf/profile.h) as it is taken.  A run
- * that fills keys[] stops there; the next goes on, past the marked ones.
+ * BULK_KEYS of set `set`'s into new_key_list, their number in nr_keys,
+ * each key's count marked (COUNT_SEEN, bpf/profile.h) as it is taken.
+ * A run that fills the list stops there; the next goes on, past the
+ * marked ones.  Every run walks all of the map's buckets (about half a
+ * millisecond at the default size), so the list is long enough for most
+ * prefetches in one run; it is not mapped, so that the keys cost the
+ * loader's memory once, in the samples it reads them into.
  *
  * Both are syscall programs on no kernel type: loading them parses no
  * kernel BTF, which would cost milliseconds and megabytes.
@@ -46,7 +50,13 @@ __u32 set;
 __u64 ids[BULK_STACKS];
 struct hashed_stack out[BULK_STACKS];
 __u32 nr_keys;
-struct count_key keys[BULK_KEYS];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct bulk_key_page);
+	__uint(max_entries, BULK_KEYS / BULK_KEY_PAGE);
+} new_key_list SEC(".maps");
 
 static long read_one(__u64 i, void *data)
 {
@@ -81,15 +91,17 @@ int read_stacks(void *ctx)
 
 static long take_key(void *map, const struct count_key *key, __u64 *count, void *data)
 {
-	__u32 n = nr_keys;
+	__u32 n = nr_keys, at = n / BULK_KEY_PAGE;
+	struct bulk_key_page *page;
 
-	if (n >= BULK_KEYS)
-		return 1;
 	if (*count & COUNT_SEEN)
 		return 0;
+	page = bpf_map_lookup_elem(&new_key_list, &at);
+	if (!page)
+		return 1;		/* the list is full */
 	/* Atomic: the sampler adds to the count meanwhile. */
 	__sync_fetch_and_or(count, COUNT_SEEN);
-	keys[n] = *key;
+	page->keys[n % BULK_KEY_PAGE] = *key;
 	nr_keys = n + 1;
 	return 0;
 }

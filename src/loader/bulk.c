@@ -17,13 +17,14 @@
 
 struct bulk {
 	struct bulk_bpf *skel;
+	__u32 list_size;		/* new_key_list's: BULK_KEYS */
 	__u32 set;			/* whose stacks by_id holds */
 	/* id -> 1 + where its stack starts in words[] (htab__id_val()) */
 	struct htab by_id;
 	/* per stack: nr | end << 32, then its nr frames */
 	__u64 *words;
 	size_t nr_words, cap_words;
-	__u64 runs, stacks, keys;
+	__u64 runs, stacks, key_runs, keys;
 };
 
 struct bulk *bulk__new(const int spilled[2], const int counts[2])
@@ -33,7 +34,15 @@ struct bulk *bulk__new(const int spilled[2], const int counts[2])
 	if (!b)
 		return NULL;
 	b->skel = bulk_bpf__open();
+	/* The tests' way to make a prefetch take several runs. */
+	b->list_size = getenv("PROFILE_TEST_BULK_KEYS") ?
+		       strtoul(getenv("PROFILE_TEST_BULK_KEYS"), NULL, 10) : BULK_KEYS;
+	if (!b->list_size || b->list_size > BULK_KEYS)
+		b->list_size = BULK_KEYS;
+	b->list_size = (b->list_size + BULK_KEY_PAGE - 1) / BULK_KEY_PAGE * BULK_KEY_PAGE;
 	if (!b->skel ||
+	    bpf_map__set_max_entries(b->skel->maps.new_key_list,
+				     b->list_size / BULK_KEY_PAGE) ||
 	    bpf_map__reuse_fd(b->skel->maps.spilled0, spilled[0]) ||
 	    bpf_map__reuse_fd(b->skel->maps.spilled1, spilled[1]) ||
 	    bpf_map__reuse_fd(b->skel->maps.counts0, counts[0]) ||
@@ -138,6 +147,40 @@ const __u64 *bulk__find_stack(const struct bulk *b, __u32 set, __u64 id, __u32 *
 	return w + 1;
 }
 
+/* Pages of new_key_list read a call at most. */
+#define LIST_CHUNK 4
+
+/* Append the first n keys of new_key_list to *samples: 0 or -errno. */
+static int read_list(struct bulk *b, __u32 n, struct sample **samples, size_t *nr)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	int fd = bpf_map__fd(b->skel->maps.new_key_list);
+	__u32 idx[LIST_CHUNK], out, done = 0, pages, count;
+	struct bulk_key_page *buf;
+	void *in = NULL;
+
+	buf = malloc(LIST_CHUNK * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	while (done < n) {
+		pages = (n - done + BULK_KEY_PAGE - 1) / BULK_KEY_PAGE;
+		count = pages < LIST_CHUNK ? pages : LIST_CHUNK;
+		if (bpf_map_lookup_batch(fd, in, &out, idx, buf, &count, &bopts) &&
+		    errno != ENOENT) {
+			free(buf);
+			return -errno;
+		}
+		for (__u32 i = 0; i < count * BULK_KEY_PAGE && done < n; i++, done++)
+			(*samples)[(*nr)++] = (struct sample){
+				.key = buf[i / BULK_KEY_PAGE].keys[i % BULK_KEY_PAGE] };
+		if (!count)
+			break;
+		in = &out;
+	}
+	free(buf);
+	return done == n ? 0 : -EIO;
+}
+
 /* One run of new_keys, its keys appended to *samples: how many, or -errno. */
 static int run_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *nr,
 		    size_t *cap)
@@ -145,16 +188,17 @@ static int run_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	struct bulk_bpf__bss *bss = b->skel->bss;
 	__u32 n;
+	int err;
 
 	bss->set = set;
 	if (bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.new_keys), &topts))
 		return -errno;
-	n = bss->nr_keys < BULK_KEYS ? bss->nr_keys : BULK_KEYS;
+	b->key_runs++;
+	n = bss->nr_keys < b->list_size ? bss->nr_keys : b->list_size;
 	if (util__grow_array((void **)samples, cap, *nr + n, sizeof(**samples)))
 		return -ENOMEM;
-	for (__u32 i = 0; i < n; i++)
-		(*samples)[(*nr)++] = (struct sample){ .key = bss->keys[i] };
-	return n;
+	err = read_list(b, n, samples, nr);
+	return err ? err : (int)n;
 }
 
 int bulk__new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *nr)
@@ -166,7 +210,7 @@ int bulk__new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *n
 	*nr = 0;
 	do
 		n = run_keys(b, set, samples, nr, &cap);
-	while (n == BULK_KEYS);
+	while (n > 0 && (__u32)n == b->list_size);
 	if (n < 0) {
 		free(*samples);
 		*samples = NULL;
@@ -177,9 +221,9 @@ int bulk__new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *n
 	return 0;
 }
 
-void bulk__stats(const struct bulk *b, __u64 *runs, __u64 *stacks, __u64 *keys)
+void bulk__stats(const struct bulk *b, struct bulk_stats *st)
 {
-	*runs = b ? b->runs : 0;
-	*stacks = b ? b->stacks : 0;
-	*keys = b ? b->keys : 0;
+	*st = b ? (struct bulk_stats){ .stack_runs = b->runs, .stacks = b->stacks,
+				       .key_runs = b->key_runs, .keys = b->keys }
+		: (struct bulk_stats){};
 }

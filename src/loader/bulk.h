@@ -44,7 +44,12 @@ const __u64 *bulk__find_stack(const struct bulk *b, __u32 set, __u64 id, __u32 *
  */
 int bulk__new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *nr);
 
-/* For -v: runs of the stack reader, stacks fetched, keys returned as new. */
-void bulk__stats(const struct bulk *b, __u64 *runs, __u64 *stacks, __u64 *keys);
+/* For -v: the programs' runs, and what they read. */
+struct bulk_stats {
+	__u64 stack_runs, stacks;	/* stacks fetched */
+	__u64 key_runs, keys;		/* keys returned as new */
+};
+
+void bulk__stats(const struct bulk *b, struct bulk_stats *st);
 
 #endif /* BULK_H */

@@ -1122,7 +1122,7 @@ static void report_walkers(const struct session *s, const __u64 *c)
 void session__report(const struct session *s, const __u64 *c,
 		     const struct sample_tally *t, enum report_pass pass)
 {
-	__u64 runs, fetched, keys;
+	struct bulk_stats bs;
 
 	if (pass == REPORT_WARN) {
 		warn_lost(c, t);
@@ -1151,11 +1151,12 @@ void session__report(const struct session *s, const __u64 *c,
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
-	bulk__stats(s->bulk, &runs, &fetched, &keys);
+	bulk__stats(s->bulk, &bs);
 	pr_info("spilled stacks read: %llu in batches (%llu runs of the batch reader), %llu one by one",
-		(unsigned long long)fetched, (unsigned long long)runs,
+		(unsigned long long)bs.stacks, (unsigned long long)bs.stack_runs,
 		(unsigned long long)s->read_one);
-	pr_info("prefetches: %llu new keys read in bulk", (unsigned long long)keys);
+	pr_info("prefetches: %llu new keys read in bulk, in %llu runs",
+		(unsigned long long)bs.keys, (unsigned long long)bs.key_runs);
 	report_walkers(s, c);
 }
 

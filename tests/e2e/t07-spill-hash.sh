@@ -95,23 +95,36 @@ counted() {
 	{ [ -n "$p" ] && [ "$p" -ge 1 ] || fail "no prefetch ran"; }
 }
 
+# new_keys FILE.v: "KEYS RUNS" from the -v "prefetches:" line.
+new_keys() {
+	sed -n "s/^profile: prefetches: \([0-9]*\) new keys read in bulk, in \([0-9]*\) runs\$/\1 \2/p" "$1"
+}
+
 # Naming reads each new stored stack.  The bulk reader (bpf/bulk.bpf.c)
 # reads 64 a call, and prefetches read only the count map's keys that no
-# prefetch read before.  PROFILE_TEST_READ_ONE turns it off, as on a
-# kernel without syscall programs: each stack is read with a call of its
-# own, and each prefetch reads every key.
+# prefetch read before, in one run of up to 8192 keys (64 with
+# PROFILE_TEST_BULK_KEYS=64: many runs, each going on past the keys the
+# last one marked).  PROFILE_TEST_READ_ONE turns it off, as on a kernel
+# without syscall programs: each stack is read with a call of its own,
+# and each prefetch reads every key.
 test_expect_success ROOT_BPF 'stored stacks read in batches, prefetches read new keys alone; without the bulk reader, one by one and every key' '
 	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 10 >/dev/null && pid=$! &&
 	sleep 0.3 &&
 	"$PROFILE" -U -F 999 -f -vv -p $pid 3 >batch.folded 2>batch.v &&
+	PROFILE_TEST_BULK_KEYS=64 "$PROFILE" -U -F 999 -f -vv -p $pid 3 >small.folded 2>small.v &&
 	PROFILE_TEST_READ_ONE=1 "$PROFILE" -U -F 999 -f -vv -p $pid 3 >one.folded 2>one.v &&
-	grep "^profile: \(spilled stacks\|prefetches\|report\)" batch.v one.v &&
-	counted batch.v batch.folded && counted one.v one.folded &&
-	keys=$(sed -n "s/^profile: prefetches: \([0-9]*\) new keys.*/\1/p" batch.v) &&
-	all=$(wc -l <batch.folded) &&
-	{ [ -n "$keys" ] && [ "$keys" -ge 500 ] && [ "$keys" -le "$all" ] ||
-		fail "$keys keys read as new by prefetches, of $all"; } &&
-	{ grep -q "^profile: prefetches: 0 new keys" one.v ||
+	grep "^profile: \(spilled stacks\|prefetches\|report\)" batch.v small.v one.v &&
+	counted batch.v batch.folded && counted small.v small.folded && counted one.v one.folded &&
+	set -- $(new_keys batch.v) && all=$(wc -l <batch.folded) &&
+	{ [ $# -eq 2 ] && [ "$1" -ge 500 ] && [ "$1" -le "$all" ] ||
+		fail "$1 keys read as new by prefetches, of $all"; } &&
+	{ [ "$2" -le $(($(sed -n "s/^profile: report: [0-9]* keys (\([0-9]*\) prefetches.*/\1/p" batch.v) + 1)) ] ||
+		fail "$2 runs: more than one a prefetch"; } &&
+	set -- $(new_keys small.v) && all=$(wc -l <small.folded) &&
+	{ [ $# -eq 2 ] && [ "$1" -ge 500 ] && [ "$1" -le "$all" ] && [ "$2" -ge $(($1 / 64)) ] ||
+		fail "$1 keys read as new in $2 runs of 64 keys at most, of $all"; } &&
+	check_manystacks small.folded &&
+	{ grep -q "^profile: prefetches: 0 new keys read in bulk, in 0 runs" one.v ||
 		fail "new keys read with PROFILE_TEST_READ_ONE"; } &&
 	stored=$(spilled stored batch.v) &&
 	set -- $(reads batch.v) &&
