@@ -17,7 +17,7 @@
 
 struct bulk {
 	struct bulk_bpf *skel;
-	__u32 list_size;		/* new_key_list's: BULK_KEYS */
+	__u32 list_size;		/* keys new_key_list holds */
 	__u32 set;			/* whose stacks by_id holds */
 	/* id -> 1 + where its stack starts in words[] (htab__id_val()) */
 	struct htab by_id;
@@ -48,7 +48,10 @@ struct bulk *bulk__new(const int spilled[2], const int counts[2])
 	    bpf_map__reuse_fd(b->skel->maps.counts0, counts[0]) ||
 	    bpf_map__reuse_fd(b->skel->maps.counts1, counts[1]) ||
 	    bulk_bpf__load(b->skel)) {
+		int err = errno;
+
 		bulk__free(b);
+		errno = err;
 		return NULL;
 	}
 	return b;
@@ -105,14 +108,21 @@ static int run_batch(struct bulk *b, const __u64 *ids, __u32 n)
 	return 0;
 }
 
+void bulk__drop_stacks(struct bulk *b)
+{
+	if (!b)
+		return;
+	htab__free(&b->by_id);
+	b->nr_words = 0;
+}
+
 int bulk__fetch_stacks(struct bulk *b, __u32 set, const __u64 *ids, size_t n)
 {
 	__u64 batch[BULK_STACKS];
 	__u32 queued = 0;
 	int err = 0;
 
-	htab__free(&b->by_id);
-	b->nr_words = 0;
+	bulk__drop_stacks(b);
 	b->set = set;
 	for (size_t i = 0; i < n && !err; i++) {
 		if (htab__get(&b->by_id, ids[i], 0))
@@ -158,6 +168,7 @@ static int read_list(struct bulk *b, __u32 n, struct sample **samples, size_t *n
 	__u32 idx[LIST_CHUNK], out, done = 0, pages, count;
 	struct bulk_key_page *buf;
 	void *in = NULL;
+	int err = 0;
 
 	buf = malloc(LIST_CHUNK * sizeof(*buf));
 	if (!buf)
@@ -167,8 +178,8 @@ static int read_list(struct bulk *b, __u32 n, struct sample **samples, size_t *n
 		count = pages < LIST_CHUNK ? pages : LIST_CHUNK;
 		if (bpf_map_lookup_batch(fd, in, &out, idx, buf, &count, &bopts) &&
 		    errno != ENOENT) {
-			free(buf);
-			return -errno;
+			err = -errno;
+			break;
 		}
 		for (__u32 i = 0; i < count * BULK_KEY_PAGE && done < n; i++, done++)
 			(*samples)[(*nr)++] = (struct sample){
@@ -178,6 +189,8 @@ static int read_list(struct bulk *b, __u32 n, struct sample **samples, size_t *n
 		in = &out;
 	}
 	free(buf);
+	if (err)
+		return err;
 	return done == n ? 0 : -EIO;
 }
 
@@ -201,7 +214,7 @@ static int run_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *
 	return err ? err : (int)n;
 }
 
-int bulk__new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *nr)
+int bulk__read_new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *nr)
 {
 	size_t cap = 0;
 	int n;

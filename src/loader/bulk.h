@@ -20,8 +20,8 @@ struct sample;
 
 /*
  * spilled, counts: the fds of set 0's and set 1's spill and count maps.
- * NULL when the programs cannot load (kernels before 5.14 have no
- * syscall programs).
+ * NULL (errno set) when the programs cannot load, as on kernels before
+ * 5.17 (bpf_loop()).
  */
 struct bulk *bulk__new(const int spilled[2], const int counts[2]);
 void bulk__free(struct bulk *b);
@@ -42,7 +42,10 @@ const __u64 *bulk__find_stack(const struct bulk *b, __u32 set, __u64 id, __u32 *
  * samples of count 0 in a new array (*samples, *nr).  0 or a negative
  * errno.  The keys returned are marked in the map (COUNT_SEEN).
  */
-int bulk__new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *nr);
+int bulk__read_new_keys(struct bulk *b, __u32 set, struct sample **samples, size_t *nr);
+
+/* Drop the stacks fetched: the set they came from is being emptied. */
+void bulk__drop_stacks(struct bulk *b);
 
 /* For -v: the programs' runs, and what they read. */
 struct bulk_stats {

@@ -1902,7 +1902,7 @@ int session__drain_new(struct session *s, struct sample **samples, size_t *nr)
 	int err;
 
 	if (b && !s->new_keys_failed) {
-		err = bulk__new_keys(b, s->read_set, samples, nr);
+		err = bulk__read_new_keys(b, s->read_set, samples, nr);
 		if (!err)
 			return 0;
 		s->new_keys_failed = true;
@@ -1929,7 +1929,7 @@ static void want_trace(void *ctx, const struct stack_ref *refs, size_t n)
 		if (refs[i].src == STACK_HASHED)
 			s->want_ids[nr++] = refs[i].id;
 	if (bulk__fetch_stacks(s->bulk, s->read_set, s->want_ids, nr))
-		pr_debug("stored stacks: a batch read failed; the rest are read one by one");
+		pr_debug("bulk reads: a batch of stacks failed; the rest are read one by one");
 }
 
 void session__trace_source(struct session *s, struct trace_source *src)
@@ -2067,6 +2067,7 @@ int session__clear(struct session *s, const struct sample *samples, size_t nr)
 
 	for (size_t i = 0; i < nr; i++)
 		bpf_map_delete_elem(fd, &samples[i].key);
+	bulk__drop_stacks(s->bulk);
 	/* Stacks whose sample was dropped are referenced by no count: sweep. */
 	err = clear_map(ms->stacks, sizeof(__u32));
 	if (!err)

@@ -347,11 +347,12 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
  * Without -i, read and symbolize the stacks counted so far while sampling
  * goes on, so that at the end only the newest are left and the report comes
  * out quickly.  A prefetch reads the keys no prefetch read before
- * (session__drain_new()), or the whole count map where that cannot be,
- * so it runs only when the keys inserted since the last one reach half of
- * those inserted then (and at least PREFETCH_MIN): a few reads while the
- * map grows, none once it is stable, and at most a third of the keys left
- * for the end.  Failures only mean more work at the end.
+ * (session__drain_new()), but walks all of the count map to find them,
+ * and where that cannot be it reads every key: so it runs only when the
+ * keys inserted since the last one reach half of those inserted then (and
+ * at least PREFETCH_MIN): a few while the map grows, none once it is
+ * stable, and at most a third of the keys left for the end.  Failures only
+ * mean more work at the end.
  */
 #define PREFETCH_MIN 1024
 

@@ -435,9 +435,9 @@ static int rename_jit(struct sym_cache *c, const struct symbolizer *sym,
 }
 
 /*
- * Look a stack up in the cache, reading and symbolizing it on a miss;
- * early: for a prefetch, whose JIT frames the report names again
- * (rename_jit()).  Kernel stacks are the same in every process.
+ * The process a stack is named for (none for kernel stacks, the same in
+ * every process), and the second half of its key in the cache (*k2).
+ * 0 or -ENOMEM.
  */
 static int stack_owner(struct sym_cache *c, const struct count_key *k,
 		       const struct stack_ref *ref, struct owner *o, __u64 *k2)
@@ -453,6 +453,11 @@ static int stack_owner(struct sym_cache *c, const struct count_key *k,
 	return 0;
 }
 
+/*
+ * Look a stack up in the cache, reading and symbolizing it on a miss;
+ * early: for a prefetch, whose JIT frames the report names again
+ * (rename_jit()).
+ */
 static int get_stack(struct sym_cache *c, const struct symbolizer *sym,
 		     const struct count_key *k, const struct stack_ref *ref, bool early,
 		     const struct stack **out)
