@@ -525,6 +525,7 @@ static int finish(struct run *r)
 
 	r->finishing = true;
 	stall__check(&r->stall, r->m.s);
+	clock_gettime(CLOCK_MONOTONIC, &r->sum.sample_end);
 	session__detach(r->m.s);
 	targets__stop(&r->targets);
 	/* The side band's last records: new interpreter stacks to name among them. */

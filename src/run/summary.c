@@ -63,12 +63,12 @@ void summary__add(struct summary *sum, const struct options *o,
 	count_stacks(sum, o, recs);
 }
 
-static double seconds_since(const struct timespec *t0)
+/* The sampling time, without the report's: a slow report is no fewer samples. */
+static double sampled_seconds(const struct summary *sum)
 {
-	struct timespec now;
+	const struct timespec *t0 = &sum->sample_start, *t1 = &sum->sample_end;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+	return (t1->tv_sec - t0->tv_sec) + (t1->tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 /*
@@ -78,7 +78,7 @@ static double seconds_since(const struct timespec *t0)
 void summary__warn_few(const struct summary *sum, const struct options *o,
 		       const __u64 *c)
 {
-	double secs = seconds_since(&sum->sample_start);
+	double secs = sampled_seconds(sum);
 	unsigned long long n = c[CNT_TAKEN] - c[CNT_FILTERED];	/* counted or dropped */
 	const char *ev = o->event.name;
 

@@ -23,6 +23,7 @@ struct summary {
 	size_t stacks;			/* distinct stacks: most in one report */
 	unsigned int reports;
 	struct timespec sample_start;	/* monotonic: when sampling began */
+	struct timespec sample_end;	/* monotonic: when it stopped (detach) */
 	__u64 timer_missed;		/* samples the CPUs' timers did not give (stall.h) */
 };
 

@@ -48,10 +48,11 @@ test_expect_success ROOT_BPF 'the exit status passes through: 7, SIGKILL 137, SI
 	{ [ $rc -eq 137 ] || fail "SIGKILL gave $rc"; } &&
 	grep -q "^profile: .sh. was killed by signal 9 (Killed)$" err &&
 	{ "$PROFILE" -o p.folded -- sh -c "kill -TERM \$\$" 2>err; rc=$?; true; } &&
+	cat err &&
 	{ [ $rc -eq 143 ] || fail "SIGTERM gave $rc"; } &&
 	grep -q "^profile: .sh. was killed by signal 15 (Terminated)$" err &&
 	grep -q "^profile: wrote p.folded: " err &&
-	[ $(wc -l <err) -eq 2 ]
+	{ [ $(wc -l <err) -eq 2 ] || fail "more than the two lines on stderr"; }
 '
 
 test_expect_success ROOT_BPF 'children and grandchildren are profiled, another process is not' '
