@@ -52,12 +52,18 @@ struct stack_map {
 };
 
 /*
- * Every user stack is stored here by content.  Preallocated: an element
- * allocated at insert time cost about 700 ns of every new stack on
- * manystacks (2,300 against 3,000 ns per sample), more than the walk.
+ * Every user stack is stored here by content.  Not preallocated, nor is
+ * the count map: zeroing their 41 MiB at creation was half of the
+ * program's load time (15-20 ms of CPU at every start), while an element
+ * taken from the kernel's BPF allocator at insert time measured no dearer
+ * per sample than a preallocated one (bench/results/issue31-performance.md,
+ * round 12; an earlier machine once measured 700 ns more).  A stack takes
+ * 2 KiB (its allocator's size class) only once stored.  A failed
+ * allocation counts as a full map: never silent.
  */
 struct spill_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct hashed_stack);
 	__uint(max_entries, DEFAULT_STACK_STORAGE);
@@ -65,6 +71,7 @@ struct spill_map {
 
 struct count_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct count_key);
 	__type(value, __u64);
 	__uint(max_entries, DEFAULT_HASH_STORAGE);
@@ -95,26 +102,27 @@ struct users_map users0 SEC(".maps"), users1 SEC(".maps");
  * maps' template itself, of their value size (load_skel() in session.c).
  */
 /* Declared after the maps they hold: libbpf fills a slot with a map it made before. */
-#define SET_OF(name, inner_type, inner_key, inner_value, set0, set1)	\
+#define SET_OF(name, inner_type, inner_flags, inner_key, inner_value, set0, set1) \
 struct {								\
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);			\
 	__uint(max_entries, 2);						\
 	__type(key, __u32);						\
 	__array(values, struct {					\
 		__uint(type, inner_type);				\
+		__uint(map_flags, inner_flags);				\
 		inner_key;						\
 		inner_value;						\
 		__uint(max_entries, 1);					\
 	});								\
 } name SEC(".maps") = { .values = { (void *)&set0, (void *)&set1 } }
 
-SET_OF(set_stacks, BPF_MAP_TYPE_STACK_TRACE, __uint(key_size, sizeof(__u32)),
+SET_OF(set_stacks, BPF_MAP_TYPE_STACK_TRACE, 0, __uint(key_size, sizeof(__u32)),
        __uint(value_size, MAX_STACK_DEPTH * sizeof(__u64)), stacks0, stacks1);
-SET_OF(set_spilled, BPF_MAP_TYPE_HASH, __type(key, __u64),
+SET_OF(set_spilled, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, __type(key, __u64),
        __type(value, struct hashed_stack), spilled0, spilled1);
-SET_OF(set_counts, BPF_MAP_TYPE_HASH, __type(key, struct count_key),
+SET_OF(set_counts, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, __type(key, struct count_key),
        __type(value, __u64), counts0, counts1);
-SET_OF(set_users, BPF_MAP_TYPE_HASH, __type(key, __u32),
+SET_OF(set_users, BPF_MAP_TYPE_HASH, 0, __type(key, __u32),
        __type(value, struct share_held), users0, users1);
 
 /*
