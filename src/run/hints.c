@@ -68,19 +68,31 @@ static bool has_unnamed_jit(const struct stack *st)
 	return false;
 }
 
-/* The runtime, from the comm or a module on the stack, if the exe did not say. */
+/*
+ * The runtime, from the comm or a module on the stack, if the exe did not
+ * say.  A module is one string for all its frames: the one read last is
+ * not read again (a stack's frames run in few modules, mostly the same).
+ */
 static void note_runtime(struct hint_proc *p, const struct record *r,
 			 const struct stack *st)
 {
 	if (p->runtime == HINT_RT_OTHER)
 		p->runtime = runtime_of_name(r->comm);
-	for (__u32 i = 0; i < st->nr && p->runtime == HINT_RT_OTHER; i++)
-		if (st->frames[i]->module)
-			p->runtime = runtime_of_name(base_name(st->frames[i]->module));
+	for (__u32 i = 0; i < st->nr && p->runtime == HINT_RT_OTHER; i++) {
+		const char *m = st->frames[i]->module;
+
+		if (!m || m == p->module)
+			continue;
+		p->module = m;
+		p->runtime = runtime_of_name(base_name(m));
+	}
 }
 
 void hints__add(struct hints *h, const struct records *rs)
 {
+	/* Frames and their module strings live as long as one report. */
+	for (size_t i = 0; i < h->nr; i++)
+		h->procs[i].module = NULL;
 	for (size_t i = 0; i < rs->nr; i++) {
 		const struct record *r = &rs->recs[i];
 		const struct part *u = &r->parts[PART_USER];

@@ -36,6 +36,7 @@ struct hint_proc {
 	char comm[TASK_COMM_LEN];
 	bool main_comm;		/* comm is the main thread's (tid == pid) */
 	__u8 runtime;		/* enum hint_runtime */
+	const char *module;	/* the last module note_runtime() read, this report */
 	__u64 user;		/* samples with a user leaf frame */
 	__u64 anon;		/* ... unnamed, in anonymous memory */
 	__u64 jit;		/* ... with such a frame anywhere on the stack */

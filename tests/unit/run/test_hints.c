@@ -170,6 +170,31 @@ TEST(runtimes)
 	hints__free(&h);
 }
 
+/*
+ * A comm that says nothing, and the module that does on a later record,
+ * after a module read before: found all the same (each module is read
+ * once in a row, not once only).
+ */
+TEST(runtime_after_a_module_read_before)
+{
+	struct hints h = { .proc_root = "/nonexistent" };
+	struct record r[] = {
+		rec_tid("svc", 600, 600, 60, &anon_leaf),
+		rec_tid("svc-worker", 600, 601, 50, &named_leaf),
+		rec_tid("svc-worker", 600, 601, 40, &jvm_anon),
+	};
+	const struct hint_proc *top[2];
+	char buf[512];
+
+	add(&h, r, sizeof(r) / sizeof(*r));
+	CHECK_INT(hints__pick(&h, top, 2), 1);
+	CHECK_STR(hints__line(top[0], buf, sizeof(buf)),
+		  "svc (PID 600): 66% of its user-space samples are in unnamed JIT code (anonymous memory); "
+		  "run jcmd 600 Compiler.perfmap while it runs and profile again, and start java with "
+		  "-XX:+PreserveFramePointer for whole stacks");
+	hints__free(&h);
+}
+
 int main(void)
 {
 	setup();
@@ -177,5 +202,6 @@ int main(void)
 	RUN(order_and_intervals);
 	RUN(lines);
 	RUN(runtimes);
+	RUN(runtime_after_a_module_read_before);
 	return unit_summary();
 }
