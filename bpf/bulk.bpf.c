@@ -30,6 +30,7 @@
 
 struct spill_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct hashed_stack);
 	__uint(max_entries, 1);
@@ -37,6 +38,7 @@ struct spill_map {
 
 struct count_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct count_key);
 	__type(value, __u64);
 	__uint(max_entries, 1);

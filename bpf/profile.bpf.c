@@ -9,8 +9,10 @@
 #include <bpf/bpf_helpers.h>
 #include "profile.h"
 
-#define EFAULT 14
+#define E2BIG 7
+#define EAGAIN 11
 #define ENOMEM 12
+#define EFAULT 14
 #define EEXIST 17
 
 #define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
@@ -58,8 +60,10 @@ struct stack_map {
  * taken from the kernel's BPF allocator at insert time measured no dearer
  * per sample than a preallocated one (bench/results/issue31-performance.md,
  * round 12; an earlier machine once measured 700 ns more).  A stack takes
- * 2 KiB (its allocator's size class) only once stored.  A failed
- * allocation counts as a full map: never silent.
+ * 2 KiB (its allocator's size class) only once stored.  An insert that
+ * finds room but no memory is counted apart from a full map's
+ * (CNT_HASH_NOMEM, CNT_SPILL_NOMEM): its warning must not ask for a
+ * larger map.
  */
 struct spill_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -96,13 +100,13 @@ struct users_map users0 SEC(".maps"), users1 SEC(".maps");
  * were two map pointers, and the verifier walked every path after the
  * choice twice, once with each.  A map found in an array of maps is one
  * pointer, whichever slot it came from.  An array's template (its inner
- * map) has the sets' map type, key and value, but one entry: a hash map's
- * size is not part of its type, and the template is created, and its
- * entries allocated, only to make the array.  The loader makes the stack
+ * map) has the sets' map type, flags, key and value (the kernel compares
+ * them), but one entry: a hash map's size is not part of its type, and the
+ * template is created only to make the array.  The loader makes the stack
  * maps' template itself, of their value size (load_skel() in session.c).
  */
 /* Declared after the maps they hold: libbpf fills a slot with a map it made before. */
-#define SET_OF(name, inner_type, inner_flags, inner_key, inner_value, set0, set1) \
+#define SET_OF(name, inner_type, inner_flags, inner_key, inner_value, set0, set1)	\
 struct {								\
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);			\
 	__uint(max_entries, 2);						\
@@ -607,6 +611,14 @@ static __always_inline bool store_hashed(const struct map_set *ms,
 		refer_stored(stored, st, ref, h, cnt);
 		return false;
 	}
+	/* Room, but no memory for it: missed, and not for want of room. */
+	if (err != -EEXIST && err != -E2BIG) {
+		cnt[CNT_SPILL_FULL]++;
+		cnt[CNT_SPILL_NOMEM]++;
+		ref->src = STACK_MISSED;
+		ref->err = -EAGAIN;
+		return false;
+	}
 	/* No room left anywhere: report it as bcc reports -ENOMEM. */
 full:
 	cnt[CNT_SPILL_FULL]++;
@@ -742,6 +754,9 @@ static __always_inline bool count(const struct map_set *ms, struct count_key *ke
 			__sync_fetch_and_add(val, weight);
 			return false;
 		}
+	} else if (err != -E2BIG) {
+		/* Room, but no memory for the key (CNT_HASH_NOMEM). */
+		cnt[full_cnt == CNT_HASH_FULL ? CNT_HASH_NOMEM : CNT_OFF_HASH_NOMEM]++;
 	}
 full:
 	cnt[full_cnt]++;

@@ -34,12 +34,16 @@ kill_bg() {
 	: >"$TRASH/bg.pids"
 }
 
-# Directories a test made outside $TRASH (outside_dir), removed at the end.
+# Directories a test made outside $TRASH (outside_dir), and memory
+# cgroups (mem_cgroup), removed at the end.
 cleanup() {
 	kill_bg
 	wait 2>/dev/null
 	if [ -s "$TRASH/outside.dirs" ]; then
 		while read -r d; do rm -rf "$d"; done <"$TRASH/outside.dirs"
+	fi
+	if [ -s "$TRASH/memcgs" ]; then
+		while read -r d; do rmdir "$d" 2>/dev/null; done <"$TRASH/memcgs"
 	fi
 	rm -rf "$TRASH"
 }
@@ -52,6 +56,27 @@ outside_dir() {
 	d=$(mktemp -d "$1/profile-test.XXXXXX") || return 1
 	echo "$d" >>"$TRASH/outside.dirs"
 	echo "$d"
+}
+
+# mem_cgroup NAME: a memory cgroup to start a process in, v2's where its
+# controller is on, else v1's (this project's machines mount v1's).  Sets
+# MEMCG (the directory), MEM_USED and MEM_LIMIT (its files) and MEM_ROOT
+# (the root cgroup's procs file, to move a process back out).
+mem_cgroup() {
+	local v1 v2
+	v1=$(findmnt -n -o TARGET -t cgroup -O memory 2>/dev/null | head -1)
+	v2=$(findmnt -n -o TARGET -t cgroup2 2>/dev/null | head -1)
+	if [ -n "$v2" ] && grep -qw memory "$v2/cgroup.subtree_control" 2>/dev/null; then
+		MEMCG=$v2/profile-$1-$$ MEM_USED=memory.current MEM_LIMIT=memory.max
+		MEM_ROOT=$v2/cgroup.procs
+	elif [ -n "$v1" ]; then
+		MEMCG=$v1/profile-$1-$$ MEM_USED=memory.usage_in_bytes
+		MEM_LIMIT=memory.limit_in_bytes MEM_ROOT=$v1/cgroup.procs
+	else
+		fail "no memory cgroup (cgroup2 with +memory, or v1's memory mount)"
+		return 1
+	fi
+	echo "$MEMCG" >>"$TRASH/memcgs" && mkdir "$MEMCG"
 }
 
 # Root, BPF and perf events, read off the system: never by running the

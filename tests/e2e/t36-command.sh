@@ -111,11 +111,15 @@ test_expect_success ROOT_BPF 'a command that cannot be run: 127 or 126, one line
 	[ ! -s out ]
 '
 
+# The largest stack trace map (16 GiB, preallocated) in a cgroup held to
+# 64 MiB: the load fails, for want of memory.
 test_expect_success ROOT_BPF 'profile fails to load: the held command never runs, exit 1' '
-	{ "$PROFILE" --stack-storage-size 16777216 --hash-storage-size 16777216 -o big.folded -- sh -c "echo RAN" >out 2>err; rc=$?; true; } &&
+	mem_cgroup t36 &&
+	echo $((64 << 20)) >"$MEMCG/$MEM_LIMIT" &&
+	{ sh -c "echo \$\$ >\"$MEMCG/cgroup.procs\" && exec \"$PROFILE\" --stack-storage-size 16777216 -o big.folded -- sh -c \"echo RAN\"" >out 2>err; rc=$?; true; } &&
 	cat err &&
 	{ [ $rc -eq 1 ] || fail "exit status $rc"; } &&
-	grep -q "^profile: cannot load the BPF program" err &&
+	grep -q "^profile: cannot load the BPF program: Cannot allocate memory; not enough memory for the maps" err &&
 	{ [ ! -s out ] || fail "the command ran"; } &&
 	[ ! -e big.folded ]
 '
