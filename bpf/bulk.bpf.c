@@ -30,7 +30,6 @@
 
 struct spill_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct hashed_stack);
 	__uint(max_entries, 1);

@@ -54,25 +54,28 @@ struct stack_map {
 };
 
 /*
- * Every user stack is stored here by content.  Not preallocated, nor is
- * the count map: zeroing their 41 MiB at creation was half of the
- * program's load time (15-20 ms of CPU at every start), while an element
- * taken from the kernel's BPF allocator at insert time measured no dearer
- * per sample than a preallocated one (bench/results/issue31-performance.md,
- * round 12; an earlier machine once measured 700 ns more).  A stack takes
- * 2 KiB (its allocator's size class) only once stored.  An insert that
- * finds room but no memory is counted apart from a full map's
- * (CNT_HASH_NOMEM, CNT_SPILL_NOMEM): its warning must not ask for a
- * larger map.
+ * Every user stack is stored here by content.  Preallocated: zeroing its
+ * 34 MiB is most of what the maps cost at the start (about 10 ms of CPU),
+ * but the kernel's BPF allocator keeps one element of this size per CPU
+ * until its first refill, so a CPU's first sample that stores two stacks
+ * (its user and Python parts) lost one (bench/results/
+ * issue31-performance.md, round 12).
  */
 struct spill_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct hashed_stack);
 	__uint(max_entries, DEFAULT_STACK_STORAGE);
 };
 
+/*
+ * Not preallocated: a key takes memory only once counted (a run of few
+ * stacks takes little of the 6.6 MiB), and a sample inserts one key at
+ * most, which the allocator's first four elements of this size per CPU
+ * always cover.  An insert that finds room but no memory is counted apart
+ * from a full map's (CNT_HASH_NOMEM): its warning must not ask for a
+ * larger map.
+ */
 struct count_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -122,7 +125,7 @@ struct {								\
 
 SET_OF(set_stacks, BPF_MAP_TYPE_STACK_TRACE, 0, __uint(key_size, sizeof(__u32)),
        __uint(value_size, MAX_STACK_DEPTH * sizeof(__u64)), stacks0, stacks1);
-SET_OF(set_spilled, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, __type(key, __u64),
+SET_OF(set_spilled, BPF_MAP_TYPE_HASH, 0, __type(key, __u64),
        __type(value, struct hashed_stack), spilled0, spilled1);
 SET_OF(set_counts, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, __type(key, struct count_key),
        __type(value, __u64), counts0, counts1);
