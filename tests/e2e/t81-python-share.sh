@@ -192,10 +192,13 @@ t_forks() {
 	EOF
 	cp "$PROFILE_TOP/tests/workloads/py/forked.py" "$H/"
 	chmod a+r "$H/forker.py" "$H/forked.py"
-	PROFILE_TEST_PY_INHERIT_DELAY_MS=10 "$PROFILE" -v -F 199 -f 8 >forks.folded 2>forks.err &
+	# Forks read at 100 a second, made at 500-700 here: the queue fills
+	# (4,096 notes) in about 8 s, and nobody is refused even when the
+	# victim holds nothing at that moment (in 7 s it once did not fill).
+	PROFILE_TEST_PY_INHERIT_DELAY_MS=10 "$PROFILE" -v -F 199 -f 13 >forks.folded 2>forks.err &
 	prof=$!
 	wait_attached $prof
-	bg $NOBODY $PY "$H/forker.py" 7 >forker.out
+	bg $NOBODY $PY "$H/forker.py" 12 >forker.out
 	flood=$!
 	sleep 1.5
 	$VICTIM $PY "$H/forked.py" 5 pyvictimf >victimf.out
