@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The JIT hint: who qualifies, in what order, and the exact lines. */
 #include <stdlib.h>
+#include <string.h>
 #include "unit.h"
 #include "run/hints.h"
 #include "stacks.h"
@@ -171,25 +172,33 @@ TEST(runtimes)
 }
 
 /*
- * A comm that says nothing, and the module that does on a later record,
- * after a module read before: found all the same (each module is read
- * once in a row, not once only).
+ * A module's string freed after one report and its memory reused for
+ * another module's in the next (usyms interns them per report): the
+ * module read last is forgotten between reports, so the new name is read.
  */
-TEST(runtime_after_a_module_read_before)
+TEST(runtime_from_a_reused_module_string)
 {
+	static char module[64];
+	static STACK(jit, 2);
+	static STACK(named, 1);
 	struct hints h = { .proc_root = "/nonexistent" };
-	struct record r[] = {
-		rec_tid("svc", 600, 600, 60, &anon_leaf),
-		rec_tid("svc-worker", 600, 601, 50, &named_leaf),
-		rec_tid("svc-worker", 600, 601, 40, &jvm_anon),
-	};
 	const struct hint_proc *top[2];
+	struct record r;
 	char buf[512];
 
-	add(&h, r, sizeof(r) / sizeof(*r));
+	jit.frames[0] = anon_leaf.frames[0];
+	jit.frames[1] = (struct frame){ .name = "main", .module = module };
+	named.frames[0] = jit.frames[1];
+	strcpy(module, "/usr/bin/svc");
+	r = rec_tid("svc", 600, 600, 60, &jit);
+	add(&h, &r, 1);
+	/* The next report: the same address, now libjvm.so's name, read first. */
+	strcpy(module, "/usr/lib/jvm/lib/server/libjvm.so");
+	r = rec_tid("svc", 600, 600, 50, &named);
+	add(&h, &r, 1);
 	CHECK_INT(hints__pick(&h, top, 2), 1);
 	CHECK_STR(hints__line(top[0], buf, sizeof(buf)),
-		  "svc (PID 600): 66% of its user-space samples are in unnamed JIT code (anonymous memory); "
+		  "svc (PID 600): 54% of its user-space samples are in unnamed JIT code (anonymous memory); "
 		  "run jcmd 600 Compiler.perfmap while it runs and profile again, and start java with "
 		  "-XX:+PreserveFramePointer for whole stacks");
 	hints__free(&h);
@@ -202,6 +211,6 @@ int main(void)
 	RUN(order_and_intervals);
 	RUN(lines);
 	RUN(runtimes);
-	RUN(runtime_after_a_module_read_before);
+	RUN(runtime_from_a_reused_module_string);
 	return unit_summary();
 }
