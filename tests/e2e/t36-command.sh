@@ -50,8 +50,8 @@ test_expect_success ROOT_BPF 'the exit status passes through: 7, SIGKILL 137, SI
 	{ "$PROFILE" -o p.folded -- sh -c "kill -TERM \$\$" 2>err; rc=$?; true; } &&
 	cat err &&
 	{ [ $rc -eq 143 ] || fail "SIGTERM gave $rc"; } &&
-	grep -q "^profile: .sh. was killed by signal 15 (Terminated)$" err &&
-	grep -q "^profile: wrote p.folded: " err &&
+	{ grep -q "^profile: .sh. was killed by signal 15 (Terminated)$" err || fail "no line for signal 15"; } &&
+	{ grep -q "^profile: wrote p.folded: " err || fail "no summary line"; } &&
 	{ [ $(wc -l <err) -eq 2 ] || fail "more than the two lines on stderr"; }
 '
 
