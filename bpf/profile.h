@@ -443,7 +443,7 @@ enum counter {
 				 * kept (bpf/profile.bpf.c, uw_exit_keep()) */
 	/*
 	 * Of CNT_HASH_FULL, CNT_OFF_HASH_FULL and CNT_SPILL_FULL: the insert
-	 * found room but failed, for want of kernel memory (the maps are
+	 * found room but failed, for want of kernel memory (the count map is
 	 * not preallocated: a memory limit on profile's cgroup) or with its
 	 * bucket busy.  Raising the map's size would not help.
 	 */
