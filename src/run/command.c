@@ -33,6 +33,7 @@ struct command {
 	pid_t pid;
 	int go_fd;		/* write end: one byte lets it exec; -1 once used */
 	int err_fd;		/* read end: the exec's errno, or EOF once it ran */
+	int pidfd;		/* readable once it exits (command__wake_fd()); -1 */
 	bool released;		/* told to exec */
 	int exec_err;		/* -errno: the exec failed */
 	bool exited;		/* seen exited, maybe not reaped */
@@ -204,7 +205,7 @@ struct command *command__start(char *const argv[], const struct command_user *us
 	}
 	c->name = argv[0];
 	c->user = user ? user->name : NULL;
-	c->go_fd = c->err_fd = -1;
+	c->go_fd = c->err_fd = c->pidfd = -1;
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		pr_err("cannot make a pipe to start '%s': %s", c->name, strerror(errno));
 		goto fail;
@@ -226,6 +227,8 @@ struct command *command__start(char *const argv[], const struct command_user *us
 	close(err[1]);
 	c->go_fd = go[1];
 	c->err_fd = err[0];
+	/* Without it (before 5.3), the exit is seen at the run's next tick. */
+	c->pidfd = syscall(SYS_pidfd_open, c->pid, 0);
 	signals_taken = 0;
 	signal_pid = c->pid;
 	return c;
@@ -243,6 +246,11 @@ fail:
 pid_t command__pid(const struct command *c)
 {
 	return c->pid;
+}
+
+int command__wake_fd(const struct command *c)
+{
+	return c ? c->pidfd : -1;
 }
 
 /* Block until it has exited; *stop ends the wait.  true once reaped. */
@@ -352,6 +360,8 @@ void command__free(struct command *c)
 		close(c->go_fd);
 	if (c->err_fd >= 0)
 		close(c->err_fd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
 	free(c);
 }
 

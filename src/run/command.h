@@ -79,6 +79,13 @@ int command__release(struct command *c);
 bool command__exited(struct command *c);
 
 /*
+ * An fd that polls readable once the command has exited (a pidfd), for
+ * the run's waits: a SIGCHLD that comes just before a wait begins would
+ * wake nothing.  -1 without a command, or where the kernel has no pidfd.
+ */
+int command__wake_fd(const struct command *c);
+
+/*
  * Wait until it exits, or until *stop is set (a second signal: see
  * command__take_signal()); stop may be NULL.  Returns true when it has
  * exited (and is reaped).

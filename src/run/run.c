@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,7 +399,7 @@ static void poll_tracker(struct run *r, const struct timespec *now,
 	long ms = (until->tv_sec - now->tv_sec) * 1000 +
 		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
 	__u64 cpu = cputime__now();
-	int err = tracker__poll(r->m.tracker, ms);
+	int err = tracker__poll(r->m.tracker, ms, command__wake_fd(r->cmd));
 
 	cputime__section("following processes", cpu);
 	if (err && err != -EINTR) {
@@ -442,12 +443,26 @@ static bool run_over(struct run *r)
 	return *r->stop || r->targets_gone || (r->cmd && command__exited(r->cmd));
 }
 
+/* Without the side band: until step, or the command's exit (its pidfd). */
+static void sleep_until(struct run *r, const struct timespec *now,
+			const struct timespec *step)
+{
+	struct pollfd fd = { .fd = command__wake_fd(r->cmd), .events = POLLIN };
+
+	if (fd.fd < 0) {
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, step, NULL);
+		return;
+	}
+	poll(&fd, 1, (step->tv_sec - now->tv_sec) * 1000 +
+		     (step->tv_nsec - now->tv_nsec) / 1000000 + 1);
+}
+
 /*
- * Sleep until deadline (monotonic) or a stop request.  Process records wake
- * us as they come; the targets and the prefetch are looked at once a
- * second, not on every wake-up (on a busy host that is many times a second).
- * The tick outlives a call: with -i 1 every call ends at its deadline
- * before a tick of its own would come.
+ * Sleep until deadline (monotonic), a stop request or the command's exit
+ * (command__wake_fd()).  Process records wake us as they come; the targets
+ * and the prefetch are looked at once a second, not on every wake-up (on a
+ * busy host that is many times a second).  The tick outlives a call: with
+ * -i 1 every call ends at its deadline before a tick of its own would come.
  */
 static void wait_until(struct run *r, const struct timespec *deadline)
 {
@@ -477,7 +492,7 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 		if (r->m.tracker)
 			poll_tracker(r, &now, &step);
 		else
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &step, NULL);
+			sleep_until(r, &now, &step);
 	}
 }
 
@@ -532,7 +547,7 @@ static int finish(struct run *r)
 	if (r->m.tracker) {
 		__u64 cpu = cputime__now();
 
-		tracker__poll(r->m.tracker, 0);
+		tracker__poll(r->m.tracker, 0, -1);
 		cputime__section("following processes", cpu);
 	}
 	/* A second Ctrl-C while printing ends the process at once. */

@@ -13,6 +13,7 @@
  * symbolizer, the unwinder and the interpreters alike.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,8 +423,12 @@ static void sync_forked(struct tracker *t)
 	htab__free(&t->forked);
 }
 
-int tracker__poll(struct tracker *t, int timeout_ms)
+int tracker__poll(struct tracker *t, int timeout_ms, int wake_fd)
 {
+	struct pollfd fds[2] = {
+		{ .fd = perf_buffer__epoll_fd(t->pb), .events = POLLIN },
+		{ .fd = wake_fd, .events = POLLIN },	/* ignored when negative */
+	};
 	int err;
 
 	t->nr = t->arena_len = 0;
@@ -431,10 +436,10 @@ int tracker__poll(struct tracker *t, int timeout_ms)
 	/* A runtime waits for an mmap record, which wakes nobody: look soon. */
 	if ((timeout_ms < 0 || timeout_ms > INTERP_WAIT_POLL_MS) && interps__waiting(t->ints))
 		timeout_ms = INTERP_WAIT_POLL_MS;
-	err = perf_buffer__poll(t->pb, timeout_ms);
-	if (err < 0 && err != -EINTR)
-		return err;
-	/* Records of the same moment may wait in buffers that did not wake us. */
+	/* The buffers' epoll fd is readable when one of them is. */
+	if (poll(fds, 2, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	/* Every buffer: records of the same moment may wait in several. */
 	err = perf_buffer__consume(t->pb);
 	if (err < 0)
 		return err;

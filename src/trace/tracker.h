@@ -52,8 +52,11 @@ void tracker__set_unwind(struct tracker *t, struct unwind *uw);
 struct interps;
 void tracker__set_interps(struct tracker *t, struct interps *ints);
 
-/* Wait up to timeout_ms for records and apply them; 0 or negative errno. */
-int tracker__poll(struct tracker *t, int timeout_ms);
+/*
+ * Wait up to timeout_ms for records, or for wake_fd (if not negative) to
+ * poll readable, and apply the records; 0 or negative errno.
+ */
+int tracker__poll(struct tracker *t, int timeout_ms, int wake_fd);
 
 void tracker__stats(const struct tracker *t, struct tracker_stats *st);
 
