@@ -31,6 +31,11 @@ const volatile bool per_cpu = false;
 const volatile bool notify_new = false;
 /* Interpreters are looked for: the exec program sends NOTE_EXEC. */
 const volatile bool exec_notes = false;
+/*
+ * The profiler's own pid.  Its CPU samples are counted, as bcc's and
+ * perf's are: its CPU is the host's too.  Its blocks are not timed: its
+ * threads wait for the profile's whole duration, which says nothing.
+ */
 const volatile __u32 self_tgid = 0;
 /* profile -- CMD: follow the command, whose pid (in profile's namespace) is cmd_pid. */
 const volatile bool follow = false;
@@ -382,8 +387,6 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 	if (!include_idle && (__u32)bpf_get_current_pid_tgid() == 0)
 		return false;
 	if (!current_ids(pid, tid))
-		return false;
-	if (*pid == self_tgid)
 		return false;
 	if (filter_pids && !in_set(&pid_set, *pid))
 		return false;
@@ -1393,7 +1396,7 @@ int off_switch_out(__u64 *ctx)
 		return 0;
 	}
 	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (!stat || !wanted(&pid, &tid))
+	if (!stat || !wanted(&pid, &tid) || pid == self_tgid)
 		return 0;
 	if (!(state & off_states)) {
 		stat->c[CNT_OFF_STATE]++;
@@ -1441,7 +1444,7 @@ static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kern
 	b = bpf_map_lookup_elem(&off_start, &tid);
 	if (!b || !b->ts) {
 		/* Idle and unwanted tasks are never recorded: not a miss. */
-		if (tid && wanted(&pid, &tid))
+		if (tid && wanted(&pid, &tid) && pid != self_tgid)
 			stat->c[CNT_OFF_NO_START]++;
 		return;
 	}

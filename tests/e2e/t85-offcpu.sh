@@ -92,10 +92,11 @@ test_expect_success ROOT_BPF 'an off-CPU profile loads no sampling program' '
 	test $(fsum out ";func_a;") -gt 0
 '
 
-test_expect_success ROOT_BPF 'the whole host with -I: no idle task timed, no start refused' '
-	"$PROFILE" --off-cpu -I -f -v 1 >host 2>host.err &&
+test_expect_success ROOT_BPF 'the whole host with -I: no idle task timed, nor the profiler, no start refused' '
+	"$PROFILE" --off-cpu -I -f -v 2 >host 2>host.err &&
 	test -s host &&
 	{ ! grep -E "^swapper" host || fail "an idle task was timed"; } &&
+	{ ! grep -E "^profile;" host || fail "the profiler'\''s own blocks were timed"; } &&
 	{ test "$(offline host.err "start table full")" = 0 || fail "starts refused"; }
 '
 
