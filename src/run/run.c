@@ -344,6 +344,13 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+/* A poll() timeout ending at or just after until, which is a second away at most. */
+static int ms_until(const struct timespec *now, const struct timespec *until)
+{
+	return (until->tv_sec - now->tv_sec) * 1000 +
+	       (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
+}
+
 /*
  * Without -i, read and symbolize the stacks counted so far while sampling
  * goes on, so that at the end only the newest are left and the report comes
@@ -396,10 +403,8 @@ static void prefetch(struct run *r)
 static void poll_tracker(struct run *r, const struct timespec *now,
 			 const struct timespec *until)
 {
-	long ms = (until->tv_sec - now->tv_sec) * 1000 +
-		  (until->tv_nsec - now->tv_nsec) / 1000000 + 1;
 	__u64 cpu = cputime__now();
-	int err = tracker__poll(r->m.tracker, ms, command__wake_fd(r->cmd));
+	int err = tracker__poll(r->m.tracker, ms_until(now, until), command__wake_fd(r->cmd));
 
 	cputime__section("following processes", cpu);
 	if (err && err != -EINTR) {
@@ -453,8 +458,7 @@ static void sleep_until(struct run *r, const struct timespec *now,
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, step, NULL);
 		return;
 	}
-	poll(&fd, 1, (step->tv_sec - now->tv_sec) * 1000 +
-		     (step->tv_nsec - now->tv_nsec) / 1000000 + 1);
+	poll(&fd, 1, ms_until(now, step));
 }
 
 /*
