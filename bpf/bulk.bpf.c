@@ -37,7 +37,6 @@ struct spill_map {
 
 struct count_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct count_key);
 	__type(value, __u64);
 	__uint(max_entries, 1);

@@ -441,15 +441,6 @@ enum counter {
 				 * parent at a fork (bpf/klist.bpf.c) */
 	CNT_UW_EXIT_KEPT,	/* exiting processes' stack slices and lists
 				 * kept (bpf/profile.bpf.c, uw_exit_keep()) */
-	/*
-	 * Of CNT_HASH_FULL, CNT_OFF_HASH_FULL and CNT_SPILL_FULL: the insert
-	 * found room but failed, for want of kernel memory (the count map is
-	 * not preallocated: a memory limit on profile's cgroup) or with its
-	 * bucket busy.  Raising the map's size would not help.
-	 */
-	CNT_HASH_NOMEM,
-	CNT_OFF_HASH_NOMEM,
-	CNT_SPILL_NOMEM,
 	NR_COUNTERS,
 };
 

@@ -978,23 +978,13 @@ static void warn_lost(const __u64 *c, const struct sample_tally *t)
 		log__raw_at(LOG_WARN, "WARNING: %llu stack traces could not be displayed.%s",
 			    (unsigned long long)t->missed_stacks,
 			    t->missed_enomem ? " Consider increasing --stack-storage-size." : "");
-	if (c[CNT_HASH_FULL] > c[CNT_HASH_NOMEM])
+	if (c[CNT_HASH_FULL])
 		log__raw_at(LOG_WARN, "WARNING: %llu samples were dropped because the count map was full. Consider increasing --hash-storage-size.",
-			    (unsigned long long)(c[CNT_HASH_FULL] - c[CNT_HASH_NOMEM]));
-	/* Room, but no kernel memory: a larger map would not help. */
-	if (c[CNT_HASH_NOMEM])
-		pr_warn("%llu samples were dropped: the kernel had no memory for their count map entries (is profile's cgroup at its memory limit?)",
-			(unsigned long long)c[CNT_HASH_NOMEM]);
-	if (c[CNT_SPILL_NOMEM])
-		pr_warn("%llu stacks were not stored, shown as missed: the kernel had no memory for them (is profile's cgroup at its memory limit?)",
-			(unsigned long long)c[CNT_SPILL_NOMEM]);
+			    (unsigned long long)c[CNT_HASH_FULL]);
 	/* Off-CPU time lost, by where: each is a block whose time is not shown. */
-	if (c[CNT_OFF_HASH_FULL] > c[CNT_OFF_HASH_NOMEM])
+	if (c[CNT_OFF_HASH_FULL])
 		pr_warn("%llu off-CPU blocks were dropped because the count map was full: raise --hash-storage-size",
-			(unsigned long long)(c[CNT_OFF_HASH_FULL] - c[CNT_OFF_HASH_NOMEM]));
-	if (c[CNT_OFF_HASH_NOMEM])
-		pr_warn("%llu off-CPU blocks were dropped: the kernel had no memory for their count map entries (is profile's cgroup at its memory limit?)",
-			(unsigned long long)c[CNT_OFF_HASH_NOMEM]);
+			(unsigned long long)c[CNT_OFF_HASH_FULL]);
 	if (c[CNT_OFF_START_FULL])
 		pr_warn("%llu off-CPU blocks were not timed: the table of blocks in progress (or their user's share of it) was full; -p or --cgroup narrows what is timed",
 			(unsigned long long)c[CNT_OFF_START_FULL]);
@@ -1161,8 +1151,6 @@ void session__report(const struct session *s, const __u64 *c,
 	pr_info("spilled stacks: stored %llu, spill map full %llu, read errors %llu, hash collisions %llu",
 		(unsigned long long)c[CNT_SPILLED], (unsigned long long)c[CNT_SPILL_FULL],
 		(unsigned long long)c[CNT_SPILL_ERR], (unsigned long long)c[CNT_SPILL_COLLISION]);
-	pr_info("no kernel memory for a new entry, with room left: %llu samples, %llu stacks (of those dropped and full above)",
-		(unsigned long long)c[CNT_HASH_NOMEM], (unsigned long long)c[CNT_SPILL_NOMEM]);
 	bulk__stats(s->bulk, &bs);
 	pr_info("spilled stacks read: %llu in batches (%llu runs of the batch reader), %llu one by one",
 		(unsigned long long)bs.stacks, (unsigned long long)bs.stack_runs,
@@ -1213,12 +1201,12 @@ void session__report_offcpu(const struct session *s, const __u64 *c,
 		 recursion_misses(s->off_in);
 	counted = c[CNT_OFF_BLOCKS] - c[CNT_OFF_SHORT] - c[CNT_OFF_LONG] -
 		  c[CNT_OFF_FILTERED] - c[CNT_OFF_HASH_FULL];
-	pr_info("off-CPU: %llu switch-outs recorded, %llu blocks counted (%.3f s), %llu shorter than --min-block-time, %llu longer than --max-block-time, %llu not in --state, %llu filtered at switch-in, %llu dropped (count map full, %llu of them for want of memory), %llu without a start (blocked before the profile began, or not timed), %llu start table full, %llu missed by the kernel",
+	pr_info("off-CPU: %llu switch-outs recorded, %llu blocks counted (%.3f s), %llu shorter than --min-block-time, %llu longer than --max-block-time, %llu not in --state, %llu filtered at switch-in, %llu dropped (count map full), %llu without a start (blocked before the profile began, or not timed), %llu start table full, %llu missed by the kernel",
 		(unsigned long long)c[CNT_OFF_RECORDED], (unsigned long long)counted,
 		t->off_ns / 1e9, (unsigned long long)c[CNT_OFF_SHORT],
 		(unsigned long long)c[CNT_OFF_LONG], (unsigned long long)c[CNT_OFF_STATE],
 		(unsigned long long)c[CNT_OFF_FILTERED], (unsigned long long)c[CNT_OFF_HASH_FULL],
-		(unsigned long long)c[CNT_OFF_HASH_NOMEM], (unsigned long long)c[CNT_OFF_NO_START], (unsigned long long)c[CNT_OFF_START_FULL],
+		(unsigned long long)c[CNT_OFF_NO_START], (unsigned long long)c[CNT_OFF_START_FULL],
 		(unsigned long long)missed);
 	/*
 	 * A kprobe does not run while its CPU is in BPF (bpf_prog_active),

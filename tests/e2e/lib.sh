@@ -60,22 +60,15 @@ outside_dir() {
 
 # mem_cgroup NAME: a memory cgroup to start a process in, v2's where its
 # controller is on, else v1's (this project's machines mount v1's).  Sets
-# MEMCG (the directory), MEM_USED and MEM_LIMIT (its files), MEM_ROOT (the
-# root cgroup's procs file, to move a process back out) and MEM_RECLAIM
-# (a command that frees what the cgroup can give back, its page cache).
+# MEMCG (the directory) and MEM_LIMIT (its limit's file).
 mem_cgroup() {
 	local v1 v2
 	v1=$(findmnt -n -o TARGET -t cgroup -O memory 2>/dev/null | head -1)
 	v2=$(findmnt -n -o TARGET -t cgroup2 2>/dev/null | head -1)
 	if [ -n "$v2" ] && grep -qw memory "$v2/cgroup.subtree_control" 2>/dev/null; then
-		MEMCG=$v2/profile-$1-$$ MEM_USED=memory.current MEM_LIMIT=memory.max
-		MEM_ROOT=$v2/cgroup.procs
-		MEM_RECLAIM="eval echo 1G >\"\$MEMCG/memory.reclaim\" 2>/dev/null"
+		MEMCG=$v2/profile-$1-$$ MEM_LIMIT=memory.max
 	elif [ -n "$v1" ]; then
-		MEMCG=$v1/profile-$1-$$ MEM_USED=memory.usage_in_bytes
-		MEM_LIMIT=memory.limit_in_bytes MEM_ROOT=$v1/cgroup.procs
-		# Only once no task is left in it.
-		MEM_RECLAIM="eval echo 0 >\"\$MEMCG/memory.force_empty\""
+		MEMCG=$v1/profile-$1-$$ MEM_LIMIT=memory.limit_in_bytes
 	else
 		fail "no memory cgroup (cgroup2 with +memory, or v1's memory mount)"
 		return 1

@@ -159,43 +159,6 @@ test_expect_success ROOT_BPF '--perf-max-stack-depth 3: every burn stack is cut 
 	{ [ "$(cut_samples err2)" -eq 0 ] || fail "stacks cut at the default depth"; }
 '
 
-# The count map takes kernel memory as it fills, charged to the cgroup
-# profile made it in.  profile starts in one, moves to the root once
-# attached (its own pages go there, the maps' charge stays), the page cache
-# its reads left there is freed, and the cgroup is held to 256 KiB over
-# what it holds: most of manystacks' new keys
-# find room in the map but no memory.
-test_expect_success ROOT_BPF 'a memory limit on the count map: keys without memory counted apart, never as a full map' '
-	trap reap EXIT &&
-	mem_cgroup t06 &&
-	{ sh -c "echo \$\$ >\"$MEMCG/cgroup.procs\" && exec \"$PROFILE\" -F 999 -f -v 5" \
-		>nomem.folded 2>err & p=$!; } &&
-	wait_attached $p &&
-	echo $p >"$MEM_ROOT" &&
-	{ $MEM_RECLAIM || :; } &&
-	# What it holds can still go down (deferred frees): follow it down.
-	for i in 1 2 3 4 5; do
-		used=$(cat "$MEMCG/$MEM_USED") &&
-		echo $((used + 262144)) >"$MEMCG/$MEM_LIMIT" &&
-		echo "the maps hold $used bytes; limit $((used + 262144))" &&
-		sleep 0.2 || return 1
-	done &&
-	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 4 >/dev/null &&
-	wait $p &&
-	cat err &&
-	check_identity err &&
-	nm=$(sed -n "s/^profile: no kernel memory for a new entry, with room left: \([0-9]*\) samples, \([0-9]*\) stacks .*/\1 \2/p" err) &&
-	echo "no memory: $nm (samples, stacks)" &&
-	set -- $nm && keys=$1 &&
-	{ [ "$keys" -ge 500 ] || fail "samples dropped without memory: $keys, want most of 8k"; } &&
-	{ [ "$keys" -eq "$(counter dropped err)" ] || fail "samples dropped other than for memory"; } &&
-	grep -E -q "^profile: $keys samples were dropped: the kernel had no memory for their count map entries \(is profile.s cgroup at its memory limit\?\)\$" err &&
-	{ ! grep -q "Consider increasing" err || fail "a larger map was advised for want of memory"; } &&
-	{ ! grep -q "count map was full" err || fail "said full, with room left"; } &&
-	c=$(counter counted err) && all=$(fsum nomem.folded "") &&
-	{ [ "$all" -eq "$c" ] || fail "folded output sums to $all, counted says $c"; }
-'
-
 # The pin was made in the test body's subshell; remove it here too on failure.
 [ -f "$TRASH/pin" ] && PIN=$(cat "$TRASH/pin")
 
