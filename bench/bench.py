@@ -60,6 +60,10 @@ Cases (issue 5), all at the same frequency and duration for every tool:
   forkburst  a Python forks 32 workers at once: their samples with a
             Python frame from their fork (issue 31;
             bench/case_forkburst.py)
+  churn     a loop starting short processes (Python, a pipeline, gzip),
+            about 55 a second: ours' CPU against perf record + script's,
+            processes seen and the unwinder's syncs (issue 31;
+            bench/case_churn.py)
 
 How each figure is measured is in METHODS below, next to the code that
 measures it, and in the "methods" entry of the JSON.
@@ -89,6 +93,7 @@ import case_startup  # noqa: E402
 import case_lazy  # noqa: E402
 import case_firstwhole  # noqa: E402
 import case_forkburst  # noqa: E402
+import case_churn  # noqa: E402
 from util import log, median
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
@@ -1299,7 +1304,8 @@ def report(res):
     targets += case_startup.report(res.get("cold") or {}, w)
     targets += case_lazy.report(res.get("lazy") or {}, w)
     targets += case_firstwhole.report(res.get("firstwhole") or {}, w)
-    targets += case_forkburst.report(res.get("forkburst") or {}, w)
+    targets += case_forkburst.report(res.get("forkburst,churn") or {}, w)
+    targets += case_churn.report(res.get("churn") or {}, w)
 
     for f in res.get("failures") or []:
         w(f"FAILED RUN (left out of the medians): {f}")
@@ -1543,6 +1549,8 @@ def main():
             b.res["firstwhole"] = case_firstwhole.case(b)
         if "forkburst" in cases:
             b.res["forkburst"] = case_forkburst.case(b)
+        if "churn" in cases:
+            b.res["churn"] = case_churn.case(b)
     finally:
         cleanup()
         if stats_fd is not None:
