@@ -1304,7 +1304,7 @@ def report(res):
     targets += case_startup.report(res.get("cold") or {}, w)
     targets += case_lazy.report(res.get("lazy") or {}, w)
     targets += case_firstwhole.report(res.get("firstwhole") or {}, w)
-    targets += case_forkburst.report(res.get("forkburst,churn") or {}, w)
+    targets += case_forkburst.report(res.get("forkburst") or {}, w)
     targets += case_churn.report(res.get("churn") or {}, w)
 
     for f in res.get("failures") or []:
@@ -1487,7 +1487,7 @@ def main():
                     help="bench/floor.c, built; FLOOR.bpf.o beside it")
     ap.add_argument("--cases", default="startup,scale,accuracy,overhead,unwind,python,"
                     "debuginfod,pyexact,exact,burn_ratio,offcpu,agent,cold,lazy,firstwhole,"
-                    "forkburst")
+                    "forkburst,churn")
     ap.add_argument("--freq", type=int, default=999)
     ap.add_argument("--freqs", default="999,4999")
     ap.add_argument("--scale-dur", type=int, default=10)

@@ -31,8 +31,8 @@ const volatile bool notify_new = false;
 const volatile bool exec_notes = false;
 /*
  * The profiler's own pid.  Its CPU samples are counted, as bcc's and
- * perf's are: its CPU is the host's too.  Its blocks are not timed: its
- * threads wait for the profile's whole duration, which says nothing.
+ * perf's are: its CPU is the host's too.  Its blocks are not timed: they
+ * are the profiler waiting for work, which says nothing about the host.
  */
 const volatile __u32 self_tgid = 0;
 /* profile -- CMD: follow the command, whose pid (in profile's namespace) is cmd_pid. */
@@ -72,10 +72,10 @@ struct spill_map {
 };
 
 /*
- * Preallocated, as the store is: taken from the kernel's BPF allocator at
- * insert time, a new key cost about 9% more BPF time per sample beside
- * manystacks, with or without -i (bench/results/issue31-performance.md,
- * round 13), for a start cost within the noise.
+ * Preallocated, as the store is.  Allocated at insert time
+ * (BPF_F_NO_PREALLOC), a sample cost about 9% more BPF time beside
+ * manystacks, with or without -i, for a start saving within the noise
+ * (bench/results/issue31-performance.md, round 13).
  */
 struct count_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1427,7 +1427,7 @@ static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kern
 		return;
 	b = bpf_map_lookup_elem(&off_start, &tid);
 	if (!b || !b->ts) {
-		/* Idle and unwanted tasks are never recorded: not a miss. */
+		/* Never recorded (idle, unwanted, the profiler's own): not a miss. */
 		if (tid && wanted(&pid, &tid) && pid != self_tgid)
 			stat->c[CNT_OFF_NO_START]++;
 		return;

@@ -360,7 +360,7 @@ struct share_held {
  */
 enum counter {
 	CNT_TAKEN,		/* every run of the program */
-	CNT_FILTERED,		/* rejected by a filter, or the profiler itself */
+	CNT_FILTERED,		/* rejected by a filter (-p, -L, cgroup, idle) */
 	CNT_HASH_FULL,		/* the count map had no room: sample lost */
 	CNT_USER_EEXIST,	/* NR_STACK_ERRS counters per part */
 	CNT_USER_ENOMEM,

