@@ -21,6 +21,8 @@ chmod 755 "$H"
 
 # busy ERR: the kernel lists not made, the mappings' lock taken (-v).
 busy() { sed -n "s/^profile: kernel lists: [0-9]* made .*, \([0-9]*\) not (the mappings were busy).*/\1/p" "$1"; }
+# made ERR: the kernel lists made at execs and by ld.so (-v).
+made() { sed -n "s/^profile: kernel lists: \([0-9]*\) made at execs.*/\1/p" "$1"; }
 
 # klist_walks ERR: the walks of processes not listed yet from a kernel list (-v).
 klist_walks() {
@@ -49,9 +51,10 @@ test_expect_success ROOT_BPF,KLIST 'syncs late: fresh no-FP processes walked who
 	stats -c klshort kl.folded &&
 	walks=$(klist_walks kl.err) &&
 	# A list not made, its mappings'"'"' lock taken by another (-v says so;
-	# 1 of 25 in one CI run), leaves that run of 8 cut: an eighth each.
-	busy=$(busy kl.err) &&
-	within $busy 0 1 "lists not made, the mappings busy" &&
+	# 1 of 25 in one CI run, 2 of 24 in another), leaves that run of 8
+	# cut: an eighth each.  At most one list in eight.
+	busy=$(busy kl.err) && made=$(made kl.err) &&
+	within $busy 0 $(((made + busy) / 8 > 1 ? (made + busy) / 8 : 1)) "lists not made, the mappings busy" &&
 	within $samples 600 1e9 "samples of klshort" &&
 	within $complete $((95 - 13 * busy)) 100 "whole samples (%)" &&
 	within $walks $((samples * (90 - 13 * busy) / 100)) 1e9 "walks from a kernel list"
