@@ -232,7 +232,8 @@ test_expect_success ROOT_BPF,EXIT_MM 'the same exit under -p: walked whole' '
 	stats -c exitbig-x --share exit="(^|;)__libc_start_call_main;exit;.*_exit\$" exp.folded &&
 	within $samples 20 1e9 "samples of exitbig-x" &&
 	within $complete 97 100 "whole samples in the exit (%)" &&
-	within $exit 97 100 "samples from __libc_start_call_main down to _exit (%)" &&
+	# -p attaches while it fills: one sample of 32 may be the fill'"'"'s (CI).
+	within $exit 93 100 "samples from __libc_start_call_main down to _exit (%)" &&
 	within "$(kept exp.err)" 1 1 "exiting processes'"'"' stacks kept"
 '
 
