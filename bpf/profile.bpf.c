@@ -402,6 +402,12 @@ static __always_inline bool wanted(__u32 *pid, __u32 *tid)
 	return true;
 }
 
+/* A task whose blocks are timed: wanted, and not the profiler (self_tgid). */
+static __always_inline bool wanted_blocks(__u32 *pid, __u32 *tid)
+{
+	return wanted(pid, tid) && *pid != self_tgid;
+}
+
 /*
  * The spill map's hash key (bpf/profile.h, spill_hash_frame): random for
  * each run, set by the loader and never printed.
@@ -1380,7 +1386,7 @@ int off_switch_out(__u64 *ctx)
 		return 0;
 	}
 	stat = bpf_map_lookup_elem(&stats, &zero);
-	if (!stat || !wanted(&pid, &tid) || pid == self_tgid)
+	if (!stat || !wanted_blocks(&pid, &tid))
 		return 0;
 	if (!(state & off_states)) {
 		stat->c[CNT_OFF_STATE]++;
@@ -1428,7 +1434,7 @@ static __always_inline void off_switch_in(void *ctx, bool regs_in_ctx, __u8 kern
 	b = bpf_map_lookup_elem(&off_start, &tid);
 	if (!b || !b->ts) {
 		/* Never recorded (idle, unwanted, the profiler's own): not a miss. */
-		if (tid && wanted(&pid, &tid) && pid != self_tgid)
+		if (tid && wanted_blocks(&pid, &tid))
 			stat->c[CNT_OFF_NO_START]++;
 		return;
 	}
